@@ -1,0 +1,59 @@
+package config
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Board configures the user leaderboards (package board).
+type Board struct {
+	// TimeZone decides where a day and a month begin, e.g. "Asia/Shanghai".
+	TimeZone string `yaml:"time_zone"`
+	// Weights are the points per action; actions not listed earn nothing.
+	Weights map[string]int `yaml:"weights"`
+	// DayRetention and MonthRetention are how long a day's and a month's
+	// board live after they are created.
+	DayRetention   Duration `yaml:"day_retention"`
+	MonthRetention Duration `yaml:"month_retention"`
+	// Cap, when > 0, keeps only the top Cap members of each board (see the
+	// README on huge boards); 0 keeps everyone.
+	Cap int `yaml:"cap"`
+}
+
+// Activity actions known to the activity board.
+var Actions = []string{"visit", "like", "collect", "comment", "publish", "follow"}
+
+func defaultBoard() Board {
+	return Board{
+		TimeZone: "Local",
+		Weights: map[string]int{
+			"visit": 1, "like": 2, "collect": 2, "comment": 3, "publish": 10, "follow": 2,
+		},
+		DayRetention:   Duration(31 * 24 * time.Hour),
+		MonthRetention: Duration(400 * 24 * time.Hour),
+		Cap:            0,
+	}
+}
+
+func (b *Board) validate(v *validator) {
+	checkZone(v, "time_zone", b.TimeZone)
+	for _, k := range slices.Sorted(maps.Keys(b.Weights)) {
+		if !slices.Contains(Actions, k) {
+			v.addf("weights", "unknown action %q: must be one of %s", k, strings.Join(Actions, ", "))
+		}
+		if w := b.Weights[k]; w < 0 {
+			v.addf("weights."+k, "must be >= 0, got %d", w)
+		}
+	}
+	v.minDur("day_retention", b.DayRetention, 24*time.Hour)
+	v.minDur("month_retention", b.MonthRetention, 31*24*time.Hour)
+	v.min("cap", b.Cap, 0)
+}
+
+func checkZone(v *validator, name, zone string) {
+	if _, err := time.LoadLocation(zone); err != nil {
+		v.addf(name, "unknown time zone %q", zone)
+	}
+}

@@ -1,0 +1,205 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Crawler configures the producer and the consumers (package crawler).
+type Crawler struct {
+	// Workers is the number of consumers fetching article pages at once.
+	Workers int `yaml:"workers"`
+	// UserAgent is sent with every request.
+	UserAgent string `yaml:"user_agent"`
+	// RequestTimeout bounds one HTTP request, body included.
+	RequestTimeout Duration `yaml:"request_timeout"`
+	// MaxBodySize is the largest page accepted; a larger one is an error,
+	// never a silent truncation.
+	MaxBodySize Size `yaml:"max_body_size"`
+	// MaxRedirects is how many redirects a request may follow.
+	MaxRedirects int `yaml:"max_redirects"`
+	// ObeyRobots makes the crawler honour robots.txt (cached RobotsTTL).
+	ObeyRobots bool     `yaml:"obey_robots"`
+	RobotsTTL  Duration `yaml:"robots_ttl"`
+	// PerHostParallelism, Delay and Jitter are the politeness per host:
+	// at most PerHostParallelism requests at once, Delay plus a random
+	// 0..Jitter between them.
+	PerHostParallelism int      `yaml:"per_host_parallelism"`
+	Delay              Duration `yaml:"delay"`
+	Jitter             Duration `yaml:"jitter"`
+	// Sources are the sites and sections to crawl.
+	Sources []Source `yaml:"sources"`
+}
+
+// Source is one site section: where to find article URLs and how to read
+// the articles.
+type Source struct {
+	// Name identifies the source (letters, digits, '-', '_'); it names its
+	// queue and is stored with its articles.
+	Name string `yaml:"name"`
+	// Kind is html, rss, atom, sitemap, json or jsonp.
+	Kind string `yaml:"kind"`
+	// URLs are the start URLs: list pages, feeds, sitemaps or API URLs.
+	URLs []string `yaml:"urls"`
+	// AllowedDomains limits the article URLs taken and the redirects
+	// followed; a domain allows its subdomains. Empty: the start URLs'
+	// hosts.
+	AllowedDomains []string `yaml:"allowed_domains"`
+	// Groups are the groups every article of this source joins.
+	Groups []string `yaml:"groups"`
+	// MaxPages caps how many list pages (or API pages) one crawl reads.
+	MaxPages int `yaml:"max_pages"`
+
+	// LinkSelector (html) selects the article links on a list page.
+	LinkSelector string `yaml:"link_selector"`
+	// NextSelector (html) selects the next list page's link, or
+	// PageTemplate builds page URLs from a number: "https://x/list_{page}.html".
+	NextSelector string `yaml:"next_selector"`
+	PageTemplate string `yaml:"page_template"`
+	// FirstPage is the number of the first templated page.
+	FirstPage int `yaml:"first_page"`
+
+	// JSON configures json and jsonp list APIs.
+	JSON JSONList `yaml:"json"`
+
+	// Extract holds CSS selectors for article pages; "sel@attr" reads an
+	// attribute. Empty fields fall back to JSON-LD, OpenGraph,
+	// article:published_time, <time datetime> and <title>.
+	Extract Extract `yaml:"extract"`
+	// TimeLayouts are Go time layouts tried, in order, on post times that
+	// are not RFC 3339; TimeZone is the zone of times without an offset.
+	TimeLayouts []string `yaml:"time_layouts"`
+	TimeZone    string   `yaml:"time_zone"`
+	// Charset forces a page charset (e.g. "gbk") for sites that do not
+	// declare it; empty means detect from headers and <meta>.
+	Charset string `yaml:"charset"`
+}
+
+// JSONList reads a JSON or JSONP list API.
+type JSONList struct {
+	// ItemsPath is the dotted path to the array of items, e.g.
+	// "BBM54PGAwangning" or "data.list"; empty means the top level.
+	ItemsPath string `yaml:"items_path"`
+	// URLTemplate builds an article URL from item fields:
+	// "https://3g.163.com/news/article/{docid}.html". Empty: Fields["url"].
+	URLTemplate string `yaml:"url_template"`
+	// Fields maps article fields (title, url, post_time, comments, source,
+	// summary, image) to dotted paths inside an item.
+	Fields map[string]string `yaml:"fields"`
+	// Offset paginates by an {offset} placeholder in the source URL.
+	Offset OffsetPagination `yaml:"offset"`
+}
+
+// OffsetPagination fills {offset} with Start, Start+Step, ... below Limit.
+type OffsetPagination struct {
+	Start int `yaml:"start"`
+	Step  int `yaml:"step"`
+	Limit int `yaml:"limit"`
+}
+
+// Extract holds CSS selectors for the fields of an article page.
+type Extract struct {
+	Title    string `yaml:"title"`
+	PostTime string `yaml:"post_time"`
+	Source   string `yaml:"source"`
+	Summary  string `yaml:"summary"`
+	Image    string `yaml:"image"`
+	Comments string `yaml:"comments"`
+	Body     string `yaml:"body"`
+}
+
+// SourceKinds lists the supported source kinds.
+var SourceKinds = []string{"html", "rss", "atom", "sitemap", "json", "jsonp"}
+
+// JSONFields lists the article fields a JSON list item may map.
+var JSONFields = []string{"title", "url", "post_time", "comments", "source", "summary", "image"}
+
+var sourceName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+func defaultCrawler() Crawler {
+	return Crawler{
+		Workers:            8,
+		UserAgent:          "newsrank/1.0 (+https://github.com/newsrank/newsrank)",
+		RequestTimeout:     Duration(15 * time.Second),
+		MaxBodySize:        Size(5 << 20),
+		MaxRedirects:       5,
+		ObeyRobots:         true,
+		RobotsTTL:          Duration(time.Hour),
+		PerHostParallelism: 2,
+		Delay:              Duration(500 * time.Millisecond),
+		Jitter:             Duration(250 * time.Millisecond),
+	}
+}
+
+func (c *Crawler) validate(v *validator) {
+	v.min("workers", c.Workers, 1)
+	v.required("user_agent", c.UserAgent)
+	v.minDur("request_timeout", c.RequestTimeout, 10*time.Millisecond)
+	if c.MaxBodySize < 1024 {
+		v.addf("max_body_size", "must be >= 1KiB, got %s", c.MaxBodySize)
+	}
+	v.min("max_redirects", c.MaxRedirects, 0)
+	v.minDur("robots_ttl", c.RobotsTTL, 0)
+	v.min("per_host_parallelism", c.PerHostParallelism, 1)
+	v.minDur("delay", c.Delay, 0)
+	v.minDur("jitter", c.Jitter, 0)
+	seen := map[string]bool{}
+	for i, s := range c.Sources {
+		sv := v.at(fmt.Sprintf("sources[%d]", i))
+		if seen[s.Name] {
+			sv.addf("name", "duplicate source name %q", s.Name)
+		}
+		seen[s.Name] = true
+		s.validate(sv)
+	}
+}
+
+func (s *Source) validate(v *validator) {
+	if !sourceName.MatchString(s.Name) {
+		v.addf("name", "must be 1-64 letters, digits, '-' or '_', got %q", s.Name)
+	}
+	v.oneOf("kind", s.Kind, SourceKinds...)
+	if len(s.URLs) == 0 {
+		v.addf("urls", "needs at least one start URL")
+	}
+	for i, raw := range s.URLs {
+		probe := strings.NewReplacer("{page}", "1", "{offset}", "0").Replace(raw)
+		u, err := url.Parse(probe)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			v.addf("urls", "[%d] must be an absolute http(s) URL, got %q", i, raw)
+		}
+	}
+	v.min("max_pages", s.MaxPages, 0)
+	switch s.Kind {
+	case "html":
+		v.required("link_selector", s.LinkSelector)
+		if s.NextSelector != "" && s.PageTemplate != "" {
+			v.addf("page_template", "set only one of next_selector and page_template, got both")
+		}
+		if s.PageTemplate != "" && !strings.Contains(s.PageTemplate, "{page}") {
+			v.addf("page_template", "must contain {page}, got %q", s.PageTemplate)
+		}
+	case "json", "jsonp":
+		if s.JSON.URLTemplate == "" && s.JSON.Fields["url"] == "" {
+			v.addf("json.url_template", "is required unless json.fields.url is set")
+		}
+		for _, k := range slices.Sorted(maps.Keys(s.JSON.Fields)) {
+			if !slices.Contains(JSONFields, k) {
+				v.addf("json.fields", "unknown field %q: must be one of %s", k, strings.Join(JSONFields, ", "))
+			}
+		}
+		o := s.JSON.Offset
+		if o.Step != 0 || o.Limit != 0 {
+			v.min("json.offset.step", o.Step, 1)
+			v.min("json.offset.limit", o.Limit, o.Start+1)
+		}
+	}
+	if s.TimeZone != "" {
+		checkZone(v, "time_zone", s.TimeZone)
+	}
+}

@@ -1,0 +1,62 @@
+package config
+
+import (
+	"time"
+
+	"github.com/robfig/cron/v3"
+)
+
+// Jobs configures the scheduled jobs (package jobs) and the daemon.
+type Jobs struct {
+	// TimeZone is the zone the cron schedules are read in.
+	TimeZone string `yaml:"time_zone"`
+	// LockTTL is the expiry of a job's run lock; the holder renews it while
+	// it runs, so a killed holder blocks others for at most this long.
+	LockTTL Duration `yaml:"lock_ttl"`
+	// History is how many runs are kept per job.
+	History int `yaml:"history"`
+	// CatchUp runs a job at start when its last scheduled run was missed.
+	CatchUp bool `yaml:"catch_up"`
+	// ShutdownTimeout bounds how long the daemon waits for in-flight work
+	// after SIGINT/SIGTERM before handing unfinished URLs back.
+	ShutdownTimeout Duration `yaml:"shutdown_timeout"`
+	Crawl           Job      `yaml:"crawl"`
+	Prune           Job      `yaml:"prune"`
+	Rescore         Job      `yaml:"rescore"`
+}
+
+// Job is one scheduled job.
+type Job struct {
+	// Schedule is a cron spec (minute hour day-of-month month day-of-week)
+	// or a descriptor such as "@every 6h" or "@weekly".
+	Schedule string `yaml:"schedule"`
+	Enabled  bool   `yaml:"enabled"`
+}
+
+func defaultJobs() Jobs {
+	return Jobs{
+		TimeZone:        "Local",
+		LockTTL:         Duration(time.Minute),
+		History:         50,
+		CatchUp:         true,
+		ShutdownTimeout: Duration(30 * time.Second),
+		Crawl:           Job{Schedule: "0 */6 * * *", Enabled: true},
+		Prune:           Job{Schedule: "0 0 * * 1", Enabled: true},
+		Rescore:         Job{Schedule: "5 0 * * 1", Enabled: true},
+	}
+}
+
+func (j *Jobs) validate(v *validator) {
+	checkZone(v, "time_zone", j.TimeZone)
+	v.minDur("lock_ttl", j.LockTTL, 3*time.Second)
+	v.min("history", j.History, 1)
+	v.minDur("shutdown_timeout", j.ShutdownTimeout, 0)
+	for _, job := range []struct {
+		name string
+		job  Job
+	}{{"crawl", j.Crawl}, {"prune", j.Prune}, {"rescore", j.Rescore}} {
+		if _, err := cron.ParseStandard(job.job.Schedule); err != nil {
+			v.addf(job.name+".schedule", "%v, got %q", err, job.job.Schedule)
+		}
+	}
+}

@@ -1,0 +1,52 @@
+package config
+
+import "time"
+
+// Queue configures the Redis URL queue shared by the producer and the
+// consumers (package queue).
+type Queue struct {
+	// Lease is how long a consumer may hold a claimed URL before it is
+	// handed to another consumer; consumers extend it for slow fetches.
+	Lease Duration `yaml:"lease"`
+	// MaxAttempts is how many times a URL is tried before it goes to the
+	// dead letters.
+	MaxAttempts int `yaml:"max_attempts"`
+	// RetryBase and RetryMax bound the exponential backoff between tries.
+	RetryBase Duration `yaml:"retry_base"`
+	RetryMax  Duration `yaml:"retry_max"`
+	// DoneRetention is how long a fetched URL is remembered, so that it is
+	// not queued again; after that a push queues it anew.
+	DoneRetention Duration `yaml:"done_retention"`
+	// ClaimBatch is how many URLs a consumer claims at once.
+	ClaimBatch int `yaml:"claim_batch"`
+	// IdlePoll is the longest an idle consumer waits between looks at an
+	// empty queue.
+	IdlePoll Duration `yaml:"idle_poll"`
+}
+
+func defaultQueue() Queue {
+	return Queue{
+		Lease:         Duration(2 * time.Minute),
+		MaxAttempts:   5,
+		RetryBase:     Duration(10 * time.Second),
+		RetryMax:      Duration(time.Hour),
+		DoneRetention: Duration(30 * 24 * time.Hour),
+		ClaimBatch:    8,
+		IdlePoll:      Duration(time.Second),
+	}
+}
+
+func (q *Queue) validate(v *validator) {
+	v.minDur("lease", q.Lease, time.Second)
+	v.min("max_attempts", q.MaxAttempts, 1)
+	v.minDur("retry_base", q.RetryBase, time.Millisecond)
+	if q.RetryMax < q.RetryBase {
+		v.addf("retry_max", "must be >= retry_base (%s), got %s", q.RetryBase, q.RetryMax)
+	}
+	v.minDur("done_retention", q.DoneRetention, time.Minute)
+	v.min("claim_batch", q.ClaimBatch, 1)
+	if q.ClaimBatch > 1000 {
+		v.addf("claim_batch", "must be <= 1000, got %d", q.ClaimBatch)
+	}
+	v.minDur("idle_poll", q.IdlePoll, 10*time.Millisecond)
+}

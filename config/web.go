@@ -1,0 +1,73 @@
+package config
+
+import (
+	"net"
+	"time"
+)
+
+// Web configures the HTTP server: JSON API, pages, /metrics.
+type Web struct {
+	// Listen is the host:port the daemon serves on.
+	Listen string `yaml:"listen"`
+	// Tokens may call write endpoints (Authorization: Bearer <token>);
+	// AdminTokens may also run jobs. Write ${ENV} references here rather
+	// than secrets.
+	Tokens      []string `yaml:"tokens"`
+	AdminTokens []string `yaml:"admin_tokens"`
+	// MaxBodySize caps request bodies.
+	MaxBodySize Size `yaml:"max_body_size"`
+	// RequestTimeout bounds the Redis work of one request; past it the
+	// request fails with 503.
+	RequestTimeout Duration `yaml:"request_timeout"`
+	ReadTimeout    Duration `yaml:"read_timeout"`
+	WriteTimeout   Duration `yaml:"write_timeout"`
+	IdleTimeout    Duration `yaml:"idle_timeout"`
+}
+
+func defaultWeb() Web {
+	return Web{
+		Listen:         "127.0.0.1:8080",
+		MaxBodySize:    Size(64 << 10),
+		RequestTimeout: Duration(2 * time.Second),
+		ReadTimeout:    Duration(10 * time.Second),
+		WriteTimeout:   Duration(15 * time.Second),
+		IdleTimeout:    Duration(60 * time.Second),
+	}
+}
+
+func (w *Web) validate(v *validator) {
+	if _, _, err := net.SplitHostPort(w.Listen); err != nil {
+		v.addf("listen", "must be host:port, got %q", w.Listen)
+	}
+	for i, t := range w.Tokens {
+		if len(t) < 8 {
+			v.addf("tokens", "[%d] must be at least 8 characters, got %d", i, len(t))
+		}
+	}
+	for i, t := range w.AdminTokens {
+		if len(t) < 8 {
+			v.addf("admin_tokens", "[%d] must be at least 8 characters, got %d", i, len(t))
+		}
+	}
+	if w.MaxBodySize < 1024 {
+		v.addf("max_body_size", "must be >= 1KiB, got %s", w.MaxBodySize)
+	}
+	v.minDur("request_timeout", w.RequestTimeout, time.Millisecond)
+	v.minDur("read_timeout", w.ReadTimeout, time.Millisecond)
+	v.minDur("write_timeout", w.WriteTimeout, time.Millisecond)
+	v.minDur("idle_timeout", w.IdleTimeout, time.Millisecond)
+}
+
+func (w Web) redacted() Web {
+	w.Tokens = maskAll(w.Tokens)
+	w.AdminTokens = maskAll(w.AdminTokens)
+	return w
+}
+
+func maskAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = mask(s)
+	}
+	return out
+}

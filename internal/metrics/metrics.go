@@ -1,0 +1,63 @@
+// Package metrics holds newsrank's Prometheus metrics. Packages update them
+// where the event happens; the web package serves Registry on /metrics.
+package metrics
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// Registry is the registry /metrics serves. It holds the Go runtime and
+// process collectors and every metric below.
+var Registry = prometheus.NewRegistry()
+
+var (
+	// PagesFetched counts pages fetched successfully, by source and kind
+	// (list or article).
+	PagesFetched = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "newsrank_pages_fetched_total",
+		Help: "Pages fetched successfully, by source and kind (list, article).",
+	}, []string{"source", "kind"})
+	// PagesFailed counts failed fetches by source and reason (http_404,
+	// http_5xx, timeout, too_large, robots, not_html, no_title, ...).
+	PagesFailed = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "newsrank_pages_failed_total",
+		Help: "Pages that failed, by source and reason.",
+	}, []string{"source", "reason"})
+	// Articles counts ingest outcomes: new, updated, too_old.
+	Articles = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "newsrank_articles_ingested_total",
+		Help: "Articles handed to the store, by result (new, updated, too_old).",
+	}, []string{"result"})
+	// Votes counts votes cast, by direction (up, down, none).
+	Votes = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "newsrank_votes_total",
+		Help: "Votes cast, by direction (up, down, none).",
+	}, []string{"dir"})
+	// JobRuns counts job runs by job and status (ok, failed, skipped).
+	JobRuns = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "newsrank_job_runs_total",
+		Help: "Job runs, by job and status (ok, failed, skipped).",
+	}, []string{"job", "status"})
+	// JobDuration observes how long job runs take.
+	JobDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "newsrank_job_duration_seconds",
+		Help:    "Duration of job runs, by job.",
+		Buckets: prometheus.ExponentialBuckets(0.01, 4, 10),
+	}, []string{"job"})
+	// HTTPDuration observes HTTP request latency by route pattern, method
+	// and status code.
+	HTTPDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "newsrank_http_request_duration_seconds",
+		Help:    "HTTP request latency, by route, method and status code.",
+		Buckets: prometheus.DefBuckets,
+	}, []string{"route", "method", "code"})
+)
+
+func init() {
+	Registry.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		PagesFetched, PagesFailed, Articles, Votes, JobRuns, JobDuration, HTTPDuration,
+	)
+}

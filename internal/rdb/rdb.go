@@ -1,0 +1,194 @@
+// Package rdb opens the Redis connection newsrank's storage packages share:
+// one go-redis UniversalClient for a single server, Sentinel or Cluster, or
+// an in-process miniredis for redis.url "embedded".
+package rdb
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
+
+	"github.com/newsrank/newsrank/config"
+)
+
+// Client is the connection to Redis and the key prefix to use with it.
+type Client struct {
+	redis.UniversalClient
+	// Prefix starts every key (config redis.key_prefix).
+	Prefix string
+	// Addr names the server(s) for messages.
+	Addr string
+	mini *miniredis.Miniredis
+}
+
+// Embedded reports whether the client talks to the in-process Redis.
+func (c *Client) Embedded() bool { return c.mini != nil }
+
+// Close closes the connection and stops the embedded Redis, if any.
+func (c *Client) Close() error {
+	err := c.UniversalClient.Close()
+	if c.mini != nil {
+		c.mini.Close()
+	}
+	return err
+}
+
+// Open connects to Redis as cfg says and checks it with PING within
+// cfg.DialTimeout. The error names the address it could not reach.
+func Open(ctx context.Context, cfg config.Redis, log *slog.Logger) (*Client, error) {
+	c, err := New(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	pctx, cancel := context.WithTimeout(ctx, cfg.DialTimeout.D())
+	defer cancel()
+	if err := c.Ping(pctx).Err(); err != nil {
+		c.Close()
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(pctx.Err(), context.DeadlineExceeded) {
+			return nil, fmt.Errorf("redis at %s: no answer within redis.dial_timeout (%s): %w", c.Addr, cfg.DialTimeout, err)
+		}
+		return nil, fmt.Errorf("redis at %s unreachable: %w", c.Addr, err)
+	}
+	return c, nil
+}
+
+// New builds the client without checking the connection.
+func New(cfg config.Redis, log *slog.Logger) (*Client, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	switch cfg.Mode() {
+	case "embedded":
+		m := miniredis.NewMiniRedis()
+		if err := m.StartAddr("127.0.0.1:0"); err != nil {
+			return nil, fmt.Errorf("start embedded redis: %w", err)
+		}
+		log.Warn("redis.url is embedded: using an in-process Redis; data is kept in memory only and lost when newsrank exits", "addr", m.Addr())
+		opt := &redis.Options{Addr: m.Addr()}
+		applyCommon(opt, cfg)
+		return &Client{UniversalClient: redis.NewClient(opt), Prefix: cfg.KeyPrefix, Addr: "embedded (" + m.Addr() + ")", mini: m}, nil
+	case "url":
+		opt, err := redis.ParseURL(cfg.URL)
+		if err != nil {
+			return nil, fmt.Errorf("redis.url: %w", err)
+		}
+		if cfg.Username != "" {
+			opt.Username = cfg.Username
+		}
+		if cfg.Password != "" {
+			opt.Password = cfg.Password
+		}
+		if opt.TLSConfig != nil {
+			if err := applyTLS(opt.TLSConfig, cfg.TLS); err != nil {
+				return nil, err
+			}
+		}
+		applyCommon(opt, cfg)
+		return &Client{UniversalClient: redis.NewClient(opt), Prefix: cfg.KeyPrefix, Addr: opt.Addr}, nil
+	case "sentinel":
+		opt := &redis.FailoverOptions{
+			MasterName:       cfg.Sentinel.MasterName,
+			SentinelAddrs:    cfg.Sentinel.Addrs,
+			SentinelPassword: cfg.Sentinel.Password,
+			Username:         cfg.Username,
+			Password:         cfg.Password,
+			DB:               cfg.DB,
+			DialTimeout:      cfg.DialTimeout.D(),
+			ReadTimeout:      cfg.ReadTimeout.D(),
+			WriteTimeout:     cfg.WriteTimeout.D(),
+			MaxRetries:       cfg.MaxRetries,
+			MinRetryBackoff:  cfg.MinRetryBackoff.D(),
+			MaxRetryBackoff:  cfg.MaxRetryBackoff.D(),
+			PoolSize:         cfg.PoolSize,
+			Protocol:         2,
+			DisableIdentity:  true,
+		}
+		var err error
+		if opt.TLSConfig, err = tlsConfig(cfg.TLS); err != nil {
+			return nil, err
+		}
+		addr := "sentinel " + cfg.Sentinel.MasterName + " via " + strings.Join(cfg.Sentinel.Addrs, ",")
+		return &Client{UniversalClient: redis.NewFailoverClient(opt), Prefix: cfg.KeyPrefix, Addr: addr}, nil
+	case "cluster":
+		opt := &redis.ClusterOptions{
+			Addrs:           cfg.Cluster.Addrs,
+			Username:        cfg.Username,
+			Password:        cfg.Password,
+			DialTimeout:     cfg.DialTimeout.D(),
+			ReadTimeout:     cfg.ReadTimeout.D(),
+			WriteTimeout:    cfg.WriteTimeout.D(),
+			MaxRetries:      cfg.MaxRetries,
+			MinRetryBackoff: cfg.MinRetryBackoff.D(),
+			MaxRetryBackoff: cfg.MaxRetryBackoff.D(),
+			PoolSize:        cfg.PoolSize,
+			Protocol:        2,
+			DisableIdentity: true,
+			MaintNotificationsConfig: &maintnotifications.Config{
+				Mode: maintnotifications.ModeDisabled,
+			},
+		}
+		var err error
+		if opt.TLSConfig, err = tlsConfig(cfg.TLS); err != nil {
+			return nil, err
+		}
+		addr := "cluster " + strings.Join(cfg.Cluster.Addrs, ",")
+		return &Client{UniversalClient: redis.NewClusterClient(opt), Prefix: cfg.KeyPrefix, Addr: addr}, nil
+	}
+	return nil, fmt.Errorf("redis: unknown mode %q", cfg.Mode())
+}
+
+// applyCommon sets the timeouts, retries and protocol every single-server
+// client uses. One dial attempt per try keeps a dead server from stretching
+// the dial timeout into many.
+func applyCommon(opt *redis.Options, cfg config.Redis) {
+	opt.DialTimeout = cfg.DialTimeout.D()
+	opt.ReadTimeout = cfg.ReadTimeout.D()
+	opt.WriteTimeout = cfg.WriteTimeout.D()
+	opt.MaxRetries = cfg.MaxRetries
+	opt.MinRetryBackoff = cfg.MinRetryBackoff.D()
+	opt.MaxRetryBackoff = cfg.MaxRetryBackoff.D()
+	opt.DialerRetries = 1
+	opt.ContextTimeoutEnabled = true
+	if cfg.PoolSize > 0 {
+		opt.PoolSize = cfg.PoolSize
+	}
+	opt.Protocol = 2
+	opt.DisableIdentity = true
+	opt.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+}
+
+func tlsConfig(t config.RedisTLS) (*tls.Config, error) {
+	if !t.Enabled {
+		return nil, nil
+	}
+	c := &tls.Config{MinVersion: tls.VersionTLS12}
+	return c, applyTLS(c, t)
+}
+
+func applyTLS(c *tls.Config, t config.RedisTLS) error {
+	c.InsecureSkipVerify = t.InsecureSkipVerify
+	if t.ServerName != "" {
+		c.ServerName = t.ServerName
+	}
+	if t.CAFile != "" {
+		pem, err := os.ReadFile(t.CAFile)
+		if err != nil {
+			return fmt.Errorf("redis.tls.ca_file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return fmt.Errorf("redis.tls.ca_file: no PEM certificates in %s", t.CAFile)
+		}
+		c.RootCAs = pool
+	}
+	return nil
+}

@@ -1,0 +1,126 @@
+package rdb
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/internal/redistest"
+)
+
+func TestOpenClosedPortFailsWithinDialTimeout(t *testing.T) {
+	port, err := redistest.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.DefaultConfig().Redis
+	cfg.URL = "redis://127.0.0.1:" + itoa(port) + "/0"
+	cfg.DialTimeout = config.Duration(500 * time.Millisecond)
+	start := time.Now()
+	_, err = Open(context.Background(), cfg, nil)
+	elapsed := time.Since(start)
+	if err == nil {
+		t.Fatal("Open on a closed port succeeded")
+	}
+	if !strings.Contains(err.Error(), "127.0.0.1:"+itoa(port)) {
+		t.Errorf("error %q does not name the address", err)
+	}
+	if elapsed > 2*cfg.DialTimeout.D()+time.Second {
+		t.Errorf("Open took %s, want about the dial timeout %s", elapsed, cfg.DialTimeout)
+	}
+}
+
+func TestOpenBlackholeFailsWithinDialTimeout(t *testing.T) {
+	// A listener that accepts nothing at the Redis level: the TCP connect
+	// succeeds (backlog) but PING never gets an answer.
+	s := redistest.Start(t)
+	c := s.Client()
+	ctx := context.Background()
+	if err := c.Do(ctx, "CLIENT", "PAUSE", "3000", "ALL").Err(); err != nil {
+		t.Fatal(err)
+	}
+	cfg := s.Config()
+	cfg.DialTimeout = config.Duration(300 * time.Millisecond)
+	cfg.ReadTimeout = config.Duration(5 * time.Second)
+	start := time.Now()
+	_, err := Open(ctx, cfg, nil)
+	if err == nil {
+		t.Fatal("Open against a paused server succeeded")
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Open took %s against a paused server; want about the dial timeout", d)
+	}
+	if !strings.Contains(err.Error(), s.Addr()) {
+		t.Errorf("error %q does not name the address", err)
+	}
+}
+
+func TestOpenURL(t *testing.T) {
+	s := redistest.Start(t)
+	cfg := s.Config()
+	cfg.KeyPrefix = "test:"
+	c, err := Open(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if c.Embedded() || c.Prefix != "test:" || c.Addr != s.Addr() {
+		t.Fatalf("client = embedded %v prefix %q addr %q", c.Embedded(), c.Prefix, c.Addr)
+	}
+}
+
+func TestEmbeddedAnswersPingZaddEval(t *testing.T) {
+	ctx := context.Background()
+	c, err := Open(ctx, config.DefaultConfig().Redis, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if !c.Embedded() {
+		t.Fatal("default config is not embedded")
+	}
+	if err := c.Ping(ctx).Err(); err != nil {
+		t.Fatalf("PING: %v", err)
+	}
+	if err := c.ZAdd(ctx, "z", redis.Z{Score: 2, Member: "b"}, redis.Z{Score: 1, Member: "a"}).Err(); err != nil {
+		t.Fatalf("ZADD: %v", err)
+	}
+	got, err := redis.NewScript(`return redis.call('ZRANGE', KEYS[1], 0, -1)`).Run(ctx, c, []string{"z"}).StringSlice()
+	if err != nil {
+		t.Fatalf("EVAL: %v", err)
+	}
+	if strings.Join(got, ",") != "a,b" {
+		t.Fatalf("EVAL ZRANGE = %v, want [a b]", got)
+	}
+}
+
+func TestClusterAndSentinelBuildClients(t *testing.T) {
+	cfg := config.DefaultConfig().Redis
+	cfg.URL = ""
+	cfg.Cluster.Addrs = []string{"127.0.0.1:7000", "127.0.0.1:7001"}
+	c, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, ok := c.UniversalClient.(*redis.ClusterClient); !ok {
+		t.Fatalf("cluster config gave %T", c.UniversalClient)
+	}
+	cfg.Cluster.Addrs = nil
+	cfg.Sentinel = config.RedisSentinel{MasterName: "mymaster", Addrs: []string{"127.0.0.1:26379"}}
+	s, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if !strings.Contains(s.Addr, "mymaster") {
+		t.Fatalf("sentinel addr %q", s.Addr)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
