@@ -62,7 +62,7 @@ func parse(r io.Reader, lookup func(string) (string, bool)) (Config, error) {
 		dec := yaml.NewDecoder(bytes.NewReader(data))
 		dec.KnownFields(true)
 		if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
-			return cfg, fmt.Errorf("parse config: %w", err)
+			return cfg, fmt.Errorf("parse config: %w", nameFields(data, err))
 		}
 	}
 	if err := expandEnv(&cfg, lookup); err != nil {

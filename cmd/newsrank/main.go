@@ -163,6 +163,11 @@ Exit status: 0 done, 1 failed, 2 usage or configuration error,
 }
 
 func runHelp(ctx context.Context, std *stdio, args []string) error {
+	fs := newFlags(std, "help", "help [COMMAND]", "List the commands, or show one command's usage and flags.")
+	if err := parse(fs, args, true); err != nil {
+		return err
+	}
+	args = fs.Args()
 	if len(args) == 0 {
 		usage(std.out)
 		return nil

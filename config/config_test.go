@@ -1,0 +1,192 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+func noEnv(string) (string, bool) { return "", false }
+
+func TestInvalidConfigsNameTheirField(t *testing.T) {
+	cases := []struct {
+		name string
+		yaml string
+		want string // the field path and the bad value must appear
+	}{
+		{"zero workers", "crawler:\n  workers: 0\n", "crawler.workers: must be >= 1, got 0"},
+		{"unknown key", "crawler:\n  wokers: 3\n", "line 2 (crawler.wokers): field wokers not found"},
+		{"unknown section", "redsi:\n  url: x\n", "field redsi not found"},
+		{"bad log level", "log:\n  level: loud\n", `log.level: must be one of debug, info, warn, error, got "loud"`},
+		{"bad duration", "queue:\n  lease: soon\n", `line 2 (queue.lease): invalid duration "soon"`},
+		{"bad size", "crawler:\n  max_body_size: huge\n", `line 2 (crawler.max_body_size): invalid size "huge"`},
+		{"redis scheme", "redis:\n  url: http://localhost:6379\n", `redis.url: must be "embedded" or start with redis://`},
+		{"redis two modes", "redis:\n  url: redis://a:1\n  cluster:\n    addrs: [\"b:2\"]\n", "redis.url: set only one of"},
+		{"cluster addr", "redis:\n  url: \"\"\n  cluster:\n    addrs: [\"nohost\"]\n", `redis.cluster.addrs: [0] must be host:port, got "nohost"`},
+		{"sentinel without master", "redis:\n  url: \"\"\n  sentinel:\n    addrs: [\"h:26379\"]\n", "redis.sentinel.master_name: is required"},
+		{"prefix with brace", "redis:\n  key_prefix: \"a{b\"\n", `redis.key_prefix: must not contain braces`},
+		{"formula", "news:\n  formula: magic\n", `news.formula: must be one of linear, hot, gravity, got "magic"`},
+		{"page sizes", "news:\n  page_size: 50\n  max_page_size: 10\n", "news.max_page_size: must be >= 50, got 10"},
+		{"window", "news:\n  window: 1s\n", "news.window: must be >= 1m0s, got 1s"},
+		{"board zone", "board:\n  time_zone: Mars/Olympus\n", `board.time_zone: unknown time zone "Mars/Olympus"`},
+		{"board action", "board:\n  weights:\n    dance: 3\n", `board.weights: unknown action "dance"`},
+		{"cron", "jobs:\n  crawl:\n    schedule: \"every now and then\"\n", `jobs.crawl.schedule:`},
+		{"listen", "web:\n  listen: 8080\n", `web.listen: must be host:port, got "8080"`},
+		{"short token", "web:\n  tokens: [\"abc\"]\n", "web.tokens: [0] must be at least 8 characters, got 3"},
+		{"source kind", "crawler:\n  sources:\n    - name: s\n      kind: ftp\n      urls: [\"http://x/\"]\n", `crawler.sources[0].kind: must be one of html, rss, atom, sitemap, json, jsonp, got "ftp"`},
+		{"source url", "crawler:\n  sources:\n    - name: s\n      kind: rss\n      urls: [\"ftp://x/feed\"]\n", `crawler.sources[0].urls: [0] must be an absolute http(s) URL, got "ftp://x/feed"`},
+		{"html without selector", "crawler:\n  sources:\n    - name: s\n      kind: html\n      urls: [\"http://x/\"]\n", "crawler.sources[0].link_selector: is required"},
+		{"duplicate sources", "crawler:\n  sources:\n    - {name: s, kind: rss, urls: [\"http://x/a\"]}\n    - {name: s, kind: rss, urls: [\"http://x/b\"]}\n", `crawler.sources[1].name: duplicate source name "s"`},
+		{"json field", "crawler:\n  sources:\n    - name: s\n      kind: json\n      urls: [\"http://x/api\"]\n      json: {url_template: \"http://x/{id}\", fields: {color: c}}\n", `crawler.sources[0].json.fields: unknown field "color"`},
+		{"unset env", "web:\n  tokens: [\"${NEWSRANK_TEST_UNSET_TOKEN}\"]\n", "web.tokens[0]: environment variable NEWSRANK_TEST_UNSET_TOKEN is not set"},
+		{"negative retries", "redis:\n  max_retries: -2\n", "redis.max_retries: must be >= 0, got -2"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parse(strings.NewReader(tc.yaml), noEnv)
+			if err == nil {
+				t.Fatalf("config accepted:\n%s", tc.yaml)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %q\ndoes not contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestValidationErrorListsEveryField(t *testing.T) {
+	_, err := parse(strings.NewReader("crawler:\n  workers: 0\nnews:\n  page_size: 0\n"), noEnv)
+	if !IsValidation(err) {
+		t.Fatalf("err = %v, want a ValidationError", err)
+	}
+	var ve *ValidationError
+	errors.As(err, &ve)
+	if len(ve.Errs) < 2 {
+		t.Fatalf("got %d field errors, want both fields: %v", len(ve.Errs), err)
+	}
+}
+
+func TestShippedConfigLoadsAndValidates(t *testing.T) {
+	cfg, err := Load("../config.yaml")
+	if err != nil {
+		t.Fatalf("shipped config.yaml: %v", err)
+	}
+	if cfg.Redis.URL != Embedded {
+		t.Errorf("shipped config redis.url = %q, want %q (the zero-setup default)", cfg.Redis.URL, Embedded)
+	}
+	// The shipped file documents the defaults: it must not silently differ.
+	got, err := cfg.YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := DefaultConfig().YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("config.yaml does not show the defaults of DefaultConfig():\n--- config.yaml\n%s\n--- DefaultConfig\n%s", got, want)
+	}
+}
+
+func TestEmptyConfigIsDefault(t *testing.T) {
+	cfg, err := parse(strings.NewReader(""), noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Crawler.Workers != DefaultConfig().Crawler.Workers {
+		t.Fatalf("empty config changed defaults")
+	}
+}
+
+func TestHumanDurationsAndSizes(t *testing.T) {
+	cfg, err := parse(strings.NewReader("queue:\n  lease: 90s\n  done_retention: 7d\ncrawler:\n  max_body_size: 5MiB\n"), noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Queue.Lease.D() != 90*time.Second || cfg.Queue.DoneRetention.D() != 7*24*time.Hour {
+		t.Errorf("durations: lease %s retention %s", cfg.Queue.Lease, cfg.Queue.DoneRetention)
+	}
+	if cfg.Crawler.MaxBodySize != 5<<20 {
+		t.Errorf("size = %d, want %d", cfg.Crawler.MaxBodySize, 5<<20)
+	}
+	out, err := cfg.YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"lease: 1m30s", "done_retention: 7d", "max_body_size: 5MiB"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("rendered config lacks %q", want)
+		}
+	}
+	// What is printed parses back to the same values.
+	again, err := parse(strings.NewReader(string(out)), noEnv)
+	if err != nil {
+		t.Fatalf("rendered config does not parse back: %v", err)
+	}
+	if again.Queue.Lease != cfg.Queue.Lease || again.Crawler.MaxBodySize != cfg.Crawler.MaxBodySize {
+		t.Errorf("round trip changed values")
+	}
+}
+
+func TestEnvExpansion(t *testing.T) {
+	env := map[string]string{"REDIS_HOST": "db.internal", "TOKEN": "s3cret-token-1"}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	cfg, err := parse(strings.NewReader(`
+redis:
+  url: redis://${REDIS_HOST}:${REDIS_PORT:-6380}/2
+  password: "pa$$word"
+web:
+  tokens: ["${TOKEN}"]
+`), lookup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Redis.URL != "redis://db.internal:6380/2" {
+		t.Errorf("url = %q", cfg.Redis.URL)
+	}
+	if cfg.Redis.Password != "pa$word" {
+		t.Errorf("password = %q, want $$ to give a literal $", cfg.Redis.Password)
+	}
+	if cfg.Web.Tokens[0] != "s3cret-token-1" {
+		t.Errorf("token = %q", cfg.Web.Tokens[0])
+	}
+	red := cfg.Redacted()
+	if red.Web.Tokens[0] == cfg.Web.Tokens[0] || red.Redis.Password == cfg.Redis.Password {
+		t.Errorf("Redacted kept a secret")
+	}
+	if cfg.Web.Tokens[0] != "s3cret-token-1" {
+		t.Errorf("Redacted changed the original config")
+	}
+}
+
+func TestRedactedMasksURLPassword(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Redis.URL = "redis://user:hunter22@db:6379/0"
+	out, err := cfg.Redacted().YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out), "hunter22") {
+		t.Fatalf("rendered config shows the password:\n%s", out)
+	}
+}
+
+func TestParseConfigReadsEnvironment(t *testing.T) {
+	t.Setenv("NEWSRANK_TEST_LEVEL", "debug")
+	cfg, err := ParseConfig(strings.NewReader("log:\n  level: ${NEWSRANK_TEST_LEVEL}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Log.Level != "debug" {
+		t.Fatalf("level = %q", cfg.Log.Level)
+	}
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	_, err := Load("does-not-exist.yaml")
+	if err == nil || !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("err = %v, want not-exist", err)
+	}
+}
