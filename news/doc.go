@@ -1,0 +1,69 @@
+// Package news is newsrank's article store and ranking: crawled and posted
+// articles, one vote per user per article, the hot-news ranking (seed 004)
+// and Redis in Action's article voting (seed 002), with pages by score or
+// time and groups.
+//
+// # Keyspace
+//
+// Every key starts with the configured prefix (redis.key_prefix, default
+// "newsrank:") followed by the hash tag "{news}", so all of them live in one
+// Redis Cluster slot and every script and multi-key command (ZINTERSTORE,
+// the list scripts that read each article's hash) runs on a cluster. The
+// key functions are the methods of [Keys]:
+//
+//	<p>{news}:news:<id>         HASH   one article (fields below); expires Grace after its window ends
+//	<p>{news}:time:             ZSET   id → post time, Unix seconds
+//	<p>{news}:votes:            ZSET   id → net votes (see below)
+//	<p>{news}:score:            ZSET   id → ranking score (the configured Formula)
+//	<p>{news}:voted:<id>        HASH   user → 1 (up) or -1 (down); expires with the article
+//	<p>{news}:group:<name>      SET    ids in the group
+//	<p>{news}:groups:           SET    names of the groups that have members
+//	<p>{news}:cache:<o>:<name>  ZSET   a group's ranking by score or time (ZINTERSTORE), kept news.group_cache_ttl
+//
+// The article hash holds title, url, source, summary, image, user (who
+// posted it; empty for crawled articles), time (post time, Unix seconds),
+// crawled (crawl time, Unix seconds), comments, up, down and votes.
+//
+// # Ids and ingest
+//
+// An article's id is derived from its canonical URL: the first 8 bytes of
+// SHA-256(url) in hex ([ID]). The id is therefore the URL index: the same
+// URL always maps to the same id, with no extra key and no lookup, so
+// ingest is idempotent and every key an ingest touches is known before the
+// script runs. The hash keeps the URL and the scripts compare it, so a hash
+// collision is an error, never a silent merge.
+//
+// Ingest creates the article on first sight and, on a re-crawl, refreshes
+// its engagement (the comment count) and rescores that article only. An
+// article whose post time is older than the window is skipped (counted in
+// metrics.Articles{result="too_old"}); a post time after the crawl time is
+// clamped to the crawl time; a missing post time means the crawl time.
+//
+// # Votes and scores
+//
+// votes = up − down + comments × news.comment_weight: crawled comments count
+// as votes, as in seed 004, and a user's vote moves votes by one. The vote
+// script keeps up, down, votes in the hash, votes: and score: consistent in
+// one atomic step, records the user's vote in voted:<id>, and checks the
+// voting window against the time passed in by the caller's clock.
+//
+// The formulas ([Formula]) are linear (post time + vote_weight × votes, the
+// default: 432 s per vote, seed 002), Reddit's hot and Hacker News's
+// gravity. Ingest and Vote apply them to the one article they change.
+// Linear and hot depend only on post time and votes, so an incremental
+// score stays exact. Gravity decays with age: a stored gravity score is
+// correct when it was written, and the rescore job (package rescore)
+// refreshes all of them from time: and votes:. For linear the rebuild runs
+// on the server:
+//
+//	ZINTERSTORE <p>{news}:score: 2 <p>{news}:time: <p>{news}:votes: WEIGHTS 1 <vote_weight>
+//
+// # Pruning
+//
+// The article hash, voted:<id> expire Grace after the window ends (the
+// grace keeps "voting closed" distinguishable from "not found" and leaves
+// the prune job time to run). The ZSETs and group SETs do not expire: the
+// prune job removes ids whose post time is older than the window from
+// time:, votes:, score: and each group listed in groups:, in bounded
+// batches. Listings skip an id whose hash has already expired.
+package news

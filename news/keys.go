@@ -1,0 +1,52 @@
+package news
+
+// Tag is the hash tag every news key carries, so that all of them hash to
+// one Redis Cluster slot.
+const Tag = "{news}"
+
+// Keys builds the Redis keys of the news store. The zero value is not
+// usable: build one with NewKeys.
+type Keys struct {
+	base string // prefix + "{news}:"
+}
+
+// NewKeys returns the keys under prefix (config redis.key_prefix, e.g.
+// "newsrank:").
+func NewKeys(prefix string) Keys { return Keys{base: prefix + Tag + ":"} }
+
+// Article is the hash of one article. // HASH field → value
+func (k Keys) Article(id string) string { return k.base + "news:" + id }
+
+// ArticlePrefix is Article("") — the scripts that list pages append ids to
+// it. // HASH keys prefix
+func (k Keys) ArticlePrefix() string { return k.base + "news:" }
+
+// Time orders articles by post time. // ZSET id → post time (Unix seconds)
+func (k Keys) Time() string { return k.base + "time:" }
+
+// Score orders articles by the configured formula. // ZSET id → score
+func (k Keys) Score() string { return k.base + "score:" }
+
+// Votes holds each article's net votes (up − down + comments ×
+// comment_weight), so the ranking can be rebuilt on the server. // ZSET id → votes
+func (k Keys) Votes() string { return k.base + "votes:" }
+
+// Voted records who voted on an article and how. // HASH user → 1 | -1
+func (k Keys) Voted(id string) string { return k.base + "voted:" + id }
+
+// Group is one group's members. // SET of ids
+func (k Keys) Group(name string) string { return k.base + "group:" + name }
+
+// Groups lists the groups that have members. // SET of group names
+func (k Keys) Groups() string { return k.base + "groups:" }
+
+// GroupCache is a group's ranking in order o, cached by GroupList for
+// news.group_cache_ttl. // ZSET id → score or post time
+func (k Keys) GroupCache(name string, o Order) string {
+	return k.base + "cache:" + o.String() + ":" + name
+}
+
+// groupCaches returns the cache keys of a group, one per order.
+func (k Keys) groupCaches(name string) []string {
+	return []string{k.GroupCache(name, ByScore), k.GroupCache(name, ByTime)}
+}

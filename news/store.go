@@ -1,0 +1,198 @@
+package news
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/internal/clock"
+)
+
+// Grace is how long an article's hash and voted:<id> outlive its voting
+// window: a vote in that time gets ErrVotingClosed rather than
+// ErrNotFound, and the prune job has time to remove the id from the
+// rankings before listings would find its hash gone.
+const Grace = 24 * time.Hour
+
+// Store is the article store. It is safe for concurrent use.
+type Store struct {
+	c       redis.UniversalClient
+	keys    Keys
+	cfg     config.News
+	formula Formula
+	clock   clock.Clock
+	log     *slog.Logger
+}
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithClock sets the clock used for post times and the voting window
+// (default clock.Real).
+func WithClock(c clock.Clock) Option { return func(s *Store) { s.clock = c } }
+
+// WithLogger sets the logger (default slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(s *Store) { s.log = l } }
+
+// New returns a store on c with keys under prefix (config redis.key_prefix)
+// and the ranking cfg configures.
+func New(c redis.UniversalClient, prefix string, cfg config.News, opts ...Option) (*Store, error) {
+	if c == nil {
+		return nil, errors.New("news: nil redis client")
+	}
+	if strings.ContainsAny(prefix, "{} \t\n") {
+		return nil, fmt.Errorf("news: key prefix must not contain braces or spaces, got %q", prefix)
+	}
+	f, err := FormulaFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Window.D() < time.Minute {
+		return nil, fmt.Errorf("news.window: must be >= 1m, got %s", cfg.Window)
+	}
+	if cfg.PageSize < 1 || cfg.MaxPageSize < cfg.PageSize {
+		return nil, fmt.Errorf("news.page_size %d / max_page_size %d: want 1 <= page_size <= max_page_size", cfg.PageSize, cfg.MaxPageSize)
+	}
+	if cfg.GroupCacheTTL.D() < time.Second {
+		return nil, fmt.Errorf("news.group_cache_ttl: must be >= 1s, got %s", cfg.GroupCacheTTL)
+	}
+	if cfg.CommentWeight < 0 {
+		return nil, fmt.Errorf("news.comment_weight: must be >= 0, got %g", cfg.CommentWeight)
+	}
+	s := &Store{c: c, keys: NewKeys(prefix), cfg: cfg, formula: f, clock: clock.Real{}, log: slog.Default()}
+	for _, o := range opts {
+		o(s)
+	}
+	return s, nil
+}
+
+// Keys returns the store's keys (for the rescore and prune jobs).
+func (s *Store) Keys() Keys { return s.keys }
+
+// Formula returns the configured ranking formula.
+func (s *Store) Formula() Formula { return s.formula }
+
+// Window returns the voting and ranking window (news.window).
+func (s *Store) Window() time.Duration { return s.cfg.Window.D() }
+
+// ID returns the id of the article at canonicalURL: the first 8 bytes of
+// its SHA-256, in hex (16 characters).
+func ID(canonicalURL string) string {
+	sum := sha256.Sum256([]byte(canonicalURL))
+	return hex.EncodeToString(sum[:8])
+}
+
+// validID reports whether id has the form ID returns.
+func validID(id string) bool {
+	if len(id) != 16 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// MaxGroupName is the longest group name, in characters.
+const MaxGroupName = 64
+
+// ValidGroupName checks a group name: 1 to 64 letters, digits, '-', '_'
+// or '.' (letters of any script, so "科技" is a name).
+func ValidGroupName(name string) error {
+	n := utf8.RuneCountInString(name)
+	if n == 0 || n > MaxGroupName || !utf8.ValidString(name) {
+		return fmt.Errorf("%w: group name must be 1 to %d characters, got %q", ErrBadInput, MaxGroupName, name)
+	}
+	for _, r := range name {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '_' && r != '.' {
+			return fmt.Errorf("%w: group name %q: %q is not allowed (letters, digits, '-', '_', '.')", ErrBadInput, name, r)
+		}
+	}
+	return nil
+}
+
+var errNotYet = errors.New("news: not implemented yet")
+
+// Ingest stores a crawled article, or refreshes it when its URL is known:
+// see the package documentation. A rejected article returns an error
+// wrapping ErrBadInput; a too-old one returns Status TooOld and no error.
+func (s *Store) Ingest(ctx context.Context, a Article) (IngestResult, error) {
+	return IngestResult{}, errNotYet
+}
+
+// IngestBatch ingests articles in one pipeline. The results are in the
+// order of as; a rejected article has its Err set and does not stop the
+// others. The error is for Redis failures only.
+func (s *Store) IngestBatch(ctx context.Context, as []Article) ([]IngestResult, error) {
+	return nil, errNotYet
+}
+
+// Post stores a user-submitted article (Redis in Action post_article) with
+// the author's own up-vote and returns its id. link must be an absolute
+// http(s) URL, canonical as the crawler makes them; a link the store
+// already has returns the existing id and an error wrapping ErrDuplicate.
+func (s *Store) Post(ctx context.Context, user, title, link string) (string, error) {
+	return "", errNotYet
+}
+
+// Vote records user's vote d (Up, Down or None to cancel) on article id,
+// atomically: each user has at most one vote per article, and a switch or
+// a cancel moves the counts exactly once. Errors: ErrNotFound,
+// ErrVotingClosed, ErrBadInput.
+func (s *Store) Vote(ctx context.Context, user, id string, d Dir) (VoteResult, error) {
+	return VoteResult{}, errNotYet
+}
+
+// Get returns one article, or ErrNotFound.
+func (s *Store) Get(ctx context.Context, id string) (Item, error) {
+	return Item{}, errNotYet
+}
+
+// List returns page (1-based) of size articles in order o, fields included,
+// in one round trip. size 0 means news.page_size; size above
+// news.max_page_size is ErrBadInput. A page past the end is empty and
+// reports Pages.
+func (s *Store) List(ctx context.Context, o Order, page, size int) (Page, error) {
+	return Page{}, errNotYet
+}
+
+// Top returns the n best-scored articles (n <= news.max_page_size).
+func (s *Store) Top(ctx context.Context, n int) ([]Item, error) {
+	return nil, errNotYet
+}
+
+// AddToGroups adds article id to groups and drops their cached rankings.
+func (s *Store) AddToGroups(ctx context.Context, id string, groups ...string) error {
+	return errNotYet
+}
+
+// RemoveFromGroups removes article id from groups and drops their cached
+// rankings.
+func (s *Store) RemoveFromGroups(ctx context.Context, id string, groups ...string) error {
+	return errNotYet
+}
+
+// Groups returns the groups that have members, by name.
+func (s *Store) Groups(ctx context.Context) ([]Group, error) {
+	return nil, errNotYet
+}
+
+// GroupList is List restricted to one group: the group's ranking is built
+// with ZINTERSTORE and cached for news.group_cache_ttl (a membership change
+// drops the cache). An unknown group is an empty listing.
+func (s *Store) GroupList(ctx context.Context, group string, o Order, page, size int) (Page, error) {
+	return Page{}, errNotYet
+}
