@@ -1,0 +1,224 @@
+package queue
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"path"
+	"slices"
+	"strings"
+)
+
+// ErrBadURL is returned (wrapped, naming the URL and the problem) for a URL
+// the queue cannot take: not absolute, not http(s), no host, too long.
+var ErrBadURL = errors.New("bad URL")
+
+// MaxURLLen is the longest canonical URL the queue accepts.
+const MaxURLLen = 4096
+
+// trackingParams are query parameters that only say where a click came
+// from; Canonical drops them (names compared case-insensitively). Every
+// parameter starting with "utm_" is dropped too.
+var trackingParams = map[string]bool{
+	"spm": true, "scm": true, "from": true, // Alibaba/NetEase/Sina share and source tags
+	"fbclid": true, "gclid": true, "gclsrc": true, "dclid": true, "gbraid": true, "wbraid": true,
+	"msclkid": true, "yclid": true, "twclid": true, "ttclid": true, "li_fat_id": true,
+	"igshid": true, "mc_cid": true, "mc_eid": true, "_hsenc": true, "_hsmi": true,
+	"mkt_tok": true, "_ga": true, "_gl": true, "oly_anon_id": true, "oly_enc_id": true,
+	"vero_id": true, "wt.mc_id": true, "share_token": true,
+}
+
+// IsTrackingParam reports whether Canonical drops the query parameter
+// name: utm_* and spm, scm, from, fbclid, gclid, gclsrc, dclid, gbraid,
+// wbraid, msclkid, yclid, twclid, ttclid, li_fat_id, igshid, mc_cid, mc_eid,
+// _hsenc, _hsmi, mkt_tok, _ga, _gl, oly_anon_id, oly_enc_id, vero_id,
+// wt.mc_id and share_token (case-insensitive).
+func IsTrackingParam(name string) bool {
+	n := strings.ToLower(name)
+	return strings.HasPrefix(n, "utm_") || trackingParams[n]
+}
+
+// Canonical canonicalises an article URL so that the spellings of one page
+// are one queue member: it lower-cases the scheme and host (and drops a
+// trailing dot of the host), drops the default port (80, 443), drops the
+// fragment and the user info, drops tracking parameters (IsTrackingParam),
+// sorts the query parameters by name (stable: repeated names keep their
+// order), removes empty parameters, normalises percent-encoding (upper-case
+// hex, unreserved characters decoded, other bytes encoded) and cleans the
+// path ("." and ".." segments and repeated slashes removed, a trailing
+// slash kept, empty path "/"). It returns an error wrapping ErrBadURL for a
+// URL that is not absolute, not http or https, has no host, or is longer
+// than MaxURLLen. Canonical(Canonical(u)) == Canonical(u).
+func Canonical(raw string) (string, error) {
+	s := strings.TrimSpace(raw)
+	if s == "" {
+		return "", fmt.Errorf("%w: empty URL", ErrBadURL)
+	}
+	if len(s) > MaxURLLen*3 {
+		return "", fmt.Errorf("%w: %.60q...: longer than %d bytes", ErrBadURL, s, MaxURLLen)
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return "", fmt.Errorf("%w: %q: %v", ErrBadURL, s, errors.Unwrap(err))
+	}
+	if !u.IsAbs() {
+		return "", fmt.Errorf("%w: %q: not an absolute URL", ErrBadURL, s)
+	}
+	scheme := strings.ToLower(u.Scheme)
+	if scheme != "http" && scheme != "https" {
+		return "", fmt.Errorf("%w: %q: scheme %q is not http or https", ErrBadURL, s, u.Scheme)
+	}
+	if u.Opaque != "" {
+		return "", fmt.Errorf("%w: %q: no host (opaque URL)", ErrBadURL, s)
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if host == "" {
+		return "", fmt.Errorf("%w: %q: no host", ErrBadURL, s)
+	}
+	if strings.ContainsAny(host, " \t\r\n%/\\") {
+		return "", fmt.Errorf("%w: %q: bad host %q", ErrBadURL, s, host)
+	}
+	if strings.Contains(host, ":") { // IPv6 literal
+		host = "[" + host + "]"
+	}
+	if port := u.Port(); port != "" && !(scheme == "http" && port == "80") && !(scheme == "https" && port == "443") {
+		host = net.JoinHostPort(strings.Trim(host, "[]"), strings.TrimLeft(port, "0"))
+		if strings.HasSuffix(host, ":") { // port 0
+			return "", fmt.Errorf("%w: %q: port 0", ErrBadURL, s)
+		}
+	}
+
+	var b strings.Builder
+	b.WriteString(scheme)
+	b.WriteString("://")
+	b.WriteString(host)
+	b.WriteString(cleanPath(u.EscapedPath()))
+	if q := cleanQuery(u.RawQuery); q != "" {
+		b.WriteByte('?')
+		b.WriteString(q)
+	}
+	out := b.String()
+	if len(out) > MaxURLLen {
+		return "", fmt.Errorf("%w: %.60q...: longer than %d bytes", ErrBadURL, s, MaxURLLen)
+	}
+	return out, nil
+}
+
+// cleanPath normalises an escaped path.
+func cleanPath(p string) string {
+	p = normalizeEscapes(p, isPathChar)
+	if p == "" {
+		return "/"
+	}
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	trailing := strings.HasSuffix(p, "/") || strings.HasSuffix(p, "/.") || strings.HasSuffix(p, "/..")
+	p = path.Clean(p)
+	if trailing && p != "/" {
+		p += "/"
+	}
+	return p
+}
+
+// cleanQuery drops tracking and empty parameters and sorts the rest by
+// name, keeping each parameter's raw (normalised) spelling.
+func cleanQuery(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	type param struct{ key, raw string }
+	var ps []param
+	for part := range strings.SplitSeq(raw, "&") {
+		if part == "" {
+			continue
+		}
+		part = normalizeEscapes(part, isQueryChar)
+		k, _, _ := strings.Cut(part, "=")
+		key, err := url.QueryUnescape(k)
+		if err != nil {
+			key = k
+		}
+		if key == "" || IsTrackingParam(key) {
+			continue
+		}
+		ps = append(ps, param{key, part})
+	}
+	slices.SortStableFunc(ps, func(a, b param) int { return strings.Compare(a.key, b.key) })
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = p.raw
+	}
+	return strings.Join(parts, "&")
+}
+
+// normalizeEscapes rewrites s so that each byte has one spelling:
+// percent-escapes of unreserved characters are decoded, other escapes get
+// upper-case hex, a '%' not starting an escape becomes "%25", and bytes
+// that allowed rejects are escaped.
+func normalizeEscapes(s string, allowed func(byte) bool) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '%' {
+			if i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+				d := unhex(s[i+1])<<4 | unhex(s[i+2])
+				if isUnreserved(d) {
+					b.WriteByte(d)
+				} else {
+					b.WriteByte('%')
+					b.WriteByte(hex[d>>4])
+					b.WriteByte(hex[d&15])
+				}
+				i += 2
+				continue
+			}
+			b.WriteString("%25")
+			continue
+		}
+		if allowed(c) {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	default:
+		return c - 'A' + 10
+	}
+}
+
+// isUnreserved: RFC 3986 unreserved characters.
+func isUnreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '-' || c == '.' || c == '_' || c == '~'
+}
+
+func isSubDelim(c byte) bool { return strings.IndexByte("!$&'()*+,;=", c) >= 0 }
+
+func isPathChar(c byte) bool {
+	return isUnreserved(c) || isSubDelim(c) || c == ':' || c == '@' || c == '/'
+}
+
+// isQueryChar: characters left as they are inside one query parameter
+// ('&' separates parameters and never reaches here).
+func isQueryChar(c byte) bool {
+	return isUnreserved(c) || isSubDelim(c) || c == ':' || c == '@' || c == '/' || c == '?'
+}
