@@ -7,7 +7,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 TESTFLAGS ?= -race -timeout 30m
 
-.PHONY: all build demo deps test lint vet fmt-check bench faults clean
+.PHONY: all build demo deps test lint vet fmt-check fuzz bench faults clean
 
 all: build
 
@@ -31,6 +31,12 @@ lint: fmt-check vet
 
 test: deps lint
 	$(GO) test $(TESTFLAGS) ./...
+	FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh
+
+# Each fuzz target runs briefly in make test; run longer with FUZZTIME=5m make fuzz.
+FUZZTIME ?= 5s
+fuzz:
+	FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh
 
 bench: deps
 	bash scripts/bench.sh
