@@ -3,9 +3,9 @@ package config
 import (
 	"fmt"
 	"os"
-	"time"
 	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzParseConfig feeds arbitrary YAML to the loader: it must never panic,
