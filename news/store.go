@@ -1,7 +1,6 @@
 package news
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -122,77 +121,4 @@ func ValidGroupName(name string) error {
 		}
 	}
 	return nil
-}
-
-var errNotYet = errors.New("news: not implemented yet")
-
-// Ingest stores a crawled article, or refreshes it when its URL is known:
-// see the package documentation. A rejected article returns an error
-// wrapping ErrBadInput; a too-old one returns Status TooOld and no error.
-func (s *Store) Ingest(ctx context.Context, a Article) (IngestResult, error) {
-	return IngestResult{}, errNotYet
-}
-
-// IngestBatch ingests articles in one pipeline. The results are in the
-// order of as; a rejected article has its Err set and does not stop the
-// others. The error is for Redis failures only.
-func (s *Store) IngestBatch(ctx context.Context, as []Article) ([]IngestResult, error) {
-	return nil, errNotYet
-}
-
-// Post stores a user-submitted article (Redis in Action post_article) with
-// the author's own up-vote and returns its id. link must be an absolute
-// http(s) URL, canonical as the crawler makes them; a link the store
-// already has returns the existing id and an error wrapping ErrDuplicate.
-func (s *Store) Post(ctx context.Context, user, title, link string) (string, error) {
-	return "", errNotYet
-}
-
-// Vote records user's vote d (Up, Down or None to cancel) on article id,
-// atomically: each user has at most one vote per article, and a switch or
-// a cancel moves the counts exactly once. Errors: ErrNotFound,
-// ErrVotingClosed, ErrBadInput.
-func (s *Store) Vote(ctx context.Context, user, id string, d Dir) (VoteResult, error) {
-	return VoteResult{}, errNotYet
-}
-
-// Get returns one article, or ErrNotFound.
-func (s *Store) Get(ctx context.Context, id string) (Item, error) {
-	return Item{}, errNotYet
-}
-
-// List returns page (1-based) of size articles in order o, fields included,
-// in one round trip. size 0 means news.page_size; size above
-// news.max_page_size is ErrBadInput. A page past the end is empty and
-// reports Pages.
-func (s *Store) List(ctx context.Context, o Order, page, size int) (Page, error) {
-	return Page{}, errNotYet
-}
-
-// Top returns the n best-scored articles (n <= news.max_page_size).
-func (s *Store) Top(ctx context.Context, n int) ([]Item, error) {
-	return nil, errNotYet
-}
-
-// AddToGroups adds article id to groups and drops their cached rankings.
-func (s *Store) AddToGroups(ctx context.Context, id string, groups ...string) error {
-	return errNotYet
-}
-
-// RemoveFromGroups removes article id from groups and drops their cached
-// rankings.
-func (s *Store) RemoveFromGroups(ctx context.Context, id string, groups ...string) error {
-	return errNotYet
-}
-
-// Groups returns the groups that have members, by name.
-func (s *Store) Groups(ctx context.Context) ([]Group, error) {
-	return nil, errNotYet
-}
-
-// GroupList is List restricted to one group: the group's ranking is built
-// with ZINTERSTORE and cached for news.group_cache_ttl (a membership change
-// drops the cache). An unknown group is an empty listing.
-func (s *Store) GroupList(ctx context.Context, group string, o Order, page, size int) (Page, error) {
-	return Page{}, errNotYet
 }

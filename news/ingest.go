@@ -1,0 +1,286 @@
+package news
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/newsrank/newsrank/internal/metrics"
+)
+
+// MaxTitle is the longest title accepted, in bytes.
+const MaxTitle = 1024
+
+// checkURL accepts absolute http(s) URLs.
+func checkURL(raw string) error {
+	if raw == "" {
+		return fmt.Errorf("%w: url is empty", ErrBadInput)
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("%w: url %q: %v", ErrBadInput, raw, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return fmt.Errorf("%w: url must be an absolute http(s) URL, got %q", ErrBadInput, raw)
+	}
+	return nil
+}
+
+func checkTitle(title string) (string, error) {
+	title = strings.TrimSpace(title)
+	if title == "" {
+		return "", fmt.Errorf("%w: title is empty", ErrBadInput)
+	}
+	if len(title) > MaxTitle {
+		return "", fmt.Errorf("%w: title is %d bytes, more than %d", ErrBadInput, len(title), MaxTitle)
+	}
+	return title, nil
+}
+
+// ingestCall is one validated article ready for ingestCmd.
+type ingestCall struct {
+	id     string
+	keys   []string
+	args   []any
+	tooOld bool
+}
+
+// prepare validates a and builds its script call. now is the store clock.
+func (s *Store) prepare(a Article, now time.Time) (ingestCall, error) {
+	if err := checkURL(a.URL); err != nil {
+		return ingestCall{}, err
+	}
+	id := ID(a.URL)
+	title, err := checkTitle(a.Title)
+	if err != nil {
+		return ingestCall{id: id}, fmt.Errorf("%s: %w", a.URL, err)
+	}
+	if a.Comments < 0 {
+		return ingestCall{id: id}, fmt.Errorf("%w: %s: comment count %d is negative", ErrBadInput, a.URL, a.Comments)
+	}
+	for _, g := range a.Groups {
+		if err := ValidGroupName(g); err != nil {
+			return ingestCall{id: id}, fmt.Errorf("%s: %w", a.URL, err)
+		}
+	}
+	crawl := a.CrawlTime
+	if crawl.IsZero() || crawl.After(now) {
+		crawl = now
+	}
+	post := a.PostTime
+	if post.IsZero() || post.After(crawl) {
+		post = crawl
+	}
+	pt, ct, nt := post.Unix(), crawl.Unix(), now.Unix()
+	window := int64(s.cfg.Window.D() / time.Second)
+	if nt-pt > window {
+		return ingestCall{id: id, tooOld: true}, nil
+	}
+	ttl := pt + window + int64(Grace/time.Second) - nt
+	name, param := s.formula.scriptArgs()
+	k := s.keys
+	keys := []string{k.Article(id), k.Time(), k.Votes(), k.Score(), k.Groups()}
+	args := []any{id, a.URL, title, strings.TrimSpace(a.Source), strings.TrimSpace(a.Summary), strings.TrimSpace(a.Image),
+		pt, ct, a.Comments, s.cfg.CommentWeight, name, param, nt, ttl}
+	seen := map[string]bool{}
+	for _, g := range a.Groups {
+		if seen[g] {
+			continue
+		}
+		seen[g] = true
+		keys = append(keys, k.Group(g))
+		keys = append(keys, k.groupCaches(g)...)
+		args = append(args, g)
+	}
+	return ingestCall{id: id, keys: keys, args: args}, nil
+}
+
+// Ingest stores a crawled article, or refreshes it when its URL is known:
+// see the package documentation. A rejected article returns an error
+// wrapping ErrBadInput; a too-old one returns Status TooOld and no error.
+func (s *Store) Ingest(ctx context.Context, a Article) (IngestResult, error) {
+	rs, err := s.IngestBatch(ctx, []Article{a})
+	if err != nil {
+		return IngestResult{}, err
+	}
+	return rs[0], rs[0].Err
+}
+
+// IngestBatch ingests articles in one pipeline. The results are in the
+// order of as; a rejected article has its Err set and does not stop the
+// others. The error is for Redis failures only.
+func (s *Store) IngestBatch(ctx context.Context, as []Article) ([]IngestResult, error) {
+	now := s.clock.Now()
+	res := make([]IngestResult, len(as))
+	calls := make([]ingestCall, len(as))
+	var todo []int
+	for i, a := range as {
+		c, err := s.prepare(a, now)
+		res[i].ID = c.id
+		switch {
+		case err != nil:
+			res[i].Err = err
+		case c.tooOld:
+			res[i].Status = TooOld
+		default:
+			calls[i] = c
+			todo = append(todo, i)
+		}
+	}
+	if len(todo) > 0 {
+		cmds, err := s.runPipelined(ctx, ingestCmd, len(todo), func(j int) ([]string, []any) {
+			c := calls[todo[j]]
+			return c.keys, c.args
+		})
+		if err != nil {
+			return nil, fmt.Errorf("ingest %d articles: %w", len(todo), err)
+		}
+		for j, i := range todo {
+			r, err := parseScriptReply(cmds[j])
+			if err != nil {
+				return nil, fmt.Errorf("ingest %s: %w", as[i].URL, err)
+			}
+			switch r[0] {
+			case "created", "updated":
+				res[i].Status = Created
+				if r[0] == "updated" {
+					res[i].Status = Updated
+				}
+				res[i].Votes, _ = strconv.ParseFloat(r[1], 64)
+				res[i].Score, _ = strconv.ParseFloat(r[2], 64)
+			case "conflict":
+				res[i].Err = fmt.Errorf("ingest %s: id %s already holds %s (hash collision)", as[i].URL, res[i].ID, r[1])
+			default:
+				return nil, fmt.Errorf("ingest %s: unexpected reply %q", as[i].URL, r)
+			}
+		}
+	}
+	for i := range res {
+		switch {
+		case res[i].Err != nil:
+			s.log.Warn("article rejected", "url", as[i].URL, "err", res[i].Err)
+		case res[i].Status != 0:
+			metrics.Articles.WithLabelValues(res[i].Status.String()).Inc()
+		}
+	}
+	return res, nil
+}
+
+// runPipelined runs script n times in one pipeline with the keys and args
+// call(i) gives, by EVALSHA. If the server does not know the script (a
+// restart flushed it), it loads it and re-runs the calls that failed with
+// NOSCRIPT: the scripts run here are idempotent or did nothing when they
+// failed so.
+func (s *Store) runPipelined(ctx context.Context, script *redis.Script, n int, call func(i int) ([]string, []any)) ([]*redis.Cmd, error) {
+	cmds := make([]*redis.Cmd, n)
+	exec := func(idx []int) error {
+		pipe := s.c.Pipeline()
+		for _, i := range idx {
+			keys, args := call(i)
+			cmds[i] = script.EvalSha(ctx, pipe, keys, args...)
+		}
+		_, err := pipe.Exec(ctx)
+		return err
+	}
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	err := exec(all)
+	if err == nil {
+		return cmds, nil
+	}
+	var again []int
+	for i, c := range cmds {
+		if e := c.Err(); e != nil && redis.HasErrorPrefix(e, "NOSCRIPT") {
+			again = append(again, i)
+		}
+	}
+	if len(again) == 0 {
+		return nil, firstErr(cmds, err)
+	}
+	if err := script.Load(ctx, s.c).Err(); err != nil {
+		return nil, fmt.Errorf("load script: %w", err)
+	}
+	if err := exec(again); err != nil {
+		return nil, firstErr(cmds, err)
+	}
+	return cmds, nil
+}
+
+// firstErr returns the first command error, or err.
+func firstErr(cmds []*redis.Cmd, err error) error {
+	for _, c := range cmds {
+		if c != nil && c.Err() != nil && c.Err() != redis.Nil {
+			return c.Err()
+		}
+	}
+	return err
+}
+
+// parseScriptReply turns a script's array reply into strings.
+func parseScriptReply(c *redis.Cmd) ([]string, error) {
+	vals, err := c.Slice()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		switch x := v.(type) {
+		case string:
+			out[i] = x
+		case int64:
+			out[i] = strconv.FormatInt(x, 10)
+		case nil:
+		default:
+			return nil, fmt.Errorf("unexpected script reply element %T", v)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("empty script reply")
+	}
+	return out, nil
+}
+
+// Post stores a user-submitted article (Redis in Action post_article) with
+// the author's own up-vote and returns its id. link must be an absolute
+// http(s) URL, canonical as the crawler makes them; a link the store
+// already has returns the existing id and an error wrapping ErrDuplicate.
+func (s *Store) Post(ctx context.Context, user, title, link string) (string, error) {
+	if err := checkUser(user); err != nil {
+		return "", err
+	}
+	title, err := checkTitle(title)
+	if err != nil {
+		return "", err
+	}
+	if err := checkURL(link); err != nil {
+		return "", err
+	}
+	id := ID(link)
+	now := s.clock.Now().Unix()
+	window := int64(s.cfg.Window.D() / time.Second)
+	name, param := s.formula.scriptArgs()
+	k := s.keys
+	cmd := postCmd.Run(ctx, s.c, []string{k.Article(id), k.Voted(id), k.Time(), k.Votes(), k.Score()},
+		id, link, title, user, now, window+int64(Grace/time.Second), name, param)
+	r, err := parseScriptReply(cmd)
+	if err != nil {
+		return "", fmt.Errorf("post %s: %w", link, err)
+	}
+	switch r[0] {
+	case "created":
+		metrics.Articles.WithLabelValues(Created.String()).Inc()
+		return id, nil
+	case "exists":
+		return id, fmt.Errorf("post %s: %w (id %s)", link, ErrDuplicate, id)
+	case "conflict":
+		return "", fmt.Errorf("post %s: id %s already holds %s (hash collision)", link, id, r[1])
+	}
+	return "", fmt.Errorf("post %s: unexpected reply %q", link, r)
+}

@@ -1,0 +1,275 @@
+package news
+
+import "github.com/redis/go-redis/v9"
+
+// formulaLua is prepended to the scripts that score an article. It must
+// compute what the Go Formula implementations compute (formula_test.go
+// checks that it does). Scores leave a script as strings formatted %.17g,
+// which round-trip a double exactly (a bare Lua number returned to Redis
+// would be truncated to an integer).
+const formulaLua = `
+local function rank(formula, param, t, v, now)
+  if formula == 'linear' then
+    return t + param * v
+  elseif formula == 'hot' then
+    local s = 0
+    if v > 0 then s = 1 elseif v < 0 then s = -1 end
+    local a = math.abs(v)
+    if a < 1 then a = 1 end
+    return s * math.log10(a) + t / param
+  end
+  local age = (now - t) / 3600
+  if age < 0 then age = 0 end
+  return v / math.pow(age + 2, param)
+end
+local function num(x)
+  return string.format('%.17g', x)
+end
+`
+
+// ingestCmd creates or refreshes a crawled article.
+//
+// KEYS[1] -> news:<id> HASH
+// KEYS[2] -> time: ZSET
+// KEYS[3] -> votes: ZSET
+// KEYS[4] -> score: ZSET
+// KEYS[5] -> groups: SET
+// KEYS[6+3i], KEYS[7+3i], KEYS[8+3i] -> group:<g_i> SET, cache:score:<g_i>, cache:time:<g_i> ZSETs
+// ARGV[1] -> id
+// ARGV[2] -> canonical URL
+// ARGV[3..6] -> title, source, summary, image ("" = not known)
+// ARGV[7] -> post time (Unix s)
+// ARGV[8] -> crawl time (Unix s)
+// ARGV[9] -> comments (0 = not known: a re-crawl keeps the stored count)
+// ARGV[10] -> comment weight
+// ARGV[11], ARGV[12] -> formula name and parameter
+// ARGV[13] -> now (Unix s)
+// ARGV[14] -> TTL of the hash (s)
+// ARGV[15+i] -> group name g_i
+//
+// Returns {"created"|"updated", votes, score}, or {"conflict", stored URL}
+// when the id's hash holds another URL.
+var ingestCmd = redis.NewScript(formulaLua + `
+local id = ARGV[1]
+local stored = redis.call('HMGET', KEYS[1], 'url', 'time', 'up', 'down', 'comments')
+local status, t, votes
+local cw = tonumber(ARGV[10])
+if stored[1] then
+  if stored[1] ~= ARGV[2] then
+    return {'conflict', stored[1]}
+  end
+  status = 'updated'
+  t = tonumber(stored[2])
+  local comments = tonumber(ARGV[9])
+  if comments > 0 then
+    redis.call('HSET', KEYS[1], 'comments', ARGV[9], 'crawled', ARGV[8])
+  else
+    comments = tonumber(stored[5]) or 0
+    redis.call('HSET', KEYS[1], 'crawled', ARGV[8])
+  end
+  if ARGV[4] ~= '' then redis.call('HSETNX', KEYS[1], 'source', ARGV[4]) end
+  if ARGV[5] ~= '' then redis.call('HSETNX', KEYS[1], 'summary', ARGV[5]) end
+  if ARGV[6] ~= '' then redis.call('HSETNX', KEYS[1], 'image', ARGV[6]) end
+  votes = (tonumber(stored[3]) or 0) - (tonumber(stored[4]) or 0) + comments * cw
+else
+  status = 'created'
+  t = tonumber(ARGV[7])
+  votes = tonumber(ARGV[9]) * cw
+  local h = {'url', ARGV[2], 'title', ARGV[3], 'time', ARGV[7], 'crawled', ARGV[8],
+    'comments', ARGV[9], 'up', '0', 'down', '0'}
+  if ARGV[4] ~= '' then h[#h+1] = 'source'; h[#h+1] = ARGV[4] end
+  if ARGV[5] ~= '' then h[#h+1] = 'summary'; h[#h+1] = ARGV[5] end
+  if ARGV[6] ~= '' then h[#h+1] = 'image'; h[#h+1] = ARGV[6] end
+  redis.call('HSET', KEYS[1], unpack(h))
+  redis.call('EXPIRE', KEYS[1], ARGV[14])
+  redis.call('ZADD', KEYS[2], ARGV[7], id)
+end
+local score = rank(ARGV[11], tonumber(ARGV[12]), t, votes, tonumber(ARGV[13]))
+redis.call('HSET', KEYS[1], 'votes', num(votes))
+redis.call('ZADD', KEYS[3], num(votes), id)
+redis.call('ZADD', KEYS[4], num(score), id)
+local g = 0
+while KEYS[6 + 3*g] do
+  if redis.call('SADD', KEYS[6 + 3*g], id) == 1 then
+    redis.call('DEL', KEYS[7 + 3*g], KEYS[8 + 3*g])
+    redis.call('SADD', KEYS[5], ARGV[15 + g])
+  end
+  g = g + 1
+end
+return {status, num(votes), num(score)}
+`)
+
+// postCmd creates a user-submitted article with the author's up-vote
+// (Redis in Action post_article).
+//
+// KEYS[1] -> news:<id> HASH
+// KEYS[2] -> voted:<id> HASH
+// KEYS[3] -> time: ZSET
+// KEYS[4] -> votes: ZSET
+// KEYS[5] -> score: ZSET
+// ARGV[1] -> id
+// ARGV[2] -> canonical URL
+// ARGV[3] -> title
+// ARGV[4] -> user
+// ARGV[5] -> post time = now (Unix s)
+// ARGV[6] -> TTL of the hash and voted:<id> (s)
+// ARGV[7], ARGV[8] -> formula name and parameter
+//
+// Returns {"created", votes, score}, {"exists"} when the id is taken by the
+// same URL, or {"conflict", stored URL}.
+var postCmd = redis.NewScript(formulaLua + `
+local stored = redis.call('HGET', KEYS[1], 'url')
+if stored then
+  if stored == ARGV[2] then return {'exists'} end
+  return {'conflict', stored}
+end
+local t = tonumber(ARGV[5])
+local score = rank(ARGV[7], tonumber(ARGV[8]), t, 1, t)
+redis.call('HSET', KEYS[1], 'url', ARGV[2], 'title', ARGV[3], 'user', ARGV[4],
+  'time', ARGV[5], 'crawled', ARGV[5], 'comments', '0', 'up', '1', 'down', '0', 'votes', '1')
+redis.call('EXPIRE', KEYS[1], ARGV[6])
+redis.call('HSET', KEYS[2], ARGV[4], '1')
+redis.call('EXPIRE', KEYS[2], ARGV[6])
+redis.call('ZADD', KEYS[3], ARGV[5], ARGV[1])
+redis.call('ZADD', KEYS[4], '1', ARGV[1])
+redis.call('ZADD', KEYS[5], num(score), ARGV[1])
+return {'created', '1', num(score)}
+`)
+
+// voteCmd records one user's vote on one article.
+//
+// KEYS[1] -> news:<id> HASH
+// KEYS[2] -> voted:<id> HASH
+// KEYS[3] -> votes: ZSET
+// KEYS[4] -> score: ZSET
+// ARGV[1] -> id
+// ARGV[2] -> user
+// ARGV[3] -> vote: 1, -1 or 0 (cancel)
+// ARGV[4] -> now (Unix s)
+// ARGV[5] -> window (s): voting is open while now <= post time + window
+// ARGV[6] -> grace (s): voted:<id> expires at post time + window + grace
+// ARGV[7], ARGV[8] -> formula name and parameter
+// ARGV[9] -> comment weight
+//
+// Returns {"ok", up, down, votes, score, previous vote}, {"notfound"} or
+// {"closed"}.
+var voteCmd = redis.NewScript(formulaLua + `
+local h = redis.call('HMGET', KEYS[1], 'time', 'up', 'down', 'comments')
+if not h[1] then return {'notfound'} end
+local t = tonumber(h[1])
+local now = tonumber(ARGV[4])
+local window = tonumber(ARGV[5])
+if now > t + window then return {'closed'} end
+local up = tonumber(h[2]) or 0
+local down = tonumber(h[3]) or 0
+local comments = tonumber(h[4]) or 0
+local dir = tonumber(ARGV[3])
+local prev = tonumber(redis.call('HGET', KEYS[2], ARGV[2]) or '0')
+local votes = up - down + comments * tonumber(ARGV[9])
+local score
+if prev == dir then
+  score = redis.call('ZSCORE', KEYS[4], ARGV[1])
+  if not score then
+    score = num(rank(ARGV[7], tonumber(ARGV[8]), t, votes, now))
+    redis.call('ZADD', KEYS[4], score, ARGV[1])
+  end
+  return {'ok', up, down, num(votes), score, prev}
+end
+if dir == 0 then
+  redis.call('HDEL', KEYS[2], ARGV[2])
+else
+  redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+  redis.call('EXPIRE', KEYS[2], t + window + tonumber(ARGV[6]) - now)
+end
+if prev == 1 then up = up - 1 elseif prev == -1 then down = down - 1 end
+if dir == 1 then up = up + 1 elseif dir == -1 then down = down + 1 end
+votes = up - down + comments * tonumber(ARGV[9])
+score = num(rank(ARGV[7], tonumber(ARGV[8]), t, votes, now))
+redis.call('HSET', KEYS[1], 'up', up, 'down', down, 'votes', num(votes))
+redis.call('ZADD', KEYS[3], num(votes), ARGV[1])
+redis.call('ZADD', KEYS[4], score, ARGV[1])
+return {'ok', up, down, num(votes), score, prev}
+`)
+
+// pageLua reads one page of a ranking with each article's fields: the
+// article hashes are not in KEYS (their ids come from the ranking), but
+// every news key carries the {news} hash tag, so they are in the slot of
+// the declared keys and the script runs on a cluster.
+const pageLua = `
+local function page(ranking, scores, start, stop, prefix)
+  local out = {redis.call('ZCARD', ranking)}
+  local ids = redis.call('ZREVRANGE', ranking, start, stop)
+  for _, id in ipairs(ids) do
+    out[#out+1] = {id, redis.call('ZSCORE', scores, id) or '', redis.call('HGETALL', prefix .. id)}
+  end
+  return out
+end
+`
+
+// listCmd returns a page of a ranking.
+//
+// KEYS[1] -> the ranking: time: or score: ZSET
+// KEYS[2] -> score: ZSET
+// ARGV[1], ARGV[2] -> start and stop ranks (0-based, inclusive)
+// ARGV[3] -> article hash key prefix (Keys.ArticlePrefix)
+//
+// Returns {total, {id, score, {field, value, ...}}, ...}; an expired
+// article has an empty field list.
+var listCmd = redis.NewScript(pageLua + `
+return page(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3])
+`)
+
+// groupListCmd returns a page of a group's ranking, building the cached
+// intersection first when it is missing.
+//
+// KEYS[1] -> cache:<order>:<group> ZSET
+// KEYS[2] -> group:<group> SET
+// KEYS[3] -> the ranking: time: or score: ZSET
+// KEYS[4] -> score: ZSET
+// ARGV[1] -> cache TTL (s)
+// ARGV[2], ARGV[3] -> start and stop ranks (0-based, inclusive)
+// ARGV[4] -> article hash key prefix
+//
+// Returns what listCmd returns.
+var groupListCmd = redis.NewScript(pageLua + `
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  if redis.call('ZINTERSTORE', KEYS[1], 2, KEYS[2], KEYS[3], 'WEIGHTS', 0, 1) > 0 then
+    redis.call('EXPIRE', KEYS[1], ARGV[1])
+  end
+end
+return page(KEYS[1], KEYS[4], ARGV[2], ARGV[3], ARGV[4])
+`)
+
+// groupsCmd adds an article to groups or removes it from them.
+//
+// KEYS[1] -> news:<id> HASH
+// KEYS[2] -> groups: SET
+// KEYS[3+3i], KEYS[4+3i], KEYS[5+3i] -> group:<g_i> SET, cache:score:<g_i>, cache:time:<g_i> ZSETs
+// ARGV[1] -> id
+// ARGV[2] -> "add" or "remove"
+// ARGV[3+i] -> group name g_i
+//
+// Returns the number of groups whose membership changed, or -1 when
+// adding to an article that does not exist.
+var groupsCmd = redis.NewScript(`
+if ARGV[2] == 'add' and redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+local changed = 0
+local g = 0
+while KEYS[3 + 3*g] do
+  local k = KEYS[3 + 3*g]
+  local n
+  if ARGV[2] == 'add' then
+    n = redis.call('SADD', k, ARGV[1])
+    if n == 1 then redis.call('SADD', KEYS[2], ARGV[3 + g]) end
+  else
+    n = redis.call('SREM', k, ARGV[1])
+    if n == 1 and redis.call('SCARD', k) == 0 then redis.call('SREM', KEYS[2], ARGV[3 + g]) end
+  end
+  if n == 1 then
+    redis.call('DEL', KEYS[4 + 3*g], KEYS[5 + 3*g])
+    changed = changed + 1
+  end
+  g = g + 1
+end
+return changed
+`)

@@ -1,0 +1,81 @@
+package news
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/newsrank/newsrank/internal/metrics"
+)
+
+// MaxUser is the longest user name accepted, in bytes.
+const MaxUser = 256
+
+func checkUser(user string) error {
+	if strings.TrimSpace(user) == "" {
+		return fmt.Errorf("%w: user is empty", ErrBadInput)
+	}
+	if len(user) > MaxUser {
+		return fmt.Errorf("%w: user is %d bytes, more than %d", ErrBadInput, len(user), MaxUser)
+	}
+	if strings.IndexFunc(user, unicode.IsControl) >= 0 {
+		return fmt.Errorf("%w: user %q contains control characters", ErrBadInput, user)
+	}
+	return nil
+}
+
+func checkID(id string) error {
+	if !validID(id) {
+		return fmt.Errorf("%w: article id must be 16 hex digits, got %q", ErrBadInput, id)
+	}
+	return nil
+}
+
+// Vote records user's vote d (Up, Down or None to cancel) on article id,
+// atomically: each user has at most one vote per article, and a switch or
+// a cancel moves the counts exactly once. Voting is open until the article
+// is older than the window (news.window). Errors: ErrNotFound,
+// ErrVotingClosed, ErrBadInput.
+func (s *Store) Vote(ctx context.Context, user, id string, d Dir) (VoteResult, error) {
+	if err := checkUser(user); err != nil {
+		return VoteResult{}, err
+	}
+	if err := checkID(id); err != nil {
+		return VoteResult{}, err
+	}
+	if d != Up && d != Down && d != None {
+		return VoteResult{}, fmt.Errorf("%w: vote must be up, down or none, got %d", ErrBadInput, d)
+	}
+	name, param := s.formula.scriptArgs()
+	k := s.keys
+	cmd := voteCmd.Run(ctx, s.c, []string{k.Article(id), k.Voted(id), k.Votes(), k.Score()},
+		id, user, int(d), s.clock.Now().Unix(), int64(s.cfg.Window.D()/time.Second), int64(Grace/time.Second),
+		name, param, s.cfg.CommentWeight)
+	r, err := parseScriptReply(cmd)
+	if err != nil {
+		return VoteResult{}, fmt.Errorf("vote on %s: %w", id, err)
+	}
+	switch r[0] {
+	case "notfound":
+		return VoteResult{}, fmt.Errorf("vote on %s: %w", id, ErrNotFound)
+	case "closed":
+		return VoteResult{}, fmt.Errorf("vote on %s: %w (older than %s)", id, ErrVotingClosed, s.cfg.Window)
+	case "ok":
+		if len(r) != 6 {
+			break
+		}
+		res := VoteResult{ID: id}
+		res.Up, _ = strconv.ParseInt(r[1], 10, 64)
+		res.Down, _ = strconv.ParseInt(r[2], 10, 64)
+		res.Votes, _ = strconv.ParseFloat(r[3], 64)
+		res.Score, _ = strconv.ParseFloat(r[4], 64)
+		p, _ := strconv.Atoi(r[5])
+		res.Previous = Dir(p)
+		metrics.Votes.WithLabelValues(d.String()).Inc()
+		return res, nil
+	}
+	return VoteResult{}, fmt.Errorf("vote on %s: unexpected reply %q", id, r)
+}
