@@ -20,9 +20,15 @@ type Jobs struct {
 	// ShutdownTimeout bounds how long the daemon waits for in-flight work
 	// after SIGINT/SIGTERM before handing unfinished URLs back.
 	ShutdownTimeout Duration `yaml:"shutdown_timeout"`
-	Crawl           Job      `yaml:"crawl"`
-	Prune           Job      `yaml:"prune"`
-	Rescore         Job      `yaml:"rescore"`
+	// Crawl walks the sources and queues new article URLs (the daemon's
+	// consumers fetch them); every 6 hours by default, as in seed 004.
+	Crawl Job `yaml:"crawl"`
+	// Prune removes articles older than news.window; Rescore rebuilds
+	// score: from time: and votes:. Weekly by default, as the original's
+	// job (Monday 00:00 and 00:05 in TimeZone). With the gravity formula,
+	// whose scores decay with age, rescore more often (e.g. "@every 15m").
+	Prune   Job `yaml:"prune"`
+	Rescore Job `yaml:"rescore"`
 }
 
 // Job is one scheduled job.
@@ -30,7 +36,9 @@ type Job struct {
 	// Schedule is a cron spec (minute hour day-of-month month day-of-week)
 	// or a descriptor such as "@every 6h" or "@weekly".
 	Schedule string `yaml:"schedule"`
-	Enabled  bool   `yaml:"enabled"`
+	// Enabled puts the job on the daemon's schedule; a disabled job still
+	// runs by hand (newsrank crawl -once, rescore, prune).
+	Enabled bool `yaml:"enabled"`
 }
 
 func defaultJobs() Jobs {

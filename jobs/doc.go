@@ -1,0 +1,43 @@
+// Package jobs runs newsrank's batch jobs — crawl, prune and rescore — on
+// a cron schedule and by hand, never two runs of one job at once, and keeps
+// a history of every run.
+//
+// # One runner at a time
+//
+// A run first takes the job's lock: a Redis string set with SET NX PX to a
+// value holding a random token, the holder (host/pid) and the start time,
+// expiring after jobs.lock_ttl. While the job runs, the holder renews the
+// expiry every third of the TTL with a compare-and-PEXPIRE script, and at
+// the end deletes the lock with a compare-and-DEL script, so only the
+// holder can release it. A run that finds the lock taken is recorded as
+// "skipped" and returns [ErrLocked]. Because the lock lives in Redis, two
+// daemons, or a daemon and a systemd timer, never overlap; a holder killed
+// with SIGKILL stops renewing and its lock expires within the TTL. A holder
+// that fails to renew for a whole TTL (or finds its token gone) cancels its
+// job with [ErrLockLost].
+//
+// # History
+//
+// Each run — start, end, trigger, holder, status (ok, failed, skipped),
+// counts, error — is pushed as JSON on a per-job list capped at
+// jobs.history entries; the last run that actually ran (ok or failed) is
+// also kept on its own, so a burst of skips never hides it.
+//
+// # Keyspace
+//
+// Every key starts with redis.key_prefix and the hash tag "{jobs}":
+//
+//	<p>{jobs}:lock:<job>   STRING  JSON {token, holder, since}; PX lock_ttl
+//	<p>{jobs}:runs:<job>   LIST    JSON runs, newest first, capped at jobs.history
+//	<p>{jobs}:last:<job>   STRING  JSON of the last run that ran (ok or failed)
+//
+// # Schedule and catch-up
+//
+// [Manager.Schedule] runs the enabled jobs on their cron specs
+// (github.com/robfig/cron/v3, standard five fields or descriptors such as
+// "@every 6h", read in jobs.time_zone). A scheduled run goes ahead only
+// when the schedule has fired since the last run started, so two daemons
+// whose ticks meet run the job once. At start, with jobs.catch_up, a job
+// whose schedule fired while nothing was running (the next scheduled time
+// after its last run is in the past, or it never ran) is run once.
+package jobs
