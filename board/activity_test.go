@@ -42,7 +42,7 @@ func TestSeedPointTable(t *testing.T) {
 		{Event{User: "u1", Action: "comment", Target: "1", Undo: true}, true, -3, 14},
 		{Event{User: "u1", Action: "follow", Target: "u2", Undo: true}, true, -2, 12},
 		{Event{User: "u1", Action: "follow", Target: "u3", Undo: true}, false, 0, 12}, // never followed
-		{Event{User: "u1", Action: "like", Target: "1"}, true, 2, 14},                  // like again after unlike
+		{Event{User: "u1", Action: "like", Target: "1"}, true, 2, 14},                 // like again after unlike
 	}
 	for i, s := range steps {
 		res := r.rec(s.ev)
