@@ -22,6 +22,13 @@ type Web struct {
 	ReadTimeout    Duration `yaml:"read_timeout"`
 	WriteTimeout   Duration `yaml:"write_timeout"`
 	IdleTimeout    Duration `yaml:"idle_timeout"`
+	// CookieSecret signs the anonymous visitor cookie and the vote forms'
+	// CSRF tokens of the HTML pages. Empty: a random key per process, so
+	// visitors get new ids after a restart. Write a ${ENV} reference here.
+	CookieSecret string `yaml:"cookie_secret"`
+	// CookieSecure marks the visitor cookie Secure (HTTPS only); turn it
+	// on when newsrank is served over HTTPS, e.g. behind a TLS proxy.
+	CookieSecure bool `yaml:"cookie_secure"`
 }
 
 func defaultWeb() Web {
@@ -49,6 +56,9 @@ func (w *Web) validate(v *validator) {
 			v.addf("admin_tokens", "[%d] must be at least 8 characters, got %d", i, len(t))
 		}
 	}
+	if w.CookieSecret != "" && len(w.CookieSecret) < 16 {
+		v.addf("cookie_secret", "must be at least 16 characters, got %d", len(w.CookieSecret))
+	}
 	if w.MaxBodySize < 1024 {
 		v.addf("max_body_size", "must be >= 1KiB, got %s", w.MaxBodySize)
 	}
@@ -61,6 +71,7 @@ func (w *Web) validate(v *validator) {
 func (w Web) redacted() Web {
 	w.Tokens = maskAll(w.Tokens)
 	w.AdminTokens = maskAll(w.AdminTokens)
+	w.CookieSecret = mask(w.CookieSecret)
 	return w
 }
 

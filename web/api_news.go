@@ -1,0 +1,436 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/newsrank/newsrank/board"
+	"github.com/newsrank/newsrank/news"
+	"github.com/newsrank/newsrank/queue"
+)
+
+func init() {
+	registerErrors(
+		errorEntry{news.ErrNotFound, http.StatusNotFound, CodeNotFound},
+		errorEntry{news.ErrVotingClosed, http.StatusConflict, CodeVotingClosed},
+		errorEntry{news.ErrDuplicate, http.StatusConflict, CodeDuplicate},
+		errorEntry{news.ErrBadInput, http.StatusBadRequest, CodeInvalid},
+	)
+}
+
+// newsRoutes are the article endpoints.
+func (s *Server) newsRoutes() []route {
+	return []route{
+		{method: "GET", path: "/api/news", h: s.apiListNews},
+		{method: "POST", path: "/api/news", access: writer, h: s.apiPostNews},
+		{method: "GET", path: "/api/news/{id}", h: s.apiGetNews},
+		{method: "POST", path: "/api/news/{id}/vote", access: writer, h: s.apiVote},
+		{method: "GET", path: "/api/groups", h: s.apiGroups},
+		{method: "GET", path: "/api/groups/{group}/news", h: s.apiGroupNews},
+		{method: "PUT", path: "/api/groups/{group}/news/{id}", access: writer, h: s.apiGroupAdd},
+		{method: "DELETE", path: "/api/groups/{group}/news/{id}", access: writer, h: s.apiGroupRemove},
+	}
+}
+
+// itemJSON is an article in API replies.
+type itemJSON struct {
+	ID         string    `json:"id"`
+	Title      string    `json:"title"`
+	URL        string    `json:"url"`
+	Source     string    `json:"source,omitempty"`
+	Summary    string    `json:"summary,omitempty"`
+	Image      string    `json:"image,omitempty"`
+	User       string    `json:"user,omitempty"`
+	PostTime   time.Time `json:"post_time"`
+	CrawlTime  time.Time `json:"crawl_time,omitzero"`
+	Comments   int64     `json:"comments"`
+	Up         int64     `json:"up"`
+	Down       int64     `json:"down"`
+	Votes      float64   `json:"votes"`
+	Score      float64   `json:"score"`
+	VotingOpen bool      `json:"voting_open"`
+}
+
+func (s *Server) itemJSON(it news.Item) itemJSON {
+	return itemJSON{
+		ID: it.ID, Title: it.Title, URL: it.URL, Source: it.Source, Summary: it.Summary, Image: it.Image,
+		User: it.User, PostTime: it.PostTime.UTC(), CrawlTime: it.CrawlTime.UTC(), Comments: it.Comments,
+		Up: it.Up, Down: it.Down, Votes: it.Votes, Score: it.Score, VotingOpen: s.votingOpen(it),
+	}
+}
+
+// votingOpen reports whether the article is younger than the window.
+func (s *Server) votingOpen(it news.Item) bool {
+	return s.clock.Now().Sub(it.PostTime) < s.opts.Config.News.Window.D()
+}
+
+// pageJSON is one page of a listing.
+type pageJSON struct {
+	Order string     `json:"order"`
+	Group string     `json:"group,omitempty"`
+	Page  int        `json:"page"`
+	Size  int        `json:"size"`
+	Pages int        `json:"pages"`
+	Total int        `json:"total"`
+	Items []itemJSON `json:"items"`
+}
+
+func (s *Server) pageJSON(o news.Order, group string, p news.Page) pageJSON {
+	out := pageJSON{Order: o.String(), Group: group, Page: p.Page, Size: p.Size, Pages: p.Pages, Total: p.Total, Items: make([]itemJSON, 0, len(p.Items))}
+	for _, it := range p.Items {
+		out.Items = append(out.Items, s.itemJSON(it))
+	}
+	return out
+}
+
+// listParams reads order, page and size.
+func (s *Server) listParams(q queryParams) (news.Order, int, int, error) {
+	ord, err := q.oneOf("order", "score", "score", "time")
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	o, _ := news.ParseOrder(ord)
+	page, err := q.intIn("page", 1, 1, maxPage)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	nc := s.opts.Config.News
+	size, err := q.intIn("size", nc.PageSize, 1, nc.MaxPageSize)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	return o, page, size, nil
+}
+
+func (s *Server) newsStore() (*news.Store, error) {
+	if s.opts.News == nil {
+		return nil, errorf(http.StatusServiceUnavailable, CodeUnavailable, "the article store is not configured in this process")
+	}
+	return s.opts.News, nil
+}
+
+// GET /api/news?order=score|time&page=1&size=25
+func (s *Server) apiListNews(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.newsStore()
+	if err != nil {
+		return err
+	}
+	q, err := params(r, "order", "page", "size")
+	if err != nil {
+		return err
+	}
+	o, page, size, err := s.listParams(q)
+	if err != nil {
+		return err
+	}
+	p, err := st.List(r.Context(), o, page, size)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, s.pageJSON(o, "", p))
+	return nil
+}
+
+// articleID reads and checks the {id} path value.
+func articleID(r *http.Request) (string, error) {
+	id := r.PathValue("id")
+	if !validID(id) {
+		return "", invalidf("article id must be 16 lowercase hex digits, got %q", id)
+	}
+	return id, nil
+}
+
+// validID mirrors the ids news.ID makes: 16 lowercase hex digits.
+func validID(id string) bool {
+	if len(id) != 16 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// GET /api/news/{id}
+func (s *Server) apiGetNews(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.newsStore()
+	if err != nil {
+		return err
+	}
+	id, err := articleID(r)
+	if err != nil {
+		return err
+	}
+	if _, err := params(r); err != nil {
+		return err
+	}
+	it, err := st.Get(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, s.itemJSON(it))
+	return nil
+}
+
+// postRequest is the body of POST /api/news.
+type postRequest struct {
+	User   string   `json:"user"`
+	Title  string   `json:"title"`
+	URL    string   `json:"url"`
+	Groups []string `json:"groups"`
+}
+
+// maxUserLen bounds user ids in requests (as board.MaxIDLen).
+const maxUserLen = board.MaxIDLen
+
+// checkUser validates a user id from a request body.
+func checkUser(field, u string) error {
+	if strings.TrimSpace(u) == "" {
+		return invalidf("%s is required", field)
+	}
+	if len(u) > maxUserLen {
+		return invalidf("%s must be at most %d bytes, got %d", field, maxUserLen, len(u))
+	}
+	for _, r := range u {
+		if r < 0x20 || r == 0x7f || r == 0xfffd {
+			return invalidf("%s must not contain control characters or invalid UTF-8", field)
+		}
+	}
+	return nil
+}
+
+// POST /api/news {"user": "...", "title": "...", "url": "...", "groups": [...]}
+func (s *Server) apiPostNews(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.newsStore()
+	if err != nil {
+		return err
+	}
+	var req postRequest
+	if err := s.decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	if err := checkUser("user", req.User); err != nil {
+		return err
+	}
+	if strings.TrimSpace(req.Title) == "" {
+		return invalidf("title is required")
+	}
+	if strings.TrimSpace(req.URL) == "" {
+		return invalidf("url is required")
+	}
+	for _, g := range req.Groups {
+		if err := news.ValidGroupName(g); err != nil {
+			return err
+		}
+	}
+	link, err := queue.Canonical(strings.TrimSpace(req.URL))
+	if err != nil {
+		return invalidf("url: %v", err)
+	}
+	id, err := st.Post(r.Context(), req.User, req.Title, link)
+	if err != nil {
+		if errors.Is(err, news.ErrDuplicate) && id != "" {
+			w.Header().Set("Location", "/api/news/"+id)
+		}
+		return err
+	}
+	if len(req.Groups) > 0 {
+		if err := st.AddToGroups(r.Context(), id, req.Groups...); err != nil {
+			return err
+		}
+	}
+	s.recordActivity(r.Context(), board.Event{User: req.User, Action: "publish", Target: id})
+	it, err := st.Get(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", "/api/news/"+id)
+	writeJSON(w, http.StatusCreated, s.itemJSON(it))
+	return nil
+}
+
+// voteRequest is the body of POST /api/news/{id}/vote.
+type voteRequest struct {
+	User string `json:"user"`
+	Dir  string `json:"dir"`
+}
+
+// voteJSON is the state of an article after a vote.
+type voteJSON struct {
+	ID       string  `json:"id"`
+	User     string  `json:"user"`
+	Dir      string  `json:"dir"`
+	Previous string  `json:"previous"`
+	Up       int64   `json:"up"`
+	Down     int64   `json:"down"`
+	Votes    float64 `json:"votes"`
+	Score    float64 `json:"score"`
+	// VotesText is Votes as the pages show it (for the page script).
+	VotesText string `json:"votes_text,omitempty"`
+}
+
+// POST /api/news/{id}/vote {"user": "...", "dir": "up|down|none"}
+func (s *Server) apiVote(w http.ResponseWriter, r *http.Request) error {
+	if _, err := s.newsStore(); err != nil {
+		return err
+	}
+	id, err := articleID(r)
+	if err != nil {
+		return err
+	}
+	var req voteRequest
+	if err := s.decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	if err := checkUser("user", req.User); err != nil {
+		return err
+	}
+	if req.Dir != "up" && req.Dir != "down" && req.Dir != "none" {
+		return invalidf("dir must be up, down or none, got %q", req.Dir)
+	}
+	d, _ := news.ParseDir(req.Dir)
+	res, err := s.vote(r.Context(), req.User, id, d)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, voteReply(req.User, d, res))
+	return nil
+}
+
+func voteReply(user string, d news.Dir, res news.VoteResult) voteJSON {
+	return voteJSON{ID: res.ID, User: user, Dir: d.String(), Previous: res.Previous.String(),
+		Up: res.Up, Down: res.Down, Votes: res.Votes, Score: res.Score, VotesText: votesText(res.Votes)}
+}
+
+// vote casts a vote and keeps the voter's like points in step: an up-vote
+// earns "like" points, leaving it (cancel or switch to down) takes them
+// back. The points are recorded after the vote; the activity ledger makes
+// both steps idempotent, so a failure there is logged, not returned.
+func (s *Server) vote(ctx context.Context, user, id string, d news.Dir) (news.VoteResult, error) {
+	res, err := s.opts.News.Vote(ctx, user, id, d)
+	if err != nil {
+		return res, err
+	}
+	switch {
+	case d == news.Up && res.Previous != news.Up:
+		s.recordActivity(ctx, board.Event{User: user, Action: "like", Target: id})
+	case d != news.Up && res.Previous == news.Up:
+		s.recordActivity(ctx, board.Event{User: user, Action: "like", Target: id, Undo: true})
+	}
+	return res, nil
+}
+
+// recordActivity reports ev to the activity boards when they are
+// configured; a failure is logged: the action itself has succeeded.
+func (s *Server) recordActivity(ctx context.Context, ev board.Event) {
+	if s.opts.Activity == nil {
+		return
+	}
+	if _, err := s.opts.Activity.Record(ctx, ev); err != nil {
+		s.log.Warn("record activity", "user", ev.User, "action", ev.Action, "target", ev.Target, "undo", ev.Undo, "err", err)
+	}
+}
+
+// GET /api/groups
+func (s *Server) apiGroups(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.newsStore()
+	if err != nil {
+		return err
+	}
+	if _, err := params(r); err != nil {
+		return err
+	}
+	gs, err := st.Groups(r.Context())
+	if err != nil {
+		return err
+	}
+	type groupJSON struct {
+		Name string `json:"name"`
+		Size int64  `json:"size"`
+	}
+	out := make([]groupJSON, 0, len(gs))
+	for _, g := range gs {
+		out = append(out, groupJSON{g.Name, g.Size})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"groups": out})
+	return nil
+}
+
+// groupName reads and checks the {group} path value.
+func groupName(r *http.Request) (string, error) {
+	g := r.PathValue("group")
+	if err := news.ValidGroupName(g); err != nil {
+		return "", err
+	}
+	return g, nil
+}
+
+// GET /api/groups/{group}/news?order=score|time&page=1&size=25
+func (s *Server) apiGroupNews(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.newsStore()
+	if err != nil {
+		return err
+	}
+	g, err := groupName(r)
+	if err != nil {
+		return err
+	}
+	q, err := params(r, "order", "page", "size")
+	if err != nil {
+		return err
+	}
+	o, page, size, err := s.listParams(q)
+	if err != nil {
+		return err
+	}
+	p, err := st.GroupList(r.Context(), g, o, page, size)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, s.pageJSON(o, g, p))
+	return nil
+}
+
+// PUT /api/groups/{group}/news/{id}
+func (s *Server) apiGroupAdd(w http.ResponseWriter, r *http.Request) error {
+	return s.groupMember(w, r, true)
+}
+
+// DELETE /api/groups/{group}/news/{id}
+func (s *Server) apiGroupRemove(w http.ResponseWriter, r *http.Request) error {
+	return s.groupMember(w, r, false)
+}
+
+func (s *Server) groupMember(w http.ResponseWriter, r *http.Request, add bool) error {
+	st, err := s.newsStore()
+	if err != nil {
+		return err
+	}
+	g, err := groupName(r)
+	if err != nil {
+		return err
+	}
+	id, err := articleID(r)
+	if err != nil {
+		return err
+	}
+	if _, err := params(r); err != nil {
+		return err
+	}
+	if add {
+		err = st.AddToGroups(r.Context(), id, g)
+	} else {
+		err = st.RemoveFromGroups(r.Context(), id, g)
+	}
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"group": g, "id": id, "member": add})
+	return nil
+}

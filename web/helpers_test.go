@@ -1,0 +1,250 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/newsrank/newsrank/board"
+	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/internal/clock"
+	"github.com/newsrank/newsrank/internal/rdb"
+	"github.com/newsrank/newsrank/internal/redistest"
+	"github.com/newsrank/newsrank/jobs"
+	"github.com/newsrank/newsrank/news"
+	"github.com/newsrank/newsrank/queue"
+)
+
+// Tokens the test servers accept.
+const (
+	writerToken = "writer-token-0123"
+	adminToken  = "admin-token-456789"
+)
+
+// testEnv is a web server on a real redis-server, with every domain part
+// real and a fake clock.
+type testEnv struct {
+	t     testing.TB
+	redis *redistest.Server
+	rdb   *rdb.Client
+	clock *clock.Fake
+	cfg   config.Config
+	store *news.Store
+	act   *board.Activity
+	inv   *board.Invites
+	queue *queue.Queue
+	jobs  *jobs.Manager
+	srv   *Server
+	ts    *httptest.Server
+	// release unblocks the "slow" test job.
+	release chan struct{}
+}
+
+// testNow is the fake clock's start: a fixed Tuesday.
+var testNow = time.Date(2025, 6, 3, 12, 0, 0, 0, time.UTC)
+
+type envOption func(*config.Config)
+
+func newEnv(t testing.TB, opts ...envOption) *testEnv {
+	t.Helper()
+	ctx := context.Background()
+	rs := redistest.Start(t)
+	cfg := config.DefaultConfig()
+	cfg.Redis = rs.Config()
+	cfg.Redis.MaxRetries = 1
+	cfg.Web.Tokens = []string{writerToken}
+	cfg.Web.AdminTokens = []string{adminToken}
+	cfg.Web.MaxBodySize = 4 << 10
+	cfg.Web.RequestTimeout = config.Duration(2 * time.Second)
+	cfg.Board.TimeZone = "UTC"
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if testing.Verbose() {
+		log = slog.New(slog.NewTextHandler(&testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	c, err := rdb.Open(ctx, cfg.Redis, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	e := buildEnv(t, c, cfg, log)
+	e.redis = rs
+	return e
+}
+
+// buildEnv wires the parts on client c (a redis-server or the embedded one).
+func buildEnv(t testing.TB, c *rdb.Client, cfg config.Config, log *slog.Logger) *testEnv {
+	t.Helper()
+	e := &testEnv{t: t, rdb: c, clock: clock.NewFake(testNow), cfg: cfg, release: make(chan struct{})}
+	var err error
+	if e.store, err = news.New(c, c.Prefix, cfg.News, news.WithClock(e.clock), news.WithLogger(log)); err != nil {
+		t.Fatal(err)
+	}
+	if e.act, err = board.NewActivity(c, c.Prefix, cfg.Board, board.WithClock(e.clock), board.WithLogger(log)); err != nil {
+		t.Fatal(err)
+	}
+	if e.inv, err = board.NewInvites(c, c.Prefix, cfg.Board, board.WithClock(e.clock), board.WithLogger(log)); err != nil {
+		t.Fatal(err)
+	}
+	e.queue = queue.New(c, c.Prefix, "demo", cfg.Queue, queue.WithClock(e.clock), queue.WithLogger(log))
+	jo, err := jobs.OptionsFromConfig(cfg.Jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jo.Logger = log
+	jo.LockTTL = 3 * time.Second
+	e.jobs, err = jobs.NewManager(c, c.Prefix, jo,
+		jobs.Job{Name: "quick", About: "returns at once", Run: func(ctx context.Context) (jobs.Counts, error) {
+			return jobs.Counts{"done": 1}, nil
+		}},
+		jobs.Job{Name: "slow", About: "waits to be released", Run: func(ctx context.Context) (jobs.Counts, error) {
+			select {
+			case <-e.release:
+				return jobs.Counts{"waited": 1}, nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}},
+		jobs.Job{Name: "broken", About: "fails", Run: func(ctx context.Context) (jobs.Counts, error) {
+			return nil, fmt.Errorf("the source is down")
+		}},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.srv, err = New(Options{Config: cfg, Redis: c, News: e.store, Activity: e.act, Invites: e.inv,
+		Queues: []*queue.Queue{e.queue}, Jobs: e.jobs, Clock: e.clock, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.ts = httptest.NewServer(e.srv.Handler())
+	t.Cleanup(func() {
+		e.ts.Close()
+		select {
+		case <-e.release:
+		default:
+			close(e.release)
+		}
+		e.srv.Close()
+	})
+	return e
+}
+
+type testWriter struct{ t testing.TB }
+
+func (w *testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+// seed ingests n articles, one a minute apart (the newest first), with
+// i comments for article i, and returns their ids in ingest order.
+func (e *testEnv) seed(n int, groups ...string) []string {
+	e.t.Helper()
+	now := e.clock.Now()
+	as := make([]news.Article, n)
+	for i := range as {
+		as[i] = news.Article{
+			URL:      fmt.Sprintf("https://news.example.com/a/%d.html", i),
+			Title:    fmt.Sprintf("Article number %d", i),
+			PostTime: now.Add(-time.Duration(i+1) * time.Minute),
+			Source:   "example",
+			Summary:  fmt.Sprintf("Summary of article %d.", i),
+			Comments: int64(i % 7),
+			Groups:   groups,
+		}
+	}
+	res, err := e.store.IngestBatch(context.Background(), as)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	ids := make([]string, n)
+	for i, r := range res {
+		if r.Err != nil {
+			e.t.Fatalf("ingest %d: %v", i, r.Err)
+		}
+		ids[i] = r.ID
+	}
+	return ids
+}
+
+// response is a reply read in full.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r response) json(t testing.TB, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.body, v); err != nil {
+		t.Fatalf("reply is not JSON (%v): %s", err, r.body)
+	}
+}
+
+// errorOf decodes a JSON error reply.
+func (r response) errorOf(t testing.TB) errorBody {
+	t.Helper()
+	var eb errorBody
+	r.json(t, &eb)
+	if eb.Code == "" || eb.Error == "" {
+		t.Fatalf("error reply lacks code or message: %s", r.body)
+	}
+	return eb
+}
+
+// do sends a request; token "" sends no Authorization header.
+func (e *testEnv) do(method, path, token, body string, hdr ...string) response {
+	e.t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, e.ts.URL+path, rd)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	res, err := e.ts.Client().Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return response{status: res.StatusCode, header: res.Header, body: b}
+}
+
+// get is do("GET", ...) expecting 200, decoded into v.
+func (e *testEnv) get(path string, v any) {
+	e.t.Helper()
+	r := e.do("GET", path, "", "")
+	if r.status != http.StatusOK {
+		e.t.Fatalf("GET %s = %d: %s", path, r.status, r.body)
+	}
+	if v != nil {
+		r.json(e.t, v)
+	}
+}

@@ -1,0 +1,373 @@
+package web
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/newsrank/newsrank/board"
+	"github.com/newsrank/newsrank/jobs"
+	"github.com/newsrank/newsrank/news"
+)
+
+// pageRoutes are the HTML pages and the vote form's endpoint.
+func (s *Server) pageRoutes() []route {
+	return []route{
+		{method: "GET", path: "/{$}", html: true, h: s.homePage},
+		{method: "GET", path: "/latest", html: true, h: s.latestPage},
+		{method: "GET", path: "/news/{id}", html: true, h: s.articlePage},
+		{method: "POST", path: "/news/{id}/vote", html: true, h: s.voteForm},
+		{method: "GET", path: "/boards", html: true, h: s.boardsPage},
+		{method: "GET", path: "/ops", html: true, h: s.opsPage},
+	}
+}
+
+// sideSize is how many latest articles the home page shows beside the hot
+// list.
+const sideSize = 10
+
+// voteView is an article's vote widget.
+type voteView struct {
+	ID, Title string
+	CSRF      string
+	Return    string
+	Votes     string
+	Open      bool
+	Mine      int
+}
+
+// itemView is an article in a list.
+type itemView struct {
+	ID, Title, URL, Source string
+	PostTime               time.Time
+	Comments               int64
+	Vote                   voteView
+}
+
+// listView is a list of articles with its pager.
+type listView struct {
+	Items       []itemView
+	First       int
+	Page, Pages int
+	Group       string
+	Base        string
+	Empty       string
+	Now         time.Time
+}
+
+// votesText shows a vote count: whole numbers as such, fractions (from
+// comment weights) with one decimal.
+func votesText(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return strconv.FormatInt(int64(v), 10)
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64)
+}
+
+func (s *Server) voteView(p page, it news.Item) voteView {
+	return voteView{ID: it.ID, Title: it.Title, CSRF: p.CSRF, Return: p.Path, Votes: votesText(it.Votes), Open: s.votingOpen(it)}
+}
+
+func (s *Server) listView(p page, np news.Page, base, group, empty string) listView {
+	lv := listView{First: (np.Page-1)*np.Size + 1, Page: np.Page, Pages: np.Pages, Group: group, Base: base, Empty: empty, Now: p.Now}
+	for _, it := range np.Items {
+		lv.Items = append(lv.Items, itemView{ID: it.ID, Title: it.Title, URL: it.URL, Source: it.Source,
+			PostTime: it.PostTime, Comments: it.Comments, Vote: s.voteView(p, it)})
+	}
+	return lv
+}
+
+// pageQuery reads the page and group parameters of a list page. Unknown
+// parameters are ignored (pages are linked from anywhere); bad values are
+// a 400 page.
+func pageQuery(r *http.Request) (pageNo int, group string, err error) {
+	q := r.URL.Query()
+	pageNo = 1
+	if v := strings.TrimSpace(q.Get("page")); v != "" {
+		pageNo, err = strconv.Atoi(v)
+		if err != nil || pageNo < 1 || pageNo > maxPage {
+			return 0, "", invalidf("page must be a whole number between 1 and %d, got %q", maxPage, v)
+		}
+	}
+	group = strings.TrimSpace(q.Get("group"))
+	if group != "" {
+		if err := news.ValidGroupName(group); err != nil {
+			return 0, "", err
+		}
+	}
+	return pageNo, group, nil
+}
+
+// list reads a page of the whole ranking or of a group's.
+func (s *Server) list(ctx context.Context, group string, o news.Order, pageNo, size int) (news.Page, error) {
+	if group != "" {
+		return s.opts.News.GroupList(ctx, group, o, pageNo, size)
+	}
+	return s.opts.News.List(ctx, o, pageNo, size)
+}
+
+// homeView is the home and latest pages.
+type homeView struct {
+	Main   listView
+	Side   *listView
+	Groups []news.Group
+}
+
+// GET / — this week's hot, by score, with the latest beside it.
+func (s *Server) homePage(w http.ResponseWriter, r *http.Request) error {
+	return s.listPage(w, r, news.ByScore)
+}
+
+// GET /latest — everything by post time, newest first.
+func (s *Server) latestPage(w http.ResponseWriter, r *http.Request) error {
+	return s.listPage(w, r, news.ByTime)
+}
+
+func (s *Server) listPage(w http.ResponseWriter, r *http.Request, o news.Order) error {
+	if _, err := s.newsStore(); err != nil {
+		return err
+	}
+	pageNo, group, err := pageQuery(r)
+	if err != nil {
+		return err
+	}
+	title, nav, base := "This week's hot", "hot", "/"
+	if o == news.ByTime {
+		title, nav, base = "Latest", "latest", "/latest"
+	}
+	p, err := s.newPage(w, r, title, nav)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	np, err := s.list(ctx, group, o, pageNo, s.opts.Config.News.PageSize)
+	if err != nil {
+		return err
+	}
+	empty := "No articles yet: the crawler has not brought any in."
+	if np.Total > 0 {
+		empty = "No articles on this page: there are " + strconv.Itoa(np.Pages) + " pages."
+	} else if group != "" {
+		empty = "No articles in group " + group + "."
+	}
+	v := homeView{Main: s.listView(p, np, base, group, empty)}
+	if o == news.ByScore {
+		side, err := s.list(ctx, group, news.ByTime, 1, sideSize)
+		if err != nil {
+			return err
+		}
+		sv := s.listView(p, side, "/latest", group, "Nothing yet.")
+		sv.Pages = 1 // the side list links to /latest instead of paging
+		v.Side = &sv
+	}
+	if v.Groups, err = s.opts.News.Groups(ctx); err != nil {
+		return err
+	}
+	p.Data = v
+	return s.render(w, http.StatusOK, "home", p)
+}
+
+// articleView is the article page.
+type articleView struct {
+	Item struct {
+		news.Item
+		Vote voteView
+	}
+	Up, Down int64
+	Score    string
+	Summary  string
+	Image    string
+}
+
+// GET /news/{id} — one article; the view counts as the visitor's visit.
+func (s *Server) articlePage(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.newsStore()
+	if err != nil {
+		return err
+	}
+	id, err := articleID(r)
+	if err != nil {
+		return err
+	}
+	it, err := st.Get(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	p, err := s.newPage(w, r, it.Title, "")
+	if err != nil {
+		return err
+	}
+	s.recordActivity(r.Context(), board.Event{User: p.User, Action: "visit", Target: r.URL.Path})
+	var v articleView
+	v.Item.Item = it
+	v.Item.Vote = s.voteView(p, it)
+	v.Up, v.Down = it.Up, it.Down
+	v.Score = strconv.FormatFloat(it.Score, 'f', -1, 64)
+	v.Summary = it.Summary
+	if u, err := url.Parse(it.Image); err == nil && (u.Scheme == "https" || u.Scheme == "http") {
+		v.Image = it.Image
+	}
+	p.Data = v
+	return s.render(w, http.StatusOK, "article", p)
+}
+
+// POST /news/{id}/vote — the vote form of the pages (form fields dir, csrf,
+// return). It needs the visitor cookie and its CSRF token, not an API
+// token. Voting the same way again cancels the vote. The page script asks
+// for JSON (Accept: application/json) and gets the vote reply; a plain
+// form post is redirected back to the page it came from.
+func (s *Server) voteForm(w http.ResponseWriter, r *http.Request) error {
+	if _, err := s.newsStore(); err != nil {
+		return err
+	}
+	id, err := articleID(r)
+	if err != nil {
+		return err
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, int64(s.cfg.MaxBodySize))
+	if err := r.ParseForm(); err != nil {
+		if _, ok := err.(*http.MaxBytesError); ok {
+			return err
+		}
+		return invalidf("bad form: %v", err)
+	}
+	uid := s.session.user(r)
+	if uid == "" {
+		return errorf(http.StatusForbidden, CodeForbidden, "voting from the page needs the visitor cookie: enable cookies and reload the page")
+	}
+	if !s.session.checkCSRF(uid, r.PostForm.Get("csrf")) {
+		return errorf(http.StatusForbidden, CodeForbidden, "the form has expired or did not come from this site: reload the page and vote again")
+	}
+	dirs := r.PostForm.Get("dir")
+	if dirs != "up" && dirs != "down" && dirs != "none" {
+		return invalidf("dir must be up, down or none, got %q", dirs)
+	}
+	d, _ := news.ParseDir(dirs)
+	res, err := s.vote(r.Context(), uid, id, d)
+	if err != nil {
+		return err
+	}
+	if d != news.None && res.Previous == d {
+		// the same button again: take the vote back
+		if res, err = s.vote(r.Context(), uid, id, news.None); err != nil {
+			return err
+		}
+		d = news.None
+	}
+	if wantsJSON(r) {
+		writeJSON(w, http.StatusOK, voteReply(uid, d, res))
+		return nil
+	}
+	http.Redirect(w, r, localPath(r.PostForm.Get("return"))+"#a-"+id, http.StatusSeeOther)
+	return nil
+}
+
+// localPath keeps a redirect target on this site: a path starting with
+// one slash; anything else is "/".
+func localPath(p string) string {
+	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") || strings.ContainsAny(p, "\r\n#") {
+		return "/"
+	}
+	return p
+}
+
+// boardsView is the leaderboards page.
+type boardsView struct {
+	Period     string
+	Date       string
+	Prev, Next string
+	Activity   []board.Entry
+	Me         *board.Entry
+	Invites    []board.Entry
+	MyInvites  *board.Entry
+	HasInvites bool
+}
+
+// GET /boards?period=day|month&date= — activity (day and month tabs) and
+// invitations.
+func (s *Server) boardsPage(w http.ResponseWriter, r *http.Request) error {
+	a, err := s.activity()
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	per, err := board.ParsePeriod(strings.TrimSpace(q.Get("period")))
+	if q.Get("period") == "" {
+		per, err = board.Day, nil
+	}
+	if err != nil {
+		return err
+	}
+	date, err := a.ParseDate(per, q.Get("date"))
+	if err != nil {
+		return err
+	}
+	p, err := s.newPage(w, r, "Leaderboards", "boards")
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	v := boardsView{Period: string(per), Date: boardDate(a, per, date)}
+	if per == board.Month {
+		v.Prev = boardDate(a, per, date.AddDate(0, -1, 0))
+		v.Next = boardDate(a, per, date.AddDate(0, 1, 0))
+	} else {
+		v.Prev = boardDate(a, per, date.AddDate(0, 0, -1))
+		v.Next = boardDate(a, per, date.AddDate(0, 0, 1))
+	}
+	if v.Activity, err = a.Top(ctx, per, date, defaultTopN); err != nil {
+		return err
+	}
+	if e, ok, err := a.Rank(ctx, p.User, per, date); err != nil {
+		return err
+	} else if ok {
+		v.Me = &e
+	}
+	if inv := s.opts.Invites; inv != nil {
+		v.HasInvites = true
+		if v.Invites, err = inv.Top(ctx, defaultTopN); err != nil {
+			return err
+		}
+	}
+	p.Data = v
+	return s.render(w, http.StatusOK, "boards", p)
+}
+
+// opsView is the operations page.
+type opsView struct {
+	Jobs    []jobJSON
+	HasJobs bool
+	Queues  []queueJSON
+	Total   queueCounts
+}
+
+// opsRuns is how many recent runs the operations page lists per job.
+const opsRuns = 5
+
+// GET /ops — jobs (schedule, last runs, next run) and queue status.
+func (s *Server) opsPage(w http.ResponseWriter, r *http.Request) error {
+	p, err := s.newPage(w, r, "Operations", "ops")
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	var v opsView
+	if m := s.opts.Jobs; m != nil {
+		v.HasJobs = true
+		if v.Jobs, err = s.jobStatus(ctx, m, opsRuns); err != nil {
+			return err
+		}
+	}
+	if v.Queues, v.Total, err = s.queueStats(ctx); err != nil {
+		return err
+	}
+	p.Data = v
+	return s.render(w, http.StatusOK, "ops", p)
+}
+
+// runClass is the CSS class of a run status.
+func runClass(st jobs.Status) string { return "status-" + string(st) }
