@@ -3,6 +3,7 @@ package news
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math"
 	"testing"
 	"time"
@@ -39,7 +40,7 @@ func newEnv(t *testing.T, mod func(*config.News)) *env {
 		mod(&cfg)
 	}
 	fc := clock.NewFake(t0)
-	s, err := New(c, "test:", cfg, WithClock(fc))
+	s, err := New(c, "test:", cfg, WithClock(fc), WithLogger(slog.New(slog.NewTextHandler(t.Output(), nil))))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,7 +61,7 @@ func (s *Store) prepare(a Article, now time.Time) (ingestCall, error) {
 		return ingestCall{id: id}, fmt.Errorf("%s: %w", a.URL, err)
 	}
 	if a.Comments < 0 {
-		return ingestCall{id: id}, fmt.Errorf("%w: %s: comment count %d is negative", ErrBadInput, a.URL, a.Comments)
+		return ingestCall{id: id}, fmt.Errorf("%s: %w: comment count %d is negative", a.URL, ErrBadInput, a.Comments)
 	}
 	for _, g := range a.Groups {
 		if err := ValidGroupName(g); err != nil {
