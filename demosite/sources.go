@@ -1,0 +1,165 @@
+package demosite
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/newsrank/newsrank/config"
+)
+
+// Sources returns one crawler source per section, each using the section's
+// own way in, so that together they find every public article exactly once
+// (sources are disjoint: each section is listed by one source only):
+//
+//	guonei   html: /guonei/ and its "下一页" links (next_selector)
+//	world    rss:  /world/rss.xml
+//	tech     html: /tech/list_{page}.html from page 1 (page_template)
+//	sports   atom: /sports/atom.xml
+//	finance  sitemap: /finance/sitemap_index.xml → news sitemap + daily sitemaps
+//	news     jsonp: /api/list/news/{offset}-20.html?callback=artiList
+//
+// baseURL is where the site is served, e.g. an httptest.Server's URL. The
+// html and jsonp sources' max_pages / json.offset.limit equal the site's
+// current page and item counts, so a crawl stops at the last page without
+// requesting one past the end (which answers 404 or an empty list).
+// Extraction rules are set only where the page needs them; the other
+// fields are left to the crawler's fallbacks (JSON-LD on tech, OpenGraph
+// and article:published_time on world, <time datetime> on sports).
+func (s *Site) Sources(baseURL string) []config.Source {
+	base := strings.TrimRight(baseURL, "/")
+	shanghai := "Asia/Shanghai"
+	out := make([]config.Source, 0, len(s.sections))
+	for _, sec := range s.sections {
+		src := config.Source{
+			Name:   sec.id,
+			URLs:   []string{base + sec.listPath(1)},
+			Groups: []string{sec.id},
+		}
+		switch sec.id {
+		case "guonei":
+			src.Kind = "html"
+			src.MaxPages = sec.pages
+			src.LinkSelector = listLinkSelector
+			src.NextSelector = listNextSelector
+			src.Extract = config.Extract{
+				Title:    "h1.article-title",
+				PostTime: "div.article-meta .post-time",
+				Source:   "div.article-meta .source-name",
+				Comments: "div.article-meta .comment-count em",
+				Body:     "div.article-body",
+			}
+			src.TimeLayouts = []string{"2006-01-02 15:04:05"}
+			src.TimeZone = shanghai
+		case "world":
+			src.Kind = "rss"
+			src.URLs = []string{base + "/world/rss.xml"}
+			src.Extract = config.Extract{
+				Comments: "span.comment-count",
+				Body:     "div.story-body",
+			}
+		case "tech":
+			src.Kind = "html"
+			src.MaxPages = sec.pages
+			src.LinkSelector = listLinkSelector
+			src.PageTemplate = base + "/tech/list_{page}.html"
+			src.FirstPage = 1
+			src.Extract = config.Extract{
+				Comments: "span.comments-count",
+				Body:     "div.article-content",
+			}
+		case "sports":
+			src.Kind = "atom"
+			src.URLs = []string{base + "/sports/atom.xml"}
+			src.Extract = config.Extract{
+				Title:    "h1.headline",
+				Comments: "b.n-comments",
+				Body:     "div.report-body",
+			}
+		case "finance":
+			src.Kind = "sitemap"
+			src.URLs = []string{base + "/finance/sitemap_index.xml"}
+			src.Extract = config.Extract{
+				Title:    "#artTitle",
+				PostTime: "#pubtime",
+				Source:   "#source",
+				Comments: "#cmtCount",
+				Body:     "#artContent",
+			}
+			src.TimeLayouts = []string{"2006年01月02日 15:04:05"}
+			src.TimeZone = shanghai
+		case "news":
+			n := s.publicCount(sec)
+			src.Kind = "jsonp"
+			src.URLs = []string{fmt.Sprintf("%s/api/list/news/{offset}-%d.html?callback=%s", base, apiPageSize, jsonpCallback)}
+			src.JSON = config.JSONList{
+				ItemsPath:   jsonpKey,
+				URLTemplate: base + "/news/article/{docid}.html",
+				Fields: map[string]string{
+					"title":     "title",
+					"post_time": "ptime",
+					"comments":  "replyCount",
+					"source":    "source",
+					"summary":   "digest",
+					"image":     "imgsrc",
+				},
+				Offset: config.OffsetPagination{Start: 0, Step: apiPageSize, Limit: max(n, 1)},
+			}
+			src.MaxPages = max(1, (n+apiPageSize-1)/apiPageSize)
+			src.Extract = config.Extract{
+				Title:    "article h1.title",
+				PostTime: "div.info .time",
+				Source:   "div.info .source",
+				Comments: "span.tie-count",
+				Body:     "div.content",
+			}
+			src.TimeLayouts = []string{"2006-01-02 15:04:05"}
+			src.TimeZone = shanghai
+		default:
+			panic("demosite: no source for section " + sec.id)
+		}
+		out = append(out, src)
+	}
+	return out
+}
+
+// HTMLSources returns one html source per section that walks the
+// section's HTML list pages through their "next" links, with the same
+// extraction rules as Sources. It finds the same articles as Sources, the
+// way a plain list-page spider (like the Scrapy benchmark spider) does.
+func (s *Site) HTMLSources(baseURL string) []config.Source {
+	base := strings.TrimRight(baseURL, "/")
+	out := s.Sources(baseURL)
+	for i, sec := range s.sections {
+		src := &out[i]
+		src.Kind = "html"
+		src.URLs = []string{base + sec.listPath(1)}
+		src.MaxPages = sec.pages
+		src.LinkSelector = listLinkSelector
+		src.NextSelector = listNextSelector
+		src.PageTemplate = ""
+		src.FirstPage = 0
+		src.JSON = config.JSONList{}
+		// Without the list item's fields, the news pages' own time and
+		// byline are all there is.
+	}
+	return out
+}
+
+// Selectors of the shared list-page template.
+const (
+	listLinkSelector = "ul.news-list li.news-item a.title"
+	listNextSelector = "div.pager a.next"
+)
+
+// apiPageSize is the limit Sources asks the JSONP API for per request.
+const apiPageSize = 20
+
+func (s *Site) publicCount(sec *section) int {
+	n := 0
+	for _, a := range sec.entries {
+		if !a.private {
+			n++
+		}
+	}
+	return n
+}
