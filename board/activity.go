@@ -232,39 +232,54 @@ func (a *Activity) prepare(ev Event, now time.Time) (plan, error) {
 	return p, nil
 }
 
-// awardCmd awards an event's points once.
+// awardCmd awards the points of one or more events of the same day, each
+// once: an event whose ledger entry exists already is a repeat and changes
+// nothing. Record sends one event; RecordMany up to scriptEvents.
 //
-//	KEYS[1] -> ledger entry of (user, action, target)   STRING
-//	KEYS[2] -> day board                                ZSET
-//	KEYS[3] -> month board                              ZSET
-//	ARGV[1] -> user
-//	ARGV[2] -> points (> 0)
-//	ARGV[3] -> ledger value "points|day|month"
-//	ARGV[4] -> ledger TTL, ms
-//	ARGV[5] -> day board TTL, ms (set only when the board is created)
-//	ARGV[6] -> month board TTL, ms (set only when the board is created)
-//	ARGV[7] -> cap: keep only the top cap members of each board; 0 keeps all
+//	KEYS[1]   -> day board                                      ZSET
+//	KEYS[2]   -> month board                                    ZSET
+//	KEYS[2+i] -> ledger entry of event i's (user, action, target) STRING
+//	ARGV[1]   -> day board TTL, ms (set only when the board is created)
+//	ARGV[2]   -> month board TTL, ms (set only when the board is created)
+//	ARGV[3]   -> cap: keep only the top cap members of each board; 0 keeps all
+//	ARGV[4]   -> ledger value suffix "|day|month"
+//	ARGV[5+3(i-1)], ARGV[6+3(i-1)], ARGV[7+3(i-1)] -> event i's user,
+//	             points (> 0) and ledger TTL in ms
 //
-// Reply: 1 when awarded, 0 when the ledger entry already exists (a repeat).
+// Reply: one integer per event: 1 when awarded, 0 for a repeat.
 var awardCmd = redis.NewScript(`
-if not redis.call('SET', KEYS[1], ARGV[3], 'NX', 'PX', ARGV[4]) then
-  return 0
-end
-local cap = tonumber(ARGV[7])
-for i = 2, 3 do
-  redis.call('ZINCRBY', KEYS[i], ARGV[2], ARGV[1])
-  if redis.call('PTTL', KEYS[i]) == -1 then
-    redis.call('PEXPIRE', KEYS[i], ARGV[i + 3])
+local out, any = {}, false
+for i = 1, #KEYS - 2 do
+  local j = 5 + (i - 1) * 3
+  local user, pts = ARGV[j], ARGV[j + 1]
+  if redis.call('SET', KEYS[i + 2], pts .. ARGV[4], 'NX', 'PX', ARGV[j + 2]) then
+    redis.call('ZINCRBY', KEYS[1], pts, user)
+    redis.call('ZINCRBY', KEYS[2], pts, user)
+    out[i], any = 1, true
+  else
+    out[i] = 0
   end
-  if cap > 0 then
-    local n = redis.call('ZCARD', KEYS[i])
-    if n > cap then
-      redis.call('ZREMRANGEBYRANK', KEYS[i], 0, n - cap - 1)
+end
+if any then
+  local cap = tonumber(ARGV[3])
+  for b = 1, 2 do
+    if redis.call('PTTL', KEYS[b]) == -1 then
+      redis.call('PEXPIRE', KEYS[b], ARGV[b])
+    end
+    if cap > 0 then
+      local n = redis.call('ZCARD', KEYS[b])
+      if n > cap then
+        redis.call('ZREMRANGEBYRANK', KEYS[b], 0, n - cap - 1)
+      end
     end
   end
 end
-return 1
+return out
 `)
+
+// scriptEvents is the most events one awardCmd call carries, so that one
+// call keeps Redis busy for well under a millisecond.
+const scriptEvents = 50
 
 // undoCmd takes back the points of one award from the boards it went to,
 // if the ledger entry still holds what the caller read (compare and
@@ -296,14 +311,18 @@ end
 return 1
 `)
 
-func (p plan) ledgerValue() string {
-	return strconv.Itoa(p.points) + "|" + p.day + "|" + p.month
-}
-
-func (a *Activity) awardArgs(p plan) ([]string, []any) {
-	return []string{p.ledger, a.keys.day(p.day), a.keys.month(p.month)},
-		[]any{p.ev.User, p.points, p.ledgerValue(), p.ledgerTTL.Milliseconds(),
-			a.dayTTL.Milliseconds(), a.monthTTL.Milliseconds(), a.cap}
+// awardArgs builds awardCmd's keys and arguments for ps, which share a
+// day and month.
+func (a *Activity) awardArgs(ps []plan) ([]string, []any) {
+	keys := make([]string, 0, 2+len(ps))
+	args := make([]any, 0, 4+3*len(ps))
+	keys = append(keys, a.keys.day(ps[0].day), a.keys.month(ps[0].month))
+	args = append(args, a.dayTTL.Milliseconds(), a.monthTTL.Milliseconds(), a.cap, "|"+ps[0].day+"|"+ps[0].month)
+	for _, p := range ps {
+		keys = append(keys, p.ledger)
+		args = append(args, p.ev.User, p.points, p.ledgerTTL.Milliseconds())
+	}
+	return keys, args
 }
 
 func (p plan) result(applied bool) Result {
@@ -334,12 +353,15 @@ func (a *Activity) award(ctx context.Context, p plan) (Result, error) {
 	if p.points == 0 {
 		return p.result(false), nil
 	}
-	keys, args := a.awardArgs(p)
-	n, err := awardCmd.Run(ctx, a.rdb, keys, args...).Int()
+	keys, args := a.awardArgs([]plan{p})
+	vals, err := awardCmd.Run(ctx, a.rdb, keys, args...).Int64Slice()
+	if err == nil && len(vals) != 1 {
+		err = fmt.Errorf("unexpected reply %v", vals)
+	}
 	if err != nil {
 		return Result{}, fmt.Errorf("record %s %s by %s: %w", p.ev.Action, p.ev.Target, p.ev.User, err)
 	}
-	r := p.result(n == 1)
+	r := p.result(vals[0] == 1)
 	a.log.Debug("activity award", "user", p.ev.User, "action", p.ev.Action, "target", p.ev.Target, "applied", r.Applied, "points", r.Points, "day", r.Day)
 	return r, nil
 }
@@ -392,12 +414,15 @@ func parseLedger(v string) (points int, day, month string, err error) {
 	return points, parts[1], parts[2], nil
 }
 
-// RecordMany applies events in order, as Record would one by one, but
-// sends consecutive awards in pipelines of up to MaxBatch scripts (an undo
-// is sent on its own, after the awards before it). All events are
-// validated first: if one is bad, the error names its index and nothing is
-// recorded. On a Redis error, the events before the failed pipeline are
-// recorded and the returned results cover them.
+// RecordMany applies events in order, with the same effect and results
+// as Record one by one, in fewer round trips: consecutive awards of the
+// same day go to Redis together, up to scriptEvents per script call and
+// MaxBatch per pipeline (each event is still applied atomically and
+// exactly once); an undo is sent on its own, after the awards before it.
+// All events are validated first: if one is bad, the error names its index
+// and nothing is recorded. On a Redis error the results cover the events
+// recorded before the failed pipeline; sending the rest again is safe,
+// since a repeat counts nothing.
 func (a *Activity) RecordMany(ctx context.Context, evs []Event) ([]Result, error) {
 	now := a.clock.Now()
 	plans := make([]plan, len(evs))
@@ -444,41 +469,56 @@ func (a *Activity) RecordMany(ctx context.Context, evs []Event) ([]Result, error
 	return results, nil
 }
 
-// awardBatch pipelines the award scripts of ps by EVALSHA. Scripts the
-// server does not know (NOSCRIPT: never loaded, or the server restarted)
-// did not run, so they are loaded and sent again.
+// awardBatch awards ps, in order, in one pipeline of awardCmd calls by
+// EVALSHA, each call carrying up to scriptEvents consecutive events of one
+// day. Calls the server rejects with NOSCRIPT (script never loaded, or the
+// server restarted) did not run, so the script is loaded and they are
+// sent again.
 func (a *Activity) awardBatch(ctx context.Context, ps []plan) ([]Result, error) {
-	if len(ps) == 0 {
-		return nil, nil
-	}
 	out := make([]Result, len(ps))
-	todo := make([]int, 0, len(ps))
+	type call struct {
+		idx []int // indexes into ps
+		cmd *redis.Cmd
+	}
+	var calls []*call
+	var cur *call
 	for i, p := range ps {
 		if p.points == 0 {
 			out[i] = p.result(false)
 			continue
 		}
-		todo = append(todo, i)
-	}
-	for attempt := 0; len(todo) > 0; attempt++ {
-		pipe := a.rdb.Pipeline()
-		cmds := make([]*redis.Cmd, len(todo))
-		for j, i := range todo {
-			keys, args := a.awardArgs(ps[i])
-			cmds[j] = awardCmd.EvalSha(ctx, pipe, keys, args...)
+		if cur == nil || len(cur.idx) == scriptEvents || ps[cur.idx[0]].day != p.day {
+			cur = &call{}
+			calls = append(calls, cur)
 		}
-		_, _ = pipe.Exec(ctx) // errors are read per command below
-		var again []int
-		for j, i := range todo {
-			n, err := cmds[j].Int()
+		cur.idx = append(cur.idx, i)
+	}
+	for attempt := 0; len(calls) > 0; attempt++ {
+		pipe := a.rdb.Pipeline()
+		for _, c := range calls {
+			group := make([]plan, len(c.idx))
+			for j, i := range c.idx {
+				group[j] = ps[i]
+			}
+			keys, args := a.awardArgs(group)
+			c.cmd = awardCmd.EvalSha(ctx, pipe, keys, args...)
+		}
+		_, _ = pipe.Exec(ctx) // errors are read per call below
+		var again []*call
+		for _, c := range calls {
+			vals, err := c.cmd.Int64Slice()
+			if err == nil && len(vals) != len(c.idx) {
+				err = fmt.Errorf("unexpected reply %v", vals)
+			}
 			switch {
 			case err == nil:
-				out[i] = ps[i].result(n == 1)
+				for j, i := range c.idx {
+					out[i] = ps[i].result(vals[j] == 1)
+				}
 			case redis.HasErrorPrefix(err, "NOSCRIPT") && attempt == 0:
-				again = append(again, i)
+				again = append(again, c)
 			default:
-				p := ps[i]
-				return nil, fmt.Errorf("record %s %s by %s: %w", p.ev.Action, p.ev.Target, p.ev.User, err)
+				return nil, fmt.Errorf("record %d events: %w", len(ps), err)
 			}
 		}
 		if len(again) > 0 {
@@ -486,7 +526,7 @@ func (a *Activity) awardBatch(ctx context.Context, ps []plan) ([]Result, error) 
 				return nil, fmt.Errorf("load award script: %w", err)
 			}
 		}
-		todo = again
+		calls = again
 	}
 	return out, nil
 }

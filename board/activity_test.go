@@ -670,6 +670,35 @@ func TestRecordMany(t *testing.T) {
 			t.Errorf("%s: %d, want %d", u, got, want)
 		}
 	}
+
+	// Late events of yesterday mixed with today's go to their own days,
+	// and a repeat across them still counts once.
+	r.clock.Set(at(2024, 2, 1, 0, 10, 0))
+	late := at(2024, 1, 31, 23, 55, 0)
+	res, err = r.act.RecordMany(r.ctx, []Event{
+		{User: "x", Action: "comment", Target: "1", At: late},
+		{User: "x", Action: "comment", Target: "2"},
+		{User: "x", Action: "comment", Target: "3", At: late},
+		{User: "x", Action: "comment", Target: "1"},
+		{User: "x", Action: "visit", Target: "/", At: late},
+		{User: "x", Action: "visit", Target: "/"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var days []string
+	for _, rs := range res {
+		days = append(days, fmt.Sprintf("%d %s", rs.Points, rs.Day))
+	}
+	if want := []string{"3 2024-01-31", "3 2024-02-01", "3 2024-01-31", "0 2024-02-01", "1 2024-01-31", "1 2024-02-01"}; !slices.Equal(days, want) {
+		t.Fatalf("mixed days: %v, want %v", days, want)
+	}
+	if got := r.score("x", Day, late); got != 7 {
+		t.Fatalf("x on Jan 31: %d, want 7", got)
+	}
+	if got := r.score("x", Month, r.clock.Now()); got != 4 {
+		t.Fatalf("x in February: %d, want 4", got)
+	}
 }
 
 // TestKeys: every key carries the prefix and its family's hash tag, and

@@ -1,0 +1,189 @@
+package board
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/internal/clock"
+	"github.com/newsrank/newsrank/internal/redistest"
+)
+
+// Run with: go test -run '^$' -bench . -benchtime 1x ./board/
+
+const (
+	benchEvents  = 40_000 // events per run
+	benchUsers   = 2_000
+	benchBatch   = 100 // events per pipeline, baseline and ours
+	benchWorkers = 4   // concurrent pipelines, baseline and ours
+)
+
+// benchWorkload is a fixed mix of activity events: visits, likes,
+// collects, comments, publishes and follows by benchUsers users, with
+// some repeats (which the baseline counts again and Record does not).
+func benchWorkload() []Event {
+	rng := rand.New(rand.NewPCG(1, 2))
+	actions := []string{"visit", "visit", "visit", "visit", "like", "like", "like", "collect", "comment", "publish", "follow"}
+	evs := make([]Event, benchEvents)
+	for i := range evs {
+		a := actions[rng.IntN(len(actions))]
+		evs[i] = Event{User: fmt.Sprintf("user%d", rng.IntN(benchUsers)), Action: a, Target: fmt.Sprintf("/article/%d", rng.IntN(5000))}
+	}
+	return evs
+}
+
+// runSplit runs f on benchWorkers shares of evs in parallel and returns
+// the wall time.
+func runSplit(b *testing.B, evs []Event, f func([]Event) error) time.Duration {
+	b.Helper()
+	var wg sync.WaitGroup
+	start := time.Now()
+	per := (len(evs) + benchWorkers - 1) / benchWorkers
+	for w := range benchWorkers {
+		share := evs[min(w*per, len(evs)):min((w+1)*per, len(evs))]
+		wg.Go(func() {
+			for chunk := range slices.Chunk(share, benchBatch) {
+				if err := f(chunk); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return time.Since(start)
+}
+
+// BenchmarkRecord compares Record's throughput with the seed's write, raw
+// pipelined ZINCRBY of the day and month boards (no idempotency, no
+// undo, no expiry): the same events, the same pipeline size and
+// concurrency, the same redis-server. Target: ratio >= 0.3 (Record does
+// more: a ledger entry per event, expiry, cap).
+func BenchmarkRecord(b *testing.B) {
+	s := redistest.Start(b)
+	c := redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 2, DisableIdentity: true, PoolSize: 32})
+	defer c.Close()
+	ctx := context.Background()
+	cfg := config.DefaultConfig().Board
+	clk := clock.NewFake(time.Date(2024, 1, 31, 12, 0, 0, 0, time.UTC))
+	act, err := NewActivity(c, testPrefix, cfg, WithClock(clk))
+	if err != nil {
+		b.Fatal(err)
+	}
+	evs := benchWorkload()
+	dayKey, monthKey := act.keys.day("2024-01-31"), act.keys.month("2024-01")
+
+	// Three alternating rounds of each, so that load from elsewhere on the
+	// machine falls on both.
+	const rounds = 3
+	var base, ours, single time.Duration
+	for range b.N * rounds {
+		c.FlushAll(ctx)
+		base += runSplit(b, evs, func(chunk []Event) error {
+			pipe := c.Pipeline()
+			for _, ev := range chunk {
+				w := int64(cfg.Weights[ev.Action])
+				pipe.ZIncrBy(ctx, dayKey, float64(w), ev.User)
+				pipe.ZIncrBy(ctx, monthKey, float64(w), ev.User)
+			}
+			_, err := pipe.Exec(ctx)
+			return err
+		})
+		c.FlushAll(ctx)
+		ours += runSplit(b, evs, func(chunk []Event) error {
+			_, err := act.RecordMany(ctx, chunk)
+			return err
+		})
+		c.FlushAll(ctx)
+		// Record, one round trip per event, 8 events in flight per worker.
+		single += runSplit(b, evs[:benchEvents/4], func(chunk []Event) error {
+			var wg sync.WaitGroup
+			errs := make(chan error, len(chunk))
+			for part := range slices.Chunk(chunk, (len(chunk)+7)/8) {
+				wg.Go(func() {
+					for _, ev := range part {
+						if _, err := act.Record(ctx, ev); err != nil {
+							errs <- err
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			close(errs)
+			return <-errs
+		})
+	}
+	n := float64(b.N * rounds * benchEvents)
+	baseRate, oursRate := n/base.Seconds(), n/ours.Seconds()
+	singleRate := float64(b.N*rounds*benchEvents/4) / single.Seconds()
+	b.ReportMetric(baseRate, "zincrby-events/s")
+	b.ReportMetric(oursRate, "record-events/s")
+	b.ReportMetric(oursRate/baseRate, "ratio")
+	b.ReportMetric(singleRate, "record-unbatched-events/s")
+	b.Logf("%d rounds of %d events, pipelines of %d, %d workers: baseline ZINCRBY×2 %.0f events/s, RecordMany %.0f events/s, ratio %.2f (target >= 0.3); Record one by one (32 in flight) %.0f events/s",
+		rounds, benchEvents, benchBatch, benchWorkers, baseRate, oursRate, oursRate/baseRate, singleRate)
+}
+
+// BenchmarkTop measures Top(30) latency on a board of 100,000 users, next
+// to the raw ZREVRANGE it wraps. Target: p99 under 1 ms on a local server.
+func BenchmarkTop(b *testing.B) {
+	const members, calls = 100_000, 2_000
+	s := redistest.Start(b)
+	c := redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 2, DisableIdentity: true})
+	defer c.Close()
+	ctx := context.Background()
+	cfg := config.DefaultConfig().Board
+	clk := clock.NewFake(time.Date(2024, 1, 31, 12, 0, 0, 0, time.UTC))
+	act, err := NewActivity(c, testPrefix, cfg, WithClock(clk))
+	if err != nil {
+		b.Fatal(err)
+	}
+	key := act.keys.day("2024-01-31")
+	rng := rand.New(rand.NewPCG(3, 4))
+	for chunk := range slices.Chunk(rng.Perm(members), 1000) {
+		pipe := c.Pipeline()
+		for _, i := range chunk {
+			pipe.ZAdd(ctx, key, redis.Z{Member: fmt.Sprintf("user%d", i), Score: float64(rng.IntN(500))})
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	measure := func(f func() error) (p50, p99 float64) {
+		lat := make([]time.Duration, 0, calls)
+		for range calls {
+			t0 := time.Now()
+			if err := f(); err != nil {
+				b.Fatal(err)
+			}
+			lat = append(lat, time.Since(t0))
+		}
+		slices.Sort(lat)
+		ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+		return ms(lat[len(lat)/2]), ms(lat[len(lat)*99/100])
+	}
+	var p50, p99, rp50, rp99 float64
+	for range b.N {
+		rp50, rp99 = measure(func() error { return c.ZRevRangeWithScores(ctx, key, 0, 29).Err() })
+		p50, p99 = measure(func() error {
+			top, err := act.Top(ctx, Day, clk.Now(), 30)
+			if err == nil && len(top) != 30 {
+				err = fmt.Errorf("top has %d entries", len(top))
+			}
+			return err
+		})
+	}
+	b.ReportMetric(p50, "top30-p50-ms")
+	b.ReportMetric(p99, "top30-p99-ms")
+	b.ReportMetric(rp50, "zrevrange-p50-ms")
+	b.ReportMetric(rp99, "zrevrange-p99-ms")
+	b.Logf("Top(30) of %d users, %d calls: p50 %.3f ms, p99 %.3f ms (raw ZREVRANGE p50 %.3f, p99 %.3f; target p99 < 1 ms)", members, calls, p50, p99, rp50, rp99)
+}
