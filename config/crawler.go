@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/andybalholm/cascadia"
+	"golang.org/x/net/html/charset"
 )
 
 // Crawler configures the producer and the consumers (package crawler).
@@ -32,6 +35,13 @@ type Crawler struct {
 	PerHostParallelism int      `yaml:"per_host_parallelism"`
 	Delay              Duration `yaml:"delay"`
 	Jitter             Duration `yaml:"jitter"`
+	// ListAttempts is how many times the producer tries a list page (feed,
+	// sitemap, API page) that failed with a retryable error (429, 5xx,
+	// timeout, connection error) before giving up on it for this run.
+	ListAttempts int `yaml:"list_attempts"`
+	// ItemTTL is how long the fields a list item carried (title, post
+	// time, comments...) wait in Redis for a consumer to fetch the article.
+	ItemTTL Duration `yaml:"item_ttl"`
 	// Sources are the sites and sections to crawl.
 	Sources []Source `yaml:"sources"`
 }
@@ -52,16 +62,21 @@ type Source struct {
 	AllowedDomains []string `yaml:"allowed_domains"`
 	// Groups are the groups every article of this source joins.
 	Groups []string `yaml:"groups"`
-	// MaxPages caps how many list pages (or API pages) one crawl reads.
+	// MaxPages caps how many list pages (HTML pages, API pages, feeds,
+	// sitemap files) one crawl of the source reads; 0 means 100.
 	MaxPages int `yaml:"max_pages"`
 
 	// LinkSelector (html) selects the article links on a list page.
 	LinkSelector string `yaml:"link_selector"`
 	// NextSelector (html) selects the next list page's link, or
-	// PageTemplate builds page URLs from a number: "https://x/list_{page}.html".
+	// PageTemplate builds the URLs of the pages after the start URLs from a
+	// number: "https://x/list_{page}.html". Pagination stops at MaxPages,
+	// or at a page that fails or brings no new links.
 	NextSelector string `yaml:"next_selector"`
 	PageTemplate string `yaml:"page_template"`
-	// FirstPage is the number of the first templated page.
+	// FirstPage is the number of the first templated page: 0 means 2 for
+	// page_template (the start URL is page 1) and 1 for a {page} placeholder
+	// in a start URL.
 	FirstPage int `yaml:"first_page"`
 
 	// JSON configures json and jsonp list APIs.
@@ -119,6 +134,60 @@ var SourceKinds = []string{"html", "rss", "atom", "sitemap", "json", "jsonp"}
 // JSONFields lists the article fields a JSON list item may map.
 var JSONFields = []string{"title", "url", "post_time", "comments", "source", "summary", "image"}
 
+// SplitSelector splits an extraction selector "css@attr" into the CSS
+// selector and the attribute to read; attr is empty when the text is
+// wanted. An '@' inside [...] or quotes belongs to the CSS selector.
+func SplitSelector(s string) (css, attr string) {
+	depth, quote := 0, rune(0)
+	at := -1
+	for i, r := range s {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			}
+		case r == '"' || r == '\'':
+			quote = r
+		case r == '[' || r == '(':
+			depth++
+		case r == ']' || r == ')':
+			depth--
+		case r == '@' && depth == 0:
+			at = i
+		}
+	}
+	if at < 0 {
+		return strings.TrimSpace(s), ""
+	}
+	return strings.TrimSpace(s[:at]), strings.TrimSpace(s[at+1:])
+}
+
+var attrName = regexp.MustCompile(`^[A-Za-z_:][-A-Za-z0-9_:.]*$`)
+
+// checkSelector validates a "css" or "css@attr" selector.
+func checkSelector(v *validator, name, sel string) {
+	if sel == "" {
+		return
+	}
+	css, attr := SplitSelector(sel)
+	if css == "" {
+		v.addf(name, "selector %q has no CSS part before '@'", sel)
+		return
+	}
+	if _, err := cascadia.Compile(css); err != nil {
+		v.addf(name, "bad CSS selector %q: %v", css, err)
+	}
+	if strings.Contains(sel, "@") && !attrName.MatchString(attr) {
+		v.addf(name, "bad attribute name %q after '@' in %q", attr, sel)
+	}
+}
+
+// knownCharset reports whether label names a WHATWG encoding.
+func knownCharset(label string) bool {
+	e, _ := charset.Lookup(label)
+	return e != nil
+}
+
 var sourceName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
 func defaultCrawler() Crawler {
@@ -133,6 +202,8 @@ func defaultCrawler() Crawler {
 		PerHostParallelism: 2,
 		Delay:              Duration(500 * time.Millisecond),
 		Jitter:             Duration(250 * time.Millisecond),
+		ListAttempts:       3,
+		ItemTTL:            Duration(7 * 24 * time.Hour),
 	}
 }
 
@@ -148,6 +219,8 @@ func (c *Crawler) validate(v *validator) {
 	v.min("per_host_parallelism", c.PerHostParallelism, 1)
 	v.minDur("delay", c.Delay, 0)
 	v.minDur("jitter", c.Jitter, 0)
+	v.min("list_attempts", c.ListAttempts, 1)
+	v.minDur("item_ttl", c.ItemTTL, time.Minute)
 	seen := map[string]bool{}
 	for i, s := range c.Sources {
 		sv := v.at(fmt.Sprintf("sources[%d]", i))
@@ -175,6 +248,24 @@ func (s *Source) validate(v *validator) {
 		}
 	}
 	v.min("max_pages", s.MaxPages, 0)
+	v.min("first_page", s.FirstPage, 0)
+	for i, d := range s.AllowedDomains {
+		if d == "" || strings.ContainsAny(d, "/:@ ") {
+			v.addf("allowed_domains", "[%d] must be a host name such as \"example.com\", got %q", i, d)
+		}
+	}
+	checkSelector(v, "link_selector", s.LinkSelector)
+	checkSelector(v, "next_selector", s.NextSelector)
+	for _, f := range []struct{ name, sel string }{
+		{"title", s.Extract.Title}, {"post_time", s.Extract.PostTime}, {"source", s.Extract.Source},
+		{"summary", s.Extract.Summary}, {"image", s.Extract.Image}, {"comments", s.Extract.Comments},
+		{"body", s.Extract.Body},
+	} {
+		checkSelector(v, "extract."+f.name, f.sel)
+	}
+	if s.Charset != "" && !knownCharset(s.Charset) {
+		v.addf("charset", "unknown charset %q (want a label such as utf-8, gbk, gb18030, big5)", s.Charset)
+	}
 	switch s.Kind {
 	case "html":
 		v.required("link_selector", s.LinkSelector)
@@ -194,9 +285,15 @@ func (s *Source) validate(v *validator) {
 			}
 		}
 		o := s.JSON.Offset
+		offsetURL := slices.ContainsFunc(s.URLs, func(u string) bool { return strings.Contains(u, "{offset}") })
 		if o.Step != 0 || o.Limit != 0 {
 			v.min("json.offset.step", o.Step, 1)
 			v.min("json.offset.limit", o.Limit, o.Start+1)
+			if !offsetURL {
+				v.addf("json.offset", "is set but no start URL contains {offset}")
+			}
+		} else if offsetURL {
+			v.addf("json.offset", "a start URL contains {offset}: set json.offset.step and json.offset.limit")
 		}
 	}
 	if s.TimeZone != "" {
