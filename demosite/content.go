@@ -32,6 +32,7 @@ type section struct {
 	zone     *time.Location
 	markup   markup
 	channel  string // 4-character docid suffix
+	body     string // word list of the body sentences; default "<lang>.sentence"
 	private  bool   // its list pages also link to /private/ articles
 	title    func(w wordLists, r *rand.Rand) string
 	listPath func(page int) string
@@ -98,8 +99,8 @@ func newSections() []*section {
 			},
 		},
 		{
-			id: "sports", name: "Sports", lang: "en", charset: "utf-8", zone: mustZone("Europe/London"),
-			markup: markupTime, channel: "0005", title: titleSports,
+			id: "sports", name: "Sports", lang: "en", charset: "utf-8", zone: mustZone("Europe/Berlin"),
+			markup: markupTime, channel: "0005", title: titleSports, body: "en.sports_sentence",
 			listPath: func(p int) string {
 				if p == 1 {
 					return "/sports/"
@@ -110,7 +111,7 @@ func newSections() []*section {
 		},
 		{
 			id: "finance", name: "财经", lang: "zh", charset: "gbk", zone: shanghai,
-			markup: markupGBK, channel: "0025", title: titleFinance,
+			markup: markupGBK, channel: "0025", title: titleFinance, body: "zh.fin_sentence",
 			listPath: func(p int) string {
 				if p == 1 {
 					return "/finance/"
@@ -318,7 +319,11 @@ func bodyOf(w wordLists, seed int64, a *article) []string {
 	paras := make([]string, n)
 	for i := range paras {
 		k := 2 + r.IntN(4)
-		sentences := w[lang+".sentence"]
+		list := a.sec.body
+		if list == "" {
+			list = lang + ".sentence"
+		}
+		sentences := w[list]
 		var b strings.Builder
 		for j, n := range r.Perm(len(sentences))[:k] { // no sentence twice in a paragraph
 			if j > 0 && lang == "en" {

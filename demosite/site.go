@@ -35,7 +35,7 @@ import (
 	"slices"
 	"strconv"
 	"time"
-	_ "time/tzdata" // the site renders Asia/Shanghai, America/New_York, Europe/London on any host
+	_ "time/tzdata" // the site renders Asia/Shanghai, America/New_York and Europe/Berlin on any host
 )
 
 // Options configures a Site. The zero value gives a small site of

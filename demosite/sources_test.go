@@ -315,6 +315,9 @@ func checkMarkup(t *testing.T, doc *goquery.Document, a ArticleInfo) {
 		if titleTag == a.Title {
 			t.Errorf("%s: <title> is the bare headline", a.Path)
 		}
+		if dt := sel(doc, "time@datetime"); !strings.HasSuffix(dt, "+01:00") {
+			t.Errorf("%s: <time datetime=%q>, want Berlin winter time (+01:00)", a.Path, dt)
+		}
 	}
 	if got := doc.Find("meta[charset]").AttrOr("charset", ""); got != a.Charset {
 		t.Errorf("%s: <meta charset=%q>, want %q", a.Path, got, a.Charset)

@@ -1,0 +1,185 @@
+// Command demoserve serves the demo news site (package demosite) on an
+// address, for the crawl benchmark and for trying crawlers by hand.
+//
+//	go run ./bench/crawl/demoserve -addr 127.0.0.1:8088 -articles 2000 \
+//	    -sources-out /tmp/sources.yaml -truth-out /tmp/truth.json
+//
+// It prints the site's base URL on the first line of stdout once it is
+// listening (useful with -addr 127.0.0.1:0), and stops on SIGINT or SIGTERM.
+// -sources-out writes a config.yaml fragment with the crawler sources for
+// that URL (-sources all: each section's own way in; html: every section's
+// HTML list pages, like the Scrapy spider); -truth-out writes the ground
+// truth (every public article) as JSON.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/demosite"
+	"gopkg.in/yaml.v3"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "demoserve:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	addr := flag.String("addr", "127.0.0.1:8088", "listen address (port 0 picks a free port)")
+	articles := flag.Int("articles", 2000, "number of articles on the site")
+	seed := flag.Int64("seed", 1, "content seed")
+	nowFlag := flag.String("now", "", "anchor of the post times, RFC 3339 (default: the current time)")
+	delay := flag.Duration("delay", 0, "delay added to every response")
+	sourcesOut := flag.String("sources-out", "", "write the crawler sources (config.yaml fragment) to this file")
+	sourcesKind := flag.String("sources", "all", "which sources -sources-out writes: all or html")
+	truthOut := flag.String("truth-out", "", "write the ground truth (public articles, JSON) to this file")
+	flag.Parse()
+	if flag.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", flag.Args())
+	}
+	if *sourcesKind != "all" && *sourcesKind != "html" {
+		return fmt.Errorf("-sources must be all or html, got %q", *sourcesKind)
+	}
+	if *articles < 1 {
+		return fmt.Errorf("-articles must be >= 1, got %d", *articles)
+	}
+	var now time.Time
+	if *nowFlag != "" {
+		var err error
+		if now, err = time.Parse(time.RFC3339, *nowFlag); err != nil {
+			return fmt.Errorf("-now: %w", err)
+		}
+	}
+
+	site := demosite.New(demosite.Options{Articles: *articles, Now: now, Seed: *seed, Delay: *delay})
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	base := baseURL(ln.Addr().(*net.TCPAddr))
+
+	if *sourcesOut != "" {
+		sources := site.Sources(base)
+		if *sourcesKind == "html" {
+			sources = site.HTMLSources(base)
+		}
+		if err := writeSources(*sourcesOut, sources); err != nil {
+			ln.Close()
+			return err
+		}
+	}
+	if *truthOut != "" {
+		data, err := json.MarshalIndent(site.Articles(), "", "  ")
+		if err == nil {
+			err = os.WriteFile(*truthOut, data, 0o644)
+		}
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("write ground truth: %w", err)
+		}
+	}
+
+	srv := &http.Server{Handler: site, ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	fmt.Println(base)
+	fmt.Fprintf(os.Stderr, "demoserve: %d articles on %s (now %s, seed %d)\n",
+		*articles, base, site.Now().Format(time.RFC3339), *seed)
+
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil {
+		return err
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// baseURL is the URL crawlers should use: an unspecified listen host
+// (":8088", "0.0.0.0:8088") becomes 127.0.0.1.
+func baseURL(a *net.TCPAddr) string {
+	host := a.IP.String()
+	if a.IP == nil || a.IP.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, fmt.Sprint(a.Port))
+}
+
+// writeSources writes a config.yaml fragment with the sources, after
+// checking they validate.
+func writeSources(path string, sources []config.Source) error {
+	cfg := config.DefaultConfig()
+	cfg.Crawler.Sources = sources
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("demo site sources do not validate: %w", err)
+	}
+	var doc yaml.Node
+	if err := doc.Encode(map[string]any{"crawler": map[string]any{"sources": sources}}); err != nil {
+		return fmt.Errorf("marshal sources: %w", err)
+	}
+	dropEmpty(&doc)
+	var buf bytes.Buffer
+	buf.WriteString("# Crawler sources for the demo news site (bench/crawl/demoserve).\n")
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return fmt.Errorf("marshal sources: %w", err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write sources: %w", err)
+	}
+	return nil
+}
+
+// dropEmpty removes mapping keys whose values are empty strings, zeros or
+// empty collections (the config defaults), so the fragment reads like a
+// hand-written config.yaml. It reports whether n itself is empty.
+func dropEmpty(n *yaml.Node) bool {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			dropEmpty(c)
+		}
+		return false
+	case yaml.MappingNode:
+		kept := n.Content[:0]
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if !dropEmpty(n.Content[i+1]) {
+				kept = append(kept, n.Content[i], n.Content[i+1])
+			}
+		}
+		n.Content = kept
+		return len(kept) == 0
+	case yaml.SequenceNode:
+		for _, c := range n.Content {
+			dropEmpty(c)
+		}
+		return len(n.Content) == 0
+	case yaml.ScalarNode:
+		return n.Value == "" || (n.Tag == "!!int" && n.Value == "0")
+	}
+	return false
+}
