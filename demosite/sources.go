@@ -13,15 +13,16 @@ import (
 //
 //	guonei   html: /guonei/ and its "下一页" links (next_selector)
 //	world    rss:  /world/rss.xml
-//	tech     html: /tech/list_{page}.html from page 1 (page_template)
+//	tech     html: /tech/list_1.html, then /tech/list_{page}.html from 2 (page_template)
 //	sports   atom: /sports/atom.xml
 //	finance  sitemap: /finance/sitemap_index.xml → news sitemap + daily sitemaps
 //	news     jsonp: /api/list/news/{offset}-20.html?callback=artiList
 //
-// baseURL is where the site is served, e.g. an httptest.Server's URL. The
-// html and jsonp sources' max_pages / json.offset.limit equal the site's
-// current page and item counts, so a crawl stops at the last page without
-// requesting one past the end (which answers 404 or an empty list).
+// baseURL is where the site is served, e.g. an httptest.Server's URL.
+// Every source's max_pages (and the jsonp json.offset.limit) equals the
+// number of list pages (items) it has, start URL included, so a crawl stops
+// at the last page without requesting one past the end (which answers 404,
+// or an empty list from the API).
 // Extraction rules are set only where the page needs them; the other
 // fields are left to the crawler's fallbacks (JSON-LD on tech, OpenGraph
 // and article:published_time on world, <time datetime> on sports).
@@ -53,6 +54,7 @@ func (s *Site) Sources(baseURL string) []config.Source {
 		case "world":
 			src.Kind = "rss"
 			src.URLs = []string{base + "/world/rss.xml"}
+			src.MaxPages = 1
 			src.Extract = config.Extract{
 				Comments: "span.comment-count",
 				Body:     "div.story-body",
@@ -62,7 +64,7 @@ func (s *Site) Sources(baseURL string) []config.Source {
 			src.MaxPages = sec.pages
 			src.LinkSelector = listLinkSelector
 			src.PageTemplate = base + "/tech/list_{page}.html"
-			src.FirstPage = 1
+			src.FirstPage = 2 // the start URL is page 1
 			src.Extract = config.Extract{
 				Comments: "span.comments-count",
 				Body:     "div.article-content",
@@ -70,6 +72,7 @@ func (s *Site) Sources(baseURL string) []config.Source {
 		case "sports":
 			src.Kind = "atom"
 			src.URLs = []string{base + "/sports/atom.xml"}
+			src.MaxPages = 1
 			src.Extract = config.Extract{
 				Title:    "h1.headline",
 				Comments: "b.n-comments",
@@ -78,6 +81,7 @@ func (s *Site) Sources(baseURL string) []config.Source {
 		case "finance":
 			src.Kind = "sitemap"
 			src.URLs = []string{base + "/finance/sitemap_index.xml"}
+			src.MaxPages = 1 + len(s.smIndex) // the index and its sitemaps
 			src.Extract = config.Extract{
 				Title:    "#artTitle",
 				PostTime: "#pubtime",

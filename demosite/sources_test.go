@@ -74,7 +74,13 @@ func walkSource(t *testing.T, srv *httptest.Server, robots *robotstxt.RobotsData
 			case n == 0:
 				page = src.URLs[0]
 			case src.PageTemplate != "":
-				page = strings.ReplaceAll(src.PageTemplate, "{page}", strconv.Itoa(src.FirstPage+n))
+				// The start URL is page 1; templated pages count from
+				// first_page (0 means 2), as in package crawler.
+				first := src.FirstPage
+				if first == 0 {
+					first = 2
+				}
+				page = strings.ReplaceAll(src.PageTemplate, "{page}", strconv.Itoa(first+n-1))
 			}
 			doc := htmlDoc(t, getOK(t, srv, page, "text/html"))
 			pages++
