@@ -1,0 +1,155 @@
+package rescore
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/internal/clock"
+	"github.com/newsrank/newsrank/news"
+)
+
+// t0 is the fake "now" the tests ingest at.
+var t0 = time.Date(2025, 3, 3, 12, 0, 0, 0, time.UTC)
+
+const (
+	prefix = "test:"
+	week   = 7 * 24 * time.Hour
+)
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// env is a news store and a rescorer on one Redis, with a fake clock.
+type env struct {
+	ctx   context.Context
+	c     redis.UniversalClient
+	clock *clock.Fake
+	store *news.Store
+	r     *Rescorer
+	keys  news.Keys
+	cfg   config.News
+}
+
+func newEnv(t testing.TB, c redis.UniversalClient, formula string, opts ...Option) *env {
+	t.Helper()
+	cfg := config.DefaultConfig().News
+	cfg.Formula = formula
+	fc := clock.NewFake(t0)
+	s, err := news.New(c, prefix, cfg, news.WithClock(fc), news.WithLogger(quiet()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts = append([]Option{WithClock(fc), WithLogger(quiet())}, opts...)
+	return &env{ctx: context.Background(), c: c, clock: fc, store: s, r: New(c, s, opts...), keys: s.Keys(), cfg: cfg}
+}
+
+// withFormula returns a rescorer on the same keys with another formula.
+func (e *env) withFormula(t testing.TB, formula string, opts ...Option) *Rescorer {
+	t.Helper()
+	cfg := e.cfg
+	cfg.Formula = formula
+	s, err := news.New(e.c, prefix, cfg, news.WithClock(e.clock), news.WithLogger(quiet()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(e.c, s, append([]Option{WithClock(e.clock), WithLogger(quiet())}, opts...)...)
+}
+
+// ingest stores article n posted at post with comments and groups; it
+// returns the id.
+func (e *env) ingest(t testing.TB, n int, post time.Time, comments int64, groups ...string) string {
+	t.Helper()
+	r, err := e.store.Ingest(e.ctx, news.Article{
+		URL:       fmt.Sprintf("https://news.example.com/a/%d.html", n),
+		Title:     fmt.Sprintf("Article %d", n),
+		Source:    "example",
+		PostTime:  post,
+		Comments:  comments,
+		CrawlTime: post.Add(time.Second),
+		Groups:    groups,
+	})
+	if err != nil || r.Status != news.Created {
+		t.Fatalf("ingest %d: %+v, %v", n, r, err)
+	}
+	return r.ID
+}
+
+func (e *env) vote(t testing.TB, user, id string, d news.Dir) {
+	t.Helper()
+	if _, err := e.store.Vote(e.ctx, user, id, d); err != nil {
+		t.Fatalf("vote %s on %s: %v", user, id, err)
+	}
+}
+
+// zmap reads a whole (small, test-sized) ZSET.
+func (e *env) zmap(t testing.TB, key string) map[string]float64 {
+	t.Helper()
+	zs, err := e.c.ZRangeWithScores(e.ctx, key, 0, -1).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := make(map[string]float64, len(zs))
+	for _, z := range zs {
+		m[z.Member.(string)] = z.Score
+	}
+	return m
+}
+
+// The formulas, written out independently of package news.
+func linear(t, v float64) float64 { return t + 432*v }
+
+func hot(t, v float64) float64 {
+	s := 0.0
+	if v > 0 {
+		s = 1
+	} else if v < 0 {
+		s = -1
+	}
+	return s*math.Log10(math.Max(math.Abs(v), 1)) + t/45000
+}
+
+func gravity(now time.Time) func(t, v float64) float64 {
+	return func(t, v float64) float64 {
+		age := (float64(now.Unix()) - t) / 3600
+		if age < 0 {
+			age = 0
+		}
+		return v / math.Pow(age+2, 1.8)
+	}
+}
+
+// expected computes the ranking from time: and votes: with f.
+func (e *env) expected(t testing.TB, f func(t, v float64) float64) map[string]float64 {
+	t.Helper()
+	times, votes := e.zmap(t, e.keys.Time()), e.zmap(t, e.keys.Votes())
+	out := make(map[string]float64, len(times))
+	for id, ts := range times {
+		out[id] = f(ts, votes[id])
+	}
+	return out
+}
+
+// sameRanking reports how got differs from want (nil when equal within a
+// relative 1e-12).
+func sameRanking(got, want map[string]float64) error {
+	if len(got) != len(want) {
+		return fmt.Errorf("%d members, want %d", len(got), len(want))
+	}
+	for id, w := range want {
+		g, ok := got[id]
+		if !ok {
+			return fmt.Errorf("%s missing", id)
+		}
+		if math.Abs(g-w) > 1e-12*math.Max(1, math.Abs(w)) {
+			return fmt.Errorf("%s scored %.17g, want %.17g", id, g, w)
+		}
+	}
+	return nil
+}
