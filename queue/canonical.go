@@ -4,10 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
+
+	"golang.org/x/net/idna"
 )
 
 // ErrBadURL is returned (wrapped, naming the URL and the problem) for a URL
@@ -40,8 +44,8 @@ func IsTrackingParam(name string) bool {
 }
 
 // Canonical canonicalises an article URL so that the spellings of one page
-// are one queue member: it lower-cases the scheme and host (and drops a
-// trailing dot of the host), drops the default port (80, 443), drops the
+// are one queue member: it lower-cases the scheme and host (drops a
+// trailing dot of the host, writes an internationalised host in punycode), drops the default port (80, 443), drops the
 // fragment and the user info, drops tracking parameters (IsTrackingParam),
 // sorts the query parameters by name (stable: repeated names keep their
 // order), removes empty parameters, normalises percent-encoding (upper-case
@@ -72,20 +76,17 @@ func Canonical(raw string) (string, error) {
 	if u.Opaque != "" {
 		return "", fmt.Errorf("%w: %q: no host (opaque URL)", ErrBadURL, s)
 	}
-	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
-	if host == "" {
-		return "", fmt.Errorf("%w: %q: no host", ErrBadURL, s)
+	host, err := cleanHost(u.Hostname())
+	if err != nil {
+		return "", fmt.Errorf("%w: %q: %v", ErrBadURL, s, err)
 	}
-	if strings.ContainsAny(host, " \t\r\n%/\\") {
-		return "", fmt.Errorf("%w: %q: bad host %q", ErrBadURL, s, host)
-	}
-	if strings.Contains(host, ":") { // IPv6 literal
-		host = "[" + host + "]"
-	}
-	if port := u.Port(); port != "" && !(scheme == "http" && port == "80") && !(scheme == "https" && port == "443") {
-		host = net.JoinHostPort(strings.Trim(host, "[]"), strings.TrimLeft(port, "0"))
-		if strings.HasSuffix(host, ":") { // port 0
-			return "", fmt.Errorf("%w: %q: port 0", ErrBadURL, s)
+	if p := u.Port(); p != "" {
+		port, err := strconv.Atoi(p)
+		if err != nil || port < 1 || port > 65535 {
+			return "", fmt.Errorf("%w: %q: port %s out of range", ErrBadURL, s, p)
+		}
+		if !(scheme == "http" && port == 80) && !(scheme == "https" && port == 443) {
+			host = net.JoinHostPort(strings.Trim(host, "[]"), strconv.Itoa(port))
 		}
 	}
 
@@ -103,6 +104,45 @@ func Canonical(raw string) (string, error) {
 		return "", fmt.Errorf("%w: %.60q...: longer than %d bytes", ErrBadURL, s, MaxURLLen)
 	}
 	return out, nil
+}
+
+// cleanHost lower-cases a host name, drops its trailing dot, turns an
+// internationalised name into its ASCII (punycode) form and checks it.
+func cleanHost(h string) (string, error) {
+	if h == "" {
+		return "", errors.New("no host")
+	}
+	if strings.Contains(h, ":") {
+		a, err := netip.ParseAddr(h)
+		if err != nil || !a.Is6() || a.Zone() != "" {
+			return "", fmt.Errorf("bad IPv6 host %q", h)
+		}
+		return "[" + a.String() + "]", nil
+	}
+	h = strings.TrimSuffix(strings.ToLower(h), ".")
+	for i := 0; i < len(h); i++ {
+		if h[i] >= 0x80 {
+			a, err := idna.Lookup.ToASCII(h)
+			if err != nil {
+				return "", fmt.Errorf("bad host %q: %v", h, err)
+			}
+			h = a
+			break
+		}
+	}
+	if h == "" {
+		return "", errors.New("no host")
+	}
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_') {
+			return "", fmt.Errorf("bad host %q", h)
+		}
+	}
+	if strings.HasPrefix(h, ".") || strings.HasSuffix(h, ".") || strings.Contains(h, "..") {
+		return "", fmt.Errorf("bad host %q", h)
+	}
+	return h, nil
 }
 
 // cleanPath normalises an escaped path.

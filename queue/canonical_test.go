@@ -1,0 +1,135 @@
+package queue
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestCanonical(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"http://Example.COM/a", "http://example.com/a"},
+		{"HTTPS://news.163.com:443/x.html", "https://news.163.com/x.html"},
+		{"http://news.163.com:80/x.html", "http://news.163.com/x.html"},
+		{"http://news.163.com:8080/x.html", "http://news.163.com:8080/x.html"},
+		{"https://news.163.com:80/x.html", "https://news.163.com:80/x.html"},
+		{"http://example.com", "http://example.com/"},
+		{"http://example.com?b=2&a=1", "http://example.com/?a=1&b=2"},
+		{"http://example.com/a#frag", "http://example.com/a"},
+		{"http://example.com/a?x=1#!/hash", "http://example.com/a?x=1"},
+		{"  http://example.com/a  ", "http://example.com/a"},
+		{"http://example.com./a", "http://example.com/a"},
+		{"http://user:pw@example.com/a", "http://example.com/a"},
+		// tracking parameters
+		{"https://x.com/a?utm_source=tw&utm_Medium=s&id=5", "https://x.com/a?id=5"},
+		{"https://x.com/a?UTM_CAMPAIGN=z", "https://x.com/a"},
+		{"https://x.com/a?spm=1.2.3&from=timeline&fbclid=abc&gclid=q&msclkid=m&id=1", "https://x.com/a?id=1"},
+		{"https://x.com/a?id=1&&", "https://x.com/a?id=1"},
+		{"https://x.com/a?", "https://x.com/a"},
+		// repeated names keep their order; sorting is by name only
+		{"https://x.com/a?b=2&a=z&a=y", "https://x.com/a?a=z&a=y&b=2"},
+		{"https://x.com/a?flag&b=1", "https://x.com/a?b=1&flag"},
+		// path cleaning
+		{"http://example.com/a/./b/../c", "http://example.com/a/c"},
+		{"http://example.com/a//b/", "http://example.com/a/b/"},
+		{"http://example.com/a/..", "http://example.com/"},
+		{"http://example.com/../../a", "http://example.com/a"},
+		{"http://example.com/a/%2E%2E/b", "http://example.com/b"},
+		// percent-encoding
+		{"http://example.com/%7euser/%2f", "http://example.com/~user/%2F"},
+		{"http://example.com/a%41b", "http://example.com/aAb"},
+		{"http://example.com/新闻/a.html", "http://example.com/%E6%96%B0%E9%97%BB/a.html"},
+		{"http://example.com/%e6%96%b0%e9%97%bb/a.html", "http://example.com/%E6%96%B0%E9%97%BB/a.html"},
+		{"http://example.com/a b", "http://example.com/a%20b"},
+		{"http://example.com/a?q=a%20b&r=c+d", "http://example.com/a?q=a%20b&r=c+d"},
+		{"http://example.com/a?q=新", "http://example.com/a?q=%E6%96%B0"},
+		{"http://[::1]:80/a", "http://[::1]/a"},
+		{"http://[::1]:8080/a", "http://[::1]:8080/a"},
+		{"http://EXAMPLE.com:0080/a", "http://example.com/a"},
+		{"http://[::FFFF:1.2.3.4]/a", "http://[::ffff:1.2.3.4]/a"},
+		{"http://新闻.Example.cn/a", "http://xn--efvy88h.example.cn/a"},
+		// the NetEase URLs of seed 004
+		{"https://3g.163.com/news/article/H5L6S9C60001899O.html?clickfrom=index2018_news_newslist#offset=0",
+			"https://3g.163.com/news/article/H5L6S9C60001899O.html?clickfrom=index2018_news_newslist"},
+	}
+	for _, tt := range tests {
+		got, err := Canonical(tt.in)
+		if err != nil {
+			t.Errorf("Canonical(%q): %v", tt.in, err)
+			continue
+		}
+		if got != tt.want {
+			t.Errorf("Canonical(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		again, err := Canonical(got)
+		if err != nil || again != got {
+			t.Errorf("Canonical(Canonical(%q)) = %q, %v; want %q (idempotent)", tt.in, again, err, got)
+		}
+	}
+}
+
+func TestCanonicalRejects(t *testing.T) {
+	tests := []struct{ in, wantMsg string }{
+		{"", "empty"},
+		{"/news/a.html", "not an absolute URL"},
+		{"example.com/a", "not an absolute URL"},
+		{"ftp://example.com/a", `scheme "ftp"`},
+		{"javascript:alert(1)", `scheme "javascript"`},
+		{"mailto:a@b.c", `scheme "mailto"`},
+		{"http:///a", "no host"},
+		{"http://exa mple.com/a", "invalid character"},
+		{"http://example.com:99999999999/a", "out of range"},
+		{"http://example.com:0/a", "port 0 out of range"},
+		{"http://example.com:70000/a", "port 70000 out of range"},
+		{"http://example.com/100%", "invalid URL escape"},
+		{"http://]:1", "bad host"},
+		{"http://a..b/", "bad host"},
+		{"http://a%41b/", "invalid URL escape"},
+		{"http://example.com/" + strings.Repeat("a", MaxURLLen), "longer than"},
+	}
+	for _, tt := range tests {
+		got, err := Canonical(tt.in)
+		if err == nil {
+			t.Errorf("Canonical(%.40q) = %q, want an error", tt.in, got)
+			continue
+		}
+		if !errors.Is(err, ErrBadURL) {
+			t.Errorf("Canonical(%.40q) error %v does not wrap ErrBadURL", tt.in, err)
+		}
+		if !strings.Contains(err.Error(), tt.wantMsg) {
+			t.Errorf("Canonical(%.40q) error %q does not say %q", tt.in, err, tt.wantMsg)
+		}
+	}
+}
+
+func TestIsTrackingParam(t *testing.T) {
+	for _, p := range []string{"utm_source", "UTM_TERM", "utm_whatever", "spm", "from", "fbclid", "gclid", "Msclkid"} {
+		if !IsTrackingParam(p) {
+			t.Errorf("IsTrackingParam(%q) = false", p)
+		}
+	}
+	for _, p := range []string{"id", "page", "utm", "fromage", "docid"} {
+		if IsTrackingParam(p) {
+			t.Errorf("IsTrackingParam(%q) = true", p)
+		}
+	}
+}
+
+func FuzzCanonical(f *testing.F) {
+	for _, s := range []string{"http://a.com/b?c=d#e", "https://X.org:443/%7e/../a?utm_x=1&b=%zz", "http://[::1]:80/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := Canonical(s)
+		if err != nil {
+			return
+		}
+		again, err := Canonical(c)
+		if err != nil {
+			t.Fatalf("Canonical(%q) = %q, which fails again: %v", s, c, err)
+		}
+		if again != c {
+			t.Fatalf("not idempotent: %q → %q → %q", s, c, again)
+		}
+	})
+}

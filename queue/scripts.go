@@ -1,0 +1,305 @@
+package queue
+
+import "github.com/redis/go-redis/v9"
+
+// The state scripts share KEYS[1..6] (Queue.stateKeys):
+//
+//	KEYS[1] pending  SET   url
+//	KEYS[2] lease    ZSET  url → lease deadline (unix ms)
+//	KEYS[3] delayed  ZSET  url → retry due (unix ms)
+//	KEYS[4] attempts HASH  url → failed attempts
+//	KEYS[5] errors   HASH  url → "reason\nerror"
+//	KEYS[6] dead     ZSET  url → died at (unix ms)
+//
+// A URL is in at most one of pending, lease, delayed and dead, and only a
+// script moves it, removing it from one state in the same script that adds
+// it to the next: a script that fails or whose reply is lost has moved
+// either all or nothing.
+const prelude = `
+local PENDING, LEASE, DELAYED, ATTEMPTS, ERRORS, DEAD = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+
+-- num formats a whole number for a command argument without exponent.
+local function num(x) return string.format('%.0f', x) end
+
+-- bury moves url (already removed from its state) to the dead letters and
+-- forgets at most 10 dead letters older than deadRet ms.
+local function bury(url, now, deadRet)
+  redis.call('ZADD', DEAD, num(now), url)
+  local old = redis.call('ZRANGEBYSCORE', DEAD, '-inf', num(now - deadRet), 'LIMIT', 0, 10)
+  for _, u in ipairs(old) do
+    redis.call('ZREM', DEAD, u)
+    redis.call('HDEL', ATTEMPTS, u)
+    redis.call('HDEL', ERRORS, u)
+  end
+end
+
+-- reapExpired returns up to limit URLs whose lease ended at or before now
+-- to pending, counting an attempt; those out of attempts are buried.
+-- Returns how many leases had expired, and how many went to pending.
+local function reapExpired(now, limit, maxAttempts, deadRet)
+  local expired = redis.call('ZRANGEBYSCORE', LEASE, '-inf', num(now), 'LIMIT', 0, limit)
+  local requeued = 0
+  for _, u in ipairs(expired) do
+    redis.call('ZREM', LEASE, u)
+    local a = redis.call('HINCRBY', ATTEMPTS, u, 1)
+    if a >= maxAttempts then
+      local msg = 'lease expired: the consumer died or did not extend it in time'
+      local prev = redis.call('HGET', ERRORS, u)
+      if prev then
+        msg = msg .. '; before that: ' .. string.gsub(prev, '\n', ': ')
+      end
+      redis.call('HSET', ERRORS, u, 'lease_expired\n' .. msg)
+      bury(u, now, deadRet)
+    else
+      redis.call('SADD', PENDING, u)
+      requeued = requeued + 1
+    end
+  end
+  return #expired, requeued
+end
+
+-- isDone tells whether the done memory holds field (in bucket j) done
+-- after now - ret. Done keys start at KEYS[base]; bucket j (0-based) of
+-- generation k (0-based, oldest first) is KEYS[base + j*ngen + k];
+-- generation k starts at g0 + k*glen (unix ms); values are seconds into
+-- the generation.
+local function isDone(base, field, j, g0, glen, ngen, now, ret)
+  for k = 0, ngen - 1 do
+    local v = redis.call('HGET', KEYS[base + j * ngen + k], field)
+    if v and g0 + k * glen + tonumber(v) * 1000 > now - ret then
+      return true
+    end
+  end
+  return false
+end
+`
+
+// pushCmd queues the URLs that are in no state and not done within the
+// retention.
+//
+//	KEYS[1..6] state keys, KEYS[7..] done buckets (see isDone, base 7)
+//	ARGV[1] now (unix ms), ARGV[2] start of the oldest live generation
+//	(unix ms), ARGV[3] generation length (ms), ARGV[4] ngen (live
+//	generations), ARGV[5] retention (ms), then per URL three: canonical
+//	url, 8-byte hash field, bucket j
+//
+// Reply: how many URLs were added to pending.
+var pushCmd = redis.NewScript(prelude + `
+local now, g0, glen, ngen, ret = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local added = 0
+for i = 6, #ARGV, 3 do
+  local url, field, j = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
+  if redis.call('SISMEMBER', PENDING, url) == 0
+    and not redis.call('ZSCORE', LEASE, url)
+    and not redis.call('ZSCORE', DELAYED, url)
+    and not redis.call('ZSCORE', DEAD, url)
+    and not isDone(7, field, j, g0, glen, ngen, now, ret) then
+    added = added + redis.call('SADD', PENDING, url)
+  end
+end
+return added
+`)
+
+// claimCmd promotes due retries to pending, reaps expired leases (both
+// bounded), then moves up to n random pending URLs into the lease set.
+//
+//	KEYS[1..6] state keys
+//	ARGV[1] now (unix ms), ARGV[2] n, ARGV[3] lease deadline (unix ms),
+//	ARGV[4] max attempts, ARGV[5] housekeeping limit (URLs promoted or
+//	reaped per call), ARGV[6] dead-letter retention (ms)
+//
+// Reply: {claimed urls, pending left, earliest retry due or lease deadline
+// (unix ms, -1: none), 1 if housekeeping hit its limit else 0, URLs
+// promoted or reaped into pending}.
+var claimCmd = redis.NewScript(prelude + `
+local now, n, maxAttempts, limit, deadRet = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local due = redis.call('ZRANGEBYSCORE', DELAYED, '-inf', ARGV[1], 'LIMIT', 0, limit)
+for _, u in ipairs(due) do
+  redis.call('ZREM', DELAYED, u)
+  redis.call('SADD', PENDING, u)
+end
+local expired, requeued = reapExpired(now, limit, maxAttempts, deadRet)
+local urls = redis.call('SPOP', PENDING, n)
+for _, u in ipairs(urls) do
+  redis.call('ZADD', LEASE, ARGV[3], u)
+end
+local left = redis.call('SCARD', PENDING)
+local nextDue = -1
+local d = redis.call('ZRANGE', DELAYED, 0, 0, 'WITHSCORES')
+if d[2] then nextDue = tonumber(d[2]) end
+local l = redis.call('ZRANGE', LEASE, 0, 0, 'WITHSCORES')
+if l[2] and (nextDue < 0 or tonumber(l[2]) < nextDue) then nextDue = tonumber(l[2]) end
+local more = 0
+if #due >= limit or expired >= limit then more = 1 end
+return {urls, left, nextDue, more, #due + requeued}
+`)
+
+// ackCmd marks URLs done: removes them from every state, forgets their
+// attempts and errors, and records them in the current generation of the
+// done memory.
+//
+//	KEYS[1..6] state keys, KEYS[7] done count of the current generation
+//	(STRING), KEYS[8..] done buckets (see isDone, base 8; the current
+//	generation is the last, k = ngen-1)
+//	ARGV[1] now (unix ms), ARGV[2] start of the oldest live generation
+//	(unix ms), ARGV[3] generation length (ms), ARGV[4] ngen, ARGV[5]
+//	retention (ms), ARGV[6] TTL of the current generation's keys (ms),
+//	then per URL three: canonical url, 8-byte hash field, bucket j
+//
+// Reply: how many URLs were not already done within the retention.
+var ackCmd = redis.NewScript(prelude + `
+local now, g0, glen, ngen, ret = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local cur = g0 + (ngen - 1) * glen
+local secs = math.floor((now - cur) / 1000)
+local fresh = 0
+for i = 7, #ARGV, 3 do
+  local url, field, j = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
+  redis.call('ZREM', LEASE, url)
+  redis.call('SREM', PENDING, url)
+  redis.call('ZREM', DELAYED, url)
+  redis.call('ZREM', DEAD, url)
+  redis.call('HDEL', ATTEMPTS, url)
+  redis.call('HDEL', ERRORS, url)
+  if not isDone(8, field, j, g0, glen, ngen, now, ret) then
+    fresh = fresh + 1
+  end
+  local key = KEYS[8 + j * ngen + ngen - 1]
+  redis.call('HSET', key, field, num(secs))
+  redis.call('PEXPIRE', key, ARGV[6])
+end
+if fresh > 0 then
+  redis.call('INCRBY', KEYS[7], fresh)
+  redis.call('PEXPIRE', KEYS[7], ARGV[6])
+end
+return fresh
+`)
+
+// failCmd records a failed attempt of a leased URL: it goes to delayed
+// with an exponential backoff, or to the dead letters.
+//
+//	KEYS[1..6] state keys
+//	ARGV[1] now (unix ms), ARGV[2] url, ARGV[3] "reason\nerror",
+//	ARGV[4] retryable (1/0), ARGV[5] minimum delay (ms), ARGV[6] retry
+//	base (ms), ARGV[7] retry max (ms), ARGV[8] max attempts, ARGV[9] a
+//	random number in [0,1) for the jitter, ARGV[10] dead-letter retention (ms)
+//
+// The delay is d = min(base*2^(attempts-1), max), then d/2 + r*d/2 (equal
+// jitter), then at least the minimum delay.
+//
+// Reply: {1 dead, 0 delayed, -1 not leased (someone else holds, finished or
+// reaped it: only its last error is recorded if it is still queued);
+// attempts; retry due (unix ms) or -1}.
+var failCmd = redis.NewScript(prelude + `
+local now, url, info, retryable = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4] == '1'
+local minDelay, base, max, maxAttempts, r, deadRet = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
+if redis.call('ZREM', LEASE, url) == 0 then
+  if redis.call('SISMEMBER', PENDING, url) == 1 or redis.call('ZSCORE', DELAYED, url) then
+    redis.call('HSET', ERRORS, url, info)
+  end
+  return {-1, tonumber(redis.call('HGET', ATTEMPTS, url) or '0'), -1}
+end
+local a = redis.call('HINCRBY', ATTEMPTS, url, 1)
+redis.call('HSET', ERRORS, url, info)
+if not retryable or a >= maxAttempts then
+  bury(url, now, deadRet)
+  return {1, a, -1}
+end
+local d = base
+for _ = 2, a do
+  d = d * 2
+  if d >= max then break end
+end
+if d > max then d = max end
+d = d / 2 + r * d / 2
+if d < minDelay then d = minDelay end
+local due = math.floor(now + d)
+redis.call('ZADD', DELAYED, num(due), url)
+return {0, a, due}
+`)
+
+// extendCmd moves the lease deadline of the URLs still leased.
+//
+//	KEYS[1..6] state keys
+//	ARGV[1] new deadline (unix ms), ARGV[2..] urls
+//
+// Reply: how many URLs were leased (and extended).
+var extendCmd = redis.NewScript(prelude + `
+local n = 0
+for i = 2, #ARGV do
+  if redis.call('ZSCORE', LEASE, ARGV[i]) then
+    redis.call('ZADD', LEASE, ARGV[1], ARGV[i])
+    n = n + 1
+  end
+end
+return n
+`)
+
+// reapCmd returns up to limit expired leases to pending (or the dead
+// letters), counting an attempt.
+//
+//	KEYS[1..6] state keys
+//	ARGV[1] now (unix ms), ARGV[2] limit, ARGV[3] max attempts, ARGV[4]
+//	dead-letter retention (ms)
+//
+// Reply: {expired leases handled, of which returned to pending}.
+var reapCmd = redis.NewScript(prelude + `
+local expired, requeued = reapExpired(tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]))
+return {expired, requeued}
+`)
+
+// requeueDeadCmd moves dead letters back to pending with fresh attempts:
+// the given URLs, or (no URLs) the oldest up to limit.
+//
+//	KEYS[1..6] state keys
+//	ARGV[1] limit, ARGV[2..] urls (none: the oldest limit dead letters)
+//
+// Reply: how many URLs went back to pending.
+var requeueDeadCmd = redis.NewScript(prelude + `
+local urls = {}
+for i = 2, #ARGV do urls[#urls + 1] = ARGV[i] end
+if #urls == 0 then
+  urls = redis.call('ZRANGE', DEAD, 0, tonumber(ARGV[1]) - 1)
+end
+local n = 0
+for _, u in ipairs(urls) do
+  if redis.call('ZREM', DEAD, u) == 1 then
+    redis.call('HDEL', ATTEMPTS, u)
+    redis.call('HDEL', ERRORS, u)
+    redis.call('SADD', PENDING, u)
+    n = n + 1
+  end
+end
+return n
+`)
+
+// deadCmd lists the newest dead letters.
+//
+//	KEYS[1..6] state keys
+//	ARGV[1] limit
+//
+// Reply: flat {url, died at (unix ms), "reason\nerror", attempts, ...}.
+var deadCmd = redis.NewScript(prelude + `
+local rows = redis.call('ZREVRANGE', DEAD, 0, tonumber(ARGV[1]) - 1, 'WITHSCORES')
+local out = {}
+for i = 1, #rows, 2 do
+  local u = rows[i]
+  out[#out + 1] = u
+  out[#out + 1] = rows[i + 1]
+  out[#out + 1] = redis.call('HGET', ERRORS, u) or ''
+  out[#out + 1] = redis.call('HGET', ATTEMPTS, u) or '0'
+end
+return out
+`)
+
+// wakeCmd signals the idle consumers of a queue.
+//
+//	KEYS[1] wake LIST
+//	ARGV[1] token (the queue name), ARGV[2] most tokens kept, ARGV[3] TTL (ms)
+//
+// Reply: the list's length.
+var wakeCmd = redis.NewScript(`
+redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('LTRIM', KEYS[1], -tonumber(ARGV[2]), -1)
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return redis.call('LLEN', KEYS[1])
+`)

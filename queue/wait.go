@@ -1,0 +1,189 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// sweepPolls is how many idle_poll periods an idle consumer goes without
+// looking at a queue it has no news of (no wake token, no retry or lease
+// due): a safety net for a lost wake token.
+const sweepPolls = 10
+
+// rr spreads the first queue ClaimAny looks at over calls.
+var rr atomic.Uint64
+
+// ErrNoQueues is returned by ClaimAny given no queues, or queues that do
+// not share one Redis client and key prefix.
+var ErrNoQueues = errors.New("queue: ClaimAny needs queues on one client and prefix")
+
+// ClaimAny lets one consumer serve several source queues: it claims up to
+// n URLs for lease from the first queue that has work, starting with a
+// different queue each call (round-robin), and returns the queue they came
+// from. When all are empty it waits for all of them at once: one BLPOP on
+// their wake lists (signalled by Push, RequeueDead and reaping), for at
+// most idle_poll, looking again at a queue only when it is signalled, when
+// one of its retries or leases falls due, or every 10 × idle_poll as a
+// safety net. An idle consumer thus makes about one Redis call per
+// idle_poll however many queues it serves. It returns at least one URL, or
+// an error: ctx.Err() as soon as ctx ends. The queues must share one
+// client and key prefix; idle_poll is the first queue's.
+func ClaimAny(ctx context.Context, qs []*Queue, n int, lease time.Duration) (*Queue, []string, error) {
+	if len(qs) == 0 {
+		return nil, nil, fmt.Errorf("%w: none given", ErrNoQueues)
+	}
+	for _, q := range qs {
+		if q.err != nil {
+			return nil, nil, q.err
+		}
+		if q.c != qs[0].c || q.prefix != qs[0].prefix {
+			return nil, nil, fmt.Errorf("%w: %s and %s differ", ErrNoQueues, qs[0].name, q.name)
+		}
+	}
+	idle := qs[0].cfg.IdlePoll.D()
+	if idle <= 0 {
+		idle = time.Second
+	}
+	wakeKeys := make([]string, len(qs))
+	byKey := make(map[string]int, len(qs))
+	for i, q := range qs {
+		wakeKeys[i] = q.wakeKey()
+		byKey[wakeKeys[i]] = i
+	}
+	start := int(rr.Add(1) % uint64(len(qs)))
+	next := make([]time.Time, len(qs)) // when to look at qs[i] again (real time)
+	woken := false
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		now := time.Now()
+		for i := range qs {
+			k := (start + i) % len(qs)
+			if now.Before(next[k]) {
+				continue
+			}
+			q := qs[k]
+			r, err := q.claimOnce(ctx, n, lease)
+			if err != nil {
+				return nil, nil, err
+			}
+			if len(r.urls) > 0 {
+				// Another idle consumer may take what is left, which it
+				// has no news of unless it was just made claimable here or
+				// this consumer was woken for it.
+				if r.left > 0 && (woken || r.promoted > 0) {
+					q.wake(ctx)
+				}
+				return q, r.urls, nil
+			}
+			if r.more {
+				next[k] = time.Time{}
+				continue
+			}
+			look := now.Add(sweepPolls * idle)
+			if !r.next.IsZero() {
+				// r.next is in q's clock; wait the same span in real time.
+				if due := now.Add(r.next.Sub(q.now())); due.Before(look) {
+					look = due
+				}
+			}
+			next[k] = maxTime(look, now.Add(idle))
+		}
+		wait := idle
+		now = time.Now()
+		for k := range qs {
+			if d := next[k].Sub(now); d < wait {
+				wait = d
+			}
+		}
+		woken = false
+		if wait <= 0 {
+			continue
+		}
+		key, err := blpop(ctx, qs[0].c, wait, wakeKeys)
+		if err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return nil, nil, ctxErr
+			}
+			// Redis may be restarting: the next claim reports it if it
+			// stays away. Do not spin meanwhile.
+			qs[0].log.Debug("queue wait failed", "err", err)
+			if err := sleep(ctx, wait); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		if k, ok := byKey[key]; ok {
+			next[k] = time.Time{}
+			start = k
+			woken = true
+		}
+	}
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// blpop waits up to wait for a token on keys and returns the key it came
+// from ("" after the timeout). It returns as soon as ctx ends; the BLPOP
+// itself then runs out its (short) timeout in the background.
+func blpop(ctx context.Context, c redis.UniversalClient, wait time.Duration, keys []string) (string, error) {
+	type result struct {
+		key string
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		var v []string
+		var err error
+		if wait >= time.Second {
+			// go-redis allows the socket the BLPOP timeout on top of
+			// read_timeout only for its own whole-second BLPop.
+			v, err = c.BLPop(context.WithoutCancel(ctx), wait.Truncate(time.Second), keys...).Result()
+		} else {
+			args := make([]any, 0, len(keys)+2)
+			args = append(args, "blpop")
+			for _, k := range keys {
+				args = append(args, k)
+			}
+			args = append(args, strconv.FormatFloat(wait.Seconds(), 'f', 3, 64))
+			v, err = c.Do(context.WithoutCancel(ctx), args...).StringSlice()
+		}
+		if errors.Is(err, redis.Nil) {
+			err = nil
+		}
+		r := result{err: err}
+		if err == nil && len(v) == 2 {
+			r.key = v[0]
+		}
+		done <- r
+	}()
+	select {
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case r := <-done:
+		return r.key, r.err
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
