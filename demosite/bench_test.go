@@ -27,7 +27,7 @@ func BenchmarkServe(b *testing.B) {
 	for _, sm := range s.smIndex {
 		paths = append(paths, sm.path)
 	}
-	for off := 0; off < len(s.byID["news"].entries); off += apiPageSize {
+	for off := 0; off < len(s.byID["news"].public); off += apiPageSize {
 		paths = append(paths, "/api/list/news/"+strconv.Itoa(off)+"-20.html?callback=artiList")
 	}
 	for _, a := range s.Articles() {

@@ -38,7 +38,8 @@ type section struct {
 	listPath func(page int) string
 	artPath  func(a *article) string
 
-	entries []*article // public and private, newest first
+	entries []*article // public and private, newest first: the list pages
+	public  []*article // public only, newest first: feeds, sitemaps, API
 	pages   int        // number of list pages (at least 1)
 }
 
@@ -242,6 +243,11 @@ func generate(w wordLists, secs []*section, opts Options) (public, private []*ar
 	for _, sec := range secs {
 		slices.SortFunc(sec.entries, newestFirst)
 		sec.pages = max(1, (len(sec.entries)+pageSize-1)/pageSize)
+		for _, a := range sec.entries {
+			if !a.private {
+				sec.public = append(sec.public, a)
+			}
+		}
 	}
 	slices.SortFunc(public, newestFirst)
 	slices.SortFunc(private, newestFirst)

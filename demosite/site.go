@@ -246,13 +246,8 @@ func (s *Site) home(w http.ResponseWriter, r *http.Request) {
 	v := homeView{common: common{Nav: s.nav(nil)}}
 	for _, sec := range s.sections {
 		b := homeBlock{ID: sec.id, Name: sec.name, Path: sec.listPath(1)}
-		for _, a := range sec.entries {
-			if len(b.Items) == 5 {
-				break
-			}
-			if !a.private {
-				b.Items = append(b.Items, sec.listItem(a))
-			}
+		for _, a := range sec.public[:min(5, len(sec.public))] {
+			b.Items = append(b.Items, sec.listItem(a))
 		}
 		v.Blocks = append(v.Blocks, b)
 	}
@@ -368,10 +363,7 @@ func (s *Site) article(w http.ResponseWriter, r *http.Request, a *article) {
 // feedItems lists a section's public articles for a feed.
 func feedItems(base string, sec *section, date func(time.Time) string) []feedItem {
 	var items []feedItem
-	for _, a := range sec.entries {
-		if a.private {
-			continue
-		}
+	for _, a := range sec.public {
 		items = append(items, feedItem{
 			Title: a.title, Link: base + a.path, ID: "urn:demonews:article:" + a.id,
 			Date: date(a.post), Author: a.author, Category: sec.name, Summary: a.summary,
@@ -416,10 +408,7 @@ func (s *Site) buildSitemaps() {
 	s.smIndex = append(s.smIndex, news)
 	s.sitemaps[news.path] = news
 	cutoff := s.opts.Now.Add(-newsSitemapWindow)
-	for _, a := range sec.entries { // newest first, so days come in order
-		if a.private {
-			continue
-		}
+	for _, a := range sec.public { // newest first, so days come in order
 		if !a.post.Before(cutoff) {
 			news.articles = append(news.articles, a)
 			continue
@@ -515,7 +504,7 @@ func (s *Site) listAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	base, sec := baseURL(r), s.byID["news"]
 	items := []apiItem{}
-	for _, a := range sec.entries[min(offset, len(sec.entries)):min(offset+limit, len(sec.entries))] {
+	for _, a := range sec.public[min(offset, len(sec.public)):min(offset+limit, len(sec.public))] {
 		ptime := sec.timeText(a.post)
 		items = append(items, apiItem{
 			DocID: a.id, Title: a.title, Digest: a.summary, URL: base + a.path,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"image/png"
 	"net/http"
 	"slices"
@@ -620,6 +621,35 @@ func TestWordListsEncodeInGBK(t *testing.T) {
 				}
 				rest = rest[j+1:]
 			}
+		}
+	}
+}
+
+func TestConcurrentRequests(t *testing.T) {
+	s, srv := serve(t, Options{Articles: 240, Now: testNow, Seed: 4})
+	as := s.Articles()
+	errs := make(chan error, 8)
+	for w := range 8 {
+		go func() {
+			for i := w; i < len(as); i += 8 {
+				resp, err := srv.Client().Get(srv.URL + as[i].Path)
+				if err == nil {
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusOK {
+						err = fmt.Errorf("%s: status %d", as[i].Path, resp.StatusCode)
+					}
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
 		}
 	}
 }

@@ -92,7 +92,7 @@ func (s *Site) Sources(baseURL string) []config.Source {
 			src.TimeLayouts = []string{"2006年01月02日 15:04:05"}
 			src.TimeZone = shanghai
 		case "news":
-			n := s.publicCount(sec)
+			n := len(sec.public)
 			src.Kind = "jsonp"
 			src.URLs = []string{fmt.Sprintf("%s/api/list/news/{offset}-%d.html?callback=%s", base, apiPageSize, jsonpCallback)}
 			src.JSON = config.JSONList{
@@ -157,13 +157,3 @@ const (
 
 // apiPageSize is the limit Sources asks the JSONP API for per request.
 const apiPageSize = 20
-
-func (s *Site) publicCount(sec *section) int {
-	n := 0
-	for _, a := range sec.entries {
-		if !a.private {
-			n++
-		}
-	}
-	return n
-}
