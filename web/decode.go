@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // decodeJSON reads the request body into v strictly: at most
@@ -51,6 +52,7 @@ func jsonError(err error) error {
 		mbe *http.MaxBytesError
 		se  *json.SyntaxError
 		te  *json.UnmarshalTypeError
+		pe  *time.ParseError
 	)
 	switch {
 	case errors.As(err, &mbe):
@@ -67,6 +69,8 @@ func jsonError(err error) error {
 			return errorf(http.StatusBadRequest, CodeBadJSON, "request body must be a JSON object, got %s", te.Value)
 		}
 		return errorf(http.StatusBadRequest, CodeInvalid, "field %q must be %s, got %s", field, kindName(te.Type.Kind().String()), te.Value)
+	case errors.As(err, &pe):
+		return errorf(http.StatusBadRequest, CodeInvalid, "times must be RFC 3339, such as \"2025-06-01T08:00:00Z\", got %q", pe.Value)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		return errorf(http.StatusBadRequest, CodeUnknownField, "unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
 	}

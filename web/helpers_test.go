@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/newsrank/newsrank/board"
 	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/clock"
@@ -52,10 +54,23 @@ var testNow = time.Date(2025, 6, 3, 12, 0, 0, 0, time.UTC)
 
 type envOption func(*config.Config)
 
+// quietRedis drops go-redis's own log lines ("failed to dial ...") that
+// the Redis-down tests provoke on purpose.
+type quietRedis struct{}
+
+func (quietRedis) Printf(context.Context, string, ...any) {}
+
+func init() { redis.SetLogger(quietRedis{}) }
+
 func newEnv(t testing.TB, opts ...envOption) *testEnv {
 	t.Helper()
+	return newEnvOn(t, redistest.Start(t), opts...)
+}
+
+// newEnvOn builds the environment on a redis-server the test started.
+func newEnvOn(t testing.TB, rs *redistest.Server, opts ...envOption) *testEnv {
+	t.Helper()
 	ctx := context.Background()
-	rs := redistest.Start(t)
 	cfg := config.DefaultConfig()
 	cfg.Redis = rs.Config()
 	cfg.Redis.MaxRetries = 1
@@ -87,6 +102,9 @@ func newEnv(t testing.TB, opts ...envOption) *testEnv {
 // buildEnv wires the parts on client c (a redis-server or the embedded one).
 func buildEnv(t testing.TB, c *rdb.Client, cfg config.Config, log *slog.Logger) *testEnv {
 	t.Helper()
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
 	e := &testEnv{t: t, rdb: c, clock: clock.NewFake(testNow), cfg: cfg, release: make(chan struct{})}
 	var err error
 	if e.store, err = news.New(c, c.Prefix, cfg.News, news.WithClock(e.clock), news.WithLogger(log)); err != nil {

@@ -42,6 +42,7 @@ type voteView struct {
 
 // itemView is an article in a list.
 type itemView struct {
+	Rank                   int
 	ID, Title, URL, Source string
 	PostTime               time.Time
 	Comments               int64
@@ -57,6 +58,9 @@ type listView struct {
 	Base        string
 	Empty       string
 	Now         time.Time
+	// Main marks the page's main list: it carries the anchors (#a-<id>)
+	// and the ranks.
+	Main bool
 }
 
 // votesText shows a vote count: whole numbers as such, fractions (from
@@ -74,8 +78,8 @@ func (s *Server) voteView(p page, it news.Item) voteView {
 
 func (s *Server) listView(p page, np news.Page, base, group, empty string) listView {
 	lv := listView{First: (np.Page-1)*np.Size + 1, Page: np.Page, Pages: np.Pages, Group: group, Base: base, Empty: empty, Now: p.Now}
-	for _, it := range np.Items {
-		lv.Items = append(lv.Items, itemView{ID: it.ID, Title: it.Title, URL: it.URL, Source: it.Source,
+	for i, it := range np.Items {
+		lv.Items = append(lv.Items, itemView{Rank: lv.First + i, ID: it.ID, Title: it.Title, URL: it.URL, Source: it.Source,
 			PostTime: it.PostTime, Comments: it.Comments, Vote: s.voteView(p, it)})
 	}
 	return lv
@@ -155,6 +159,7 @@ func (s *Server) listPage(w http.ResponseWriter, r *http.Request, o news.Order) 
 		empty = "No articles in group " + group + "."
 	}
 	v := homeView{Main: s.listView(p, np, base, group, empty)}
+	v.Main.Main = true
 	if o == news.ByScore {
 		side, err := s.list(ctx, group, news.ByTime, 1, sideSize)
 		if err != nil {

@@ -39,6 +39,7 @@ var templateFuncs = template.FuncMap{
 	"host":     host,
 	"query":    query,
 	"runClass": runClass,
+	"plural":   func(n int64, unit string) string { return plural(int(n), unit) },
 }
 
 func newPageRenderer() (*pageRenderer, error) {
