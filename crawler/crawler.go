@@ -1,0 +1,237 @@
+// Package crawler is newsrank's producer/consumer crawler (seed 004, built
+// properly). The producer walks each configured source — HTML list pages,
+// RSS/Atom feeds, sitemaps, JSON/JSONP list APIs — and pushes canonical
+// article URLs to that source's Redis queue (package queue), with the
+// fields the list carried for each item. Consumers claim URLs from all the
+// queues, fetch the article page with colly, extract an article (per-source
+// CSS selectors, then JSON-LD, OpenGraph and the usual <meta>/<time>/<title>
+// fallbacks), merge it with the list item's fields and hand it to the news
+// store, then acknowledge the URL. A failed page is retried with backoff
+// or sent to the dead letters, with a reason.
+//
+// # Keyspace
+//
+// Besides the queue's own keys, the crawler keeps one key per queued URL
+// whose list item carried fields:
+//
+//	<prefix>{q:<source>}:item:<h>  STRING  JSON of the list item's fields; expires crawler.item_ttl
+//
+// where <h> is the first 8 bytes of SHA-256(canonical URL) in hex. The key
+// carries the queue's hash tag, so a consumer reads a claimed batch's items
+// with one MGET on any Redis deployment, Cluster included. It is written
+// before the URL is pushed (a consumer never claims a URL whose fields are
+// not there yet) and deleted when the URL is acknowledged or dead; the TTL
+// cleans up after URLs that were already done or whose consumer died.
+//
+// # Politeness
+//
+// robots.txt is obeyed by default (cached per host for crawler.robots_ttl,
+// Crawl-delay honoured), at most crawler.per_host_parallelism requests run
+// at once per host, request starts to one host are spaced by
+// crawler.delay plus a random 0..crawler.jitter, and crawler.workers
+// bounds all fetches at once.
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/internal/clock"
+	"github.com/newsrank/newsrank/news"
+	"github.com/newsrank/newsrank/queue"
+)
+
+// Store is where the crawler puts articles: *news.Store.
+type Store interface {
+	Ingest(ctx context.Context, a news.Article) (news.IngestResult, error)
+}
+
+// ErrUnknownSource is returned for a source name that is not configured.
+var ErrUnknownSource = errors.New("unknown source")
+
+// ErrNoSources is returned when there is nothing to crawl.
+var ErrNoSources = errors.New("no sources configured (crawler.sources)")
+
+// Crawler runs the producer and the consumers of the configured sources.
+// It is safe for concurrent use; Produce, Consume and RunOnce may run at
+// the same time (and in several processes).
+type Crawler struct {
+	cfg     config.Crawler
+	qcfg    config.Queue
+	rdb     redis.UniversalClient
+	prefix  string
+	store   Store
+	log     *slog.Logger
+	clock   clock.Clock
+	qopts   []queue.Option
+	tr      http.RoundTripper
+	sources []*source
+	fetch   *fetcher
+}
+
+// source is one configured source, compiled.
+type source struct {
+	cfg     config.Source
+	rules   *Rules
+	links   selector
+	next    selector
+	allowed []string
+	queue   *queue.Queue
+	// items: the kind's list items carry fields (feeds, sitemaps, APIs).
+	items bool
+}
+
+// Option configures a Crawler.
+type Option func(*Crawler)
+
+// WithLogger sets the logger (default slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(c *Crawler) { c.log = l } }
+
+// WithClock sets the clock for crawl times (default clock.Real); it is
+// passed on to the queues.
+func WithClock(k clock.Clock) Option { return func(c *Crawler) { c.clock = k } }
+
+// WithTransport sets the HTTP transport (default: a tuned clone of
+// http.DefaultTransport).
+func WithTransport(rt http.RoundTripper) Option { return func(c *Crawler) { c.tr = rt } }
+
+// WithQueueOptions adds options for the per-source queues.
+func WithQueueOptions(opts ...queue.Option) Option {
+	return func(c *Crawler) { c.qopts = append(c.qopts, opts...) }
+}
+
+// New builds a crawler for cfg's sources on rdb (keys under prefix, config
+// redis.key_prefix), handing articles to store. It fails on a source that
+// does not compile (bad selector, unknown time zone).
+func New(cfg config.Crawler, qcfg config.Queue, rdb redis.UniversalClient, prefix string, store Store, opts ...Option) (*Crawler, error) {
+	if rdb == nil {
+		return nil, errors.New("crawler: nil redis client")
+	}
+	if store == nil {
+		return nil, errors.New("crawler: nil store")
+	}
+	c := &Crawler{cfg: cfg, qcfg: qcfg, rdb: rdb, prefix: prefix, store: store, log: slog.Default(), clock: clock.Real{}}
+	for _, o := range opts {
+		o(c)
+	}
+	if c.tr == nil {
+		c.tr = newTransport(cfg)
+	}
+	c.qopts = append([]queue.Option{queue.WithClock(c.clock), queue.WithLogger(c.log)}, c.qopts...)
+	for i, sc := range cfg.Sources {
+		s, err := c.compile(sc)
+		if err != nil {
+			return nil, fmt.Errorf("crawler.sources[%d]: %w", i, err)
+		}
+		c.sources = append(c.sources, s)
+	}
+	var robots *robotsCache
+	if cfg.ObeyRobots {
+		rc := &http.Client{Transport: c.tr, Timeout: cfg.RequestTimeout.D()}
+		robots = newRobotsCache(rc, cfg.UserAgent, cfg.RobotsTTL.D(), c.clock.Now)
+	}
+	c.fetch = newFetcher(cfg.UserAgent, cfg.RequestTimeout.D(), int64(cfg.MaxBodySize), cfg.MaxRedirects, c.tr,
+		robots, newHostLimiter(cfg.PerHostParallelism, cfg.Delay.D(), cfg.Jitter.D()))
+	return c, nil
+}
+
+// newTransport keeps enough idle connections per host for the workers.
+func newTransport(cfg config.Crawler) *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = max(100, 4*cfg.Workers)
+	t.MaxIdleConnsPerHost = max(cfg.Workers, cfg.PerHostParallelism, 2)
+	t.DialContext = (&net.Dialer{Timeout: min(cfg.RequestTimeout.D(), 30*time.Second), KeepAlive: 30 * time.Second}).DialContext
+	t.ResponseHeaderTimeout = cfg.RequestTimeout.D()
+	return t
+}
+
+func (c *Crawler) compile(sc config.Source) (*source, error) {
+	if err := queue.ValidName(sc.Name); err != nil {
+		return nil, fmt.Errorf("source %q: %w", sc.Name, err)
+	}
+	for _, g := range sc.Groups {
+		if err := news.ValidGroupName(g); err != nil {
+			return nil, fmt.Errorf("source %s: groups: %w", sc.Name, err)
+		}
+	}
+	rules, err := NewRules(sc)
+	if err != nil {
+		return nil, err
+	}
+	s := &source{cfg: sc, rules: rules, allowed: sc.AllowedDomains}
+	if s.links, err = compileSelector("link_selector", sc.LinkSelector); err != nil {
+		return nil, fmt.Errorf("source %s: %w", sc.Name, err)
+	}
+	if s.next, err = compileSelector("next_selector", sc.NextSelector); err != nil {
+		return nil, fmt.Errorf("source %s: %w", sc.Name, err)
+	}
+	if len(s.allowed) == 0 {
+		for _, raw := range sc.URLs {
+			probe := strings.NewReplacer("{page}", "1", "{offset}", "0").Replace(raw)
+			if u, err := url.Parse(probe); err == nil && u.Hostname() != "" && !slices.Contains(s.allowed, u.Hostname()) {
+				s.allowed = append(s.allowed, u.Hostname())
+			}
+		}
+	}
+	s.items = sc.Kind != "html"
+	s.queue = queue.New(c.rdb, c.prefix, sc.Name, c.qcfg, c.qopts...)
+	return s, nil
+}
+
+// Sources returns the configured source names, in config order.
+func (c *Crawler) Sources() []string {
+	names := make([]string, len(c.sources))
+	for i, s := range c.sources {
+		names[i] = s.cfg.Name
+	}
+	return names
+}
+
+// Queue returns the queue of the named source, or nil.
+func (c *Crawler) Queue(name string) *queue.Queue {
+	if s := c.source(name); s != nil {
+		return s.queue
+	}
+	return nil
+}
+
+func (c *Crawler) source(name string) *source {
+	for _, s := range c.sources {
+		if s.cfg.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// pick returns the named sources (all when names is empty).
+func (c *Crawler) pick(names []string) ([]*source, error) {
+	if len(c.sources) == 0 {
+		return nil, ErrNoSources
+	}
+	if len(names) == 0 {
+		return c.sources, nil
+	}
+	var out []*source
+	for _, n := range names {
+		s := c.source(n)
+		if s == nil {
+			return nil, fmt.Errorf("%w %q: configured sources are %s", ErrUnknownSource, n, strings.Join(c.Sources(), ", "))
+		}
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,556 @@
+package crawler
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/andybalholm/cascadia"
+
+	"github.com/newsrank/newsrank/config"
+)
+
+// Fields are the article fields a list item or an article page carries.
+// Zero values mean "not known"; Comments is nil when no count was seen
+// (zero comments is a count).
+type Fields struct {
+	Title    string    `json:"title,omitempty"`
+	PostTime time.Time `json:"post_time,omitzero"`
+	Source   string    `json:"source,omitempty"`
+	Summary  string    `json:"summary,omitempty"`
+	Image    string    `json:"image,omitempty"`
+	Comments *int64    `json:"comments,omitempty"`
+}
+
+// empty reports whether no field is known.
+func (f Fields) empty() bool {
+	return f.Title == "" && f.PostTime.IsZero() && f.Source == "" && f.Summary == "" &&
+		f.Image == "" && f.Comments == nil
+}
+
+// or fills the unknown fields of f from g.
+func (f Fields) or(g Fields) Fields {
+	if f.Title == "" {
+		f.Title = g.Title
+	}
+	if f.PostTime.IsZero() {
+		f.PostTime = g.PostTime
+	}
+	if f.Source == "" {
+		f.Source = g.Source
+	}
+	if f.Summary == "" {
+		f.Summary = g.Summary
+	}
+	if f.Image == "" {
+		f.Image = g.Image
+	}
+	if f.Comments == nil {
+		f.Comments = g.Comments
+	}
+	return f
+}
+
+// Page is what Extract read from an article page.
+type Page struct {
+	// Rule holds the fields read with the source's own selectors.
+	Rule Fields
+	// Fallback holds the fields read from what pages commonly carry:
+	// JSON-LD NewsArticle, OpenGraph, article:published_time,
+	// <time datetime>, <h1>, <title>.
+	Fallback Fields
+	// Canonical is the page's declared canonical URL (<link
+	// rel=canonical> or og:url), absolute, or "".
+	Canonical string
+	// BodyLen is the length in characters of the body text.
+	BodyLen int
+	// Charset is the charset the page was decoded from.
+	Charset string
+}
+
+// Merge combines the page with the fields of its list item: the source's
+// selectors win (the user asked for them), then the list item (structured
+// data from the site's own API or feed), then the generic fallbacks.
+func (p Page) Merge(item Fields) Fields {
+	return p.Rule.or(item).or(p.Fallback)
+}
+
+// Rules is the compiled extraction configuration of one source.
+type Rules struct {
+	title, postTime, source, summary, image, comments, body selector
+	layouts                                                 []string
+	loc                                                     *time.Location
+	charset                                                 string
+}
+
+// selector is a compiled "css" or "css@attr" rule; the zero value selects
+// nothing.
+type selector struct {
+	css  cascadia.Selector
+	attr string
+}
+
+func compileSelector(field, s string) (selector, error) {
+	if s == "" {
+		return selector{}, nil
+	}
+	css, attr := config.SplitSelector(s)
+	c, err := cascadia.Compile(css)
+	if err != nil {
+		return selector{}, fmt.Errorf("%s: bad CSS selector %q: %w", field, css, err)
+	}
+	return selector{css: c, attr: attr}, nil
+}
+
+// NewRules compiles the extraction rules of a source.
+func NewRules(src config.Source) (*Rules, error) {
+	r := &Rules{layouts: src.TimeLayouts, loc: time.UTC, charset: src.Charset}
+	if src.TimeZone != "" {
+		loc, err := time.LoadLocation(src.TimeZone)
+		if err != nil {
+			return nil, fmt.Errorf("source %s: time_zone: %w", src.Name, err)
+		}
+		r.loc = loc
+	}
+	for _, f := range []struct {
+		name string
+		sel  string
+		dst  *selector
+	}{
+		{"title", src.Extract.Title, &r.title},
+		{"post_time", src.Extract.PostTime, &r.postTime},
+		{"source", src.Extract.Source, &r.source},
+		{"summary", src.Extract.Summary, &r.summary},
+		{"image", src.Extract.Image, &r.image},
+		{"comments", src.Extract.Comments, &r.comments},
+		{"body", src.Extract.Body, &r.body},
+	} {
+		s, err := compileSelector(f.name, f.sel)
+		if err != nil {
+			return nil, fmt.Errorf("source %s: extract.%s", src.Name, err)
+		}
+		*f.dst = s
+	}
+	return r, nil
+}
+
+// ParseTime reads a time with the source's layouts and zone.
+func (r *Rules) ParseTime(s string) (time.Time, bool) { return ParseTime(s, r.layouts, r.loc) }
+
+// Extract reads an article page. body is the raw response body,
+// contentType its Content-Type header (its charset, if any, wins), and
+// pageURL the URL it was fetched from (relative links resolve against it).
+// The source's forced charset, if any, wins over both. Extract never
+// fails on broken HTML; it fails only when the body cannot be decoded.
+func Extract(body []byte, contentType, pageURL string, r *Rules) (Page, error) {
+	var (
+		text []byte
+		name string
+		err  error
+	)
+	if r.charset != "" {
+		text, err = DecodeWith(body, r.charset)
+		name = r.charset
+	} else {
+		text, name, err = DecodeHTML(body, contentType)
+	}
+	if err != nil {
+		return Page{}, err
+	}
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(text))
+	if err != nil {
+		return Page{}, fmt.Errorf("parse html: %w", err)
+	}
+	base, _ := url.Parse(pageURL)
+	p := Page{Charset: name}
+
+	p.Rule = Fields{
+		Title:   r.title.text(doc),
+		Source:  r.source.text(doc),
+		Summary: r.summary.text(doc),
+		Image:   absURL(base, r.image.text(doc)),
+	}
+	if s := r.postTime.text(doc); s != "" {
+		p.Rule.PostTime, _ = r.ParseTime(s)
+	}
+	if s := r.comments.text(doc); s != "" {
+		if n, ok := ParseCount(s); ok {
+			p.Rule.Comments = &n
+		}
+	}
+
+	ld := findJSONLD(doc)
+	p.Fallback = ld.fields(r)
+	p.Fallback.Image = absURL(base, p.Fallback.Image)
+	p.Fallback = p.Fallback.or(metaFields(doc, base, r))
+
+	p.Canonical = absURL(base, attr(doc.Find(`link[rel~="canonical"]`).First(), "href"))
+	if p.Canonical == "" {
+		p.Canonical = absURL(base, metaContent(doc, `meta[property="og:url"]`))
+	}
+
+	switch {
+	case r.body.css != nil:
+		p.BodyLen = textLen(r.body.selectAll(doc))
+	case ld.body != "":
+		p.BodyLen = utf8.RuneCountInString(collapse(ld.body))
+	default:
+		p.BodyLen = fallbackBodyLen(doc)
+	}
+	return p, nil
+}
+
+// text returns the first match's text (whitespace collapsed) or attribute.
+func (s selector) text(doc *goquery.Document) string {
+	if s.css == nil {
+		return ""
+	}
+	sel := doc.FindMatcher(s.css).First()
+	if sel.Length() == 0 {
+		return ""
+	}
+	if s.attr != "" {
+		return strings.TrimSpace(attr(sel, s.attr))
+	}
+	return collapse(sel.Text())
+}
+
+func (s selector) selectAll(doc *goquery.Document) *goquery.Selection {
+	return doc.FindMatcher(s.css)
+}
+
+func attr(s *goquery.Selection, name string) string {
+	v, _ := s.Attr(name)
+	return strings.TrimSpace(v)
+}
+
+func metaContent(doc *goquery.Document, css string) string {
+	return attr(doc.Find(css).First(), "content")
+}
+
+// metaFields reads OpenGraph, article:published_time and other common
+// <meta> tags, <time datetime>, <h1> and <title>.
+func metaFields(doc *goquery.Document, base *url.URL, r *Rules) Fields {
+	var f Fields
+	f.Title = firstNonEmpty(
+		metaContent(doc, `meta[property="og:title"]`),
+		metaContent(doc, `meta[name="twitter:title"]`),
+		collapse(doc.Find("article h1").First().Text()),
+		collapse(doc.Find("h1").First().Text()),
+		collapse(doc.Find("title").First().Text()),
+	)
+	for _, s := range []string{
+		metaContent(doc, `meta[property="article:published_time"]`),
+		metaContent(doc, `meta[name="article:published_time"]`),
+		metaContent(doc, `meta[itemprop="datePublished"]`),
+		metaContent(doc, `meta[property="og:published_time"]`),
+		metaContent(doc, `meta[name="pubdate"], meta[name="publishdate"], meta[name="PubDate"], meta[name="publish-date"], meta[name="publish_date"]`),
+		metaContent(doc, `meta[name="dc.date"], meta[name="DC.date"], meta[name="DC.date.issued"], meta[name="dcterms.created"]`),
+		attr(doc.Find(`time[itemprop="datePublished"], time[pubdate]`).First(), "datetime"),
+		attr(doc.Find(`article time[datetime]`).First(), "datetime"),
+		attr(doc.Find(`time[datetime]`).First(), "datetime"),
+	} {
+		if s == "" {
+			continue
+		}
+		if t, ok := r.ParseTime(s); ok {
+			f.PostTime = t
+			break
+		}
+	}
+	f.Summary = firstNonEmpty(
+		metaContent(doc, `meta[property="og:description"]`),
+		metaContent(doc, `meta[name="twitter:description"]`),
+		metaContent(doc, `meta[name="description"]`),
+	)
+	f.Image = absURL(base, firstNonEmpty(
+		metaContent(doc, `meta[property="og:image"]`),
+		metaContent(doc, `meta[property="og:image:url"]`),
+		metaContent(doc, `meta[name="twitter:image"]`),
+	))
+	return f
+}
+
+// fallbackBodyLen measures the body text without a selector: the
+// articleBody element, else <article>, else the paragraphs of the page.
+func fallbackBodyLen(doc *goquery.Document) int {
+	for _, css := range []string{`[itemprop="articleBody"]`, "article"} {
+		if s := doc.Find(css); s.Length() > 0 {
+			return textLen(s.First())
+		}
+	}
+	return textLen(doc.Find("body p"))
+}
+
+// textLen is the length in characters of the selection's text with runs
+// of whitespace counted as one space.
+func textLen(s *goquery.Selection) int {
+	n := 0
+	s.Each(func(_ int, e *goquery.Selection) {
+		if n > 0 {
+			n++
+		}
+		n += utf8.RuneCountInString(collapse(e.Text()))
+	})
+	return n
+}
+
+// collapse trims s and folds runs of white space into one space.
+func collapse(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// absURL resolves ref against base; it returns "" for an empty or
+// unusable reference and for schemes other than http(s).
+func absURL(base *url.URL, ref string) string {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return ""
+	}
+	u, err := url.Parse(ref)
+	if err != nil {
+		return ""
+	}
+	if base != nil {
+		u = base.ResolveReference(u)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return ""
+	}
+	return u.String()
+}
+
+// countRe finds a count such as "1,234", "1.2万" or "3.4k" inside text.
+var countRe = regexp.MustCompile(`(\d[\d,]*(?:\.\d+)?)\s*(万|千|亿|[kKmMwW])?`)
+
+// ParseCount reads a count from text such as "1,234", "评论(56)", "1.2万",
+// "3.4k" or a bare number. It reports false when the text holds none.
+func ParseCount(s string) (int64, bool) {
+	m := countRe.FindStringSubmatch(s)
+	if m == nil {
+		return 0, false
+	}
+	num := strings.ReplaceAll(m[1], ",", "")
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil {
+		return 0, false
+	}
+	switch m[2] {
+	case "万", "w", "W":
+		v *= 1e4
+	case "千", "k", "K":
+		v *= 1e3
+	case "m", "M":
+		v *= 1e6
+	case "亿":
+		v *= 1e8
+	}
+	if v > 1e15 {
+		return 0, false
+	}
+	return int64(v + 0.5), true
+}
+
+// jsonLD is the first JSON-LD object on the page that describes an
+// article.
+type jsonLD struct {
+	obj  map[string]any
+	body string
+}
+
+var articleTypes = map[string]bool{
+	"article": true, "newsarticle": true, "reportagenewsarticle": true, "analysisnewsarticle": true,
+	"opinionnewsarticle": true, "reviewnewsarticle": true, "backgroundnewsarticle": true,
+	"blogposting": true, "liveblogposting": true, "techarticle": true, "scholarlyarticle": true,
+	"socialmediaposting": true, "webpage": false,
+}
+
+func findJSONLD(doc *goquery.Document) jsonLD {
+	var found jsonLD
+	doc.Find(`script[type="application/ld+json"]`).EachWithBreak(func(_ int, s *goquery.Selection) bool {
+		dec := json.NewDecoder(strings.NewReader(s.Text()))
+		dec.UseNumber()
+		var v any
+		if dec.Decode(&v) != nil {
+			return true // broken JSON-LD: ignore it, as browsers do
+		}
+		if obj := findArticle(v, 0); obj != nil {
+			found.obj = obj
+			found.body, _ = obj["articleBody"].(string)
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// findArticle walks objects, arrays and @graph for an article object.
+func findArticle(v any, depth int) map[string]any {
+	if depth > 4 {
+		return nil
+	}
+	switch v := v.(type) {
+	case []any:
+		for _, e := range v {
+			if o := findArticle(e, depth+1); o != nil {
+				return o
+			}
+		}
+	case map[string]any:
+		if isArticleType(v["@type"]) {
+			return v
+		}
+		if g, ok := v["@graph"]; ok {
+			return findArticle(g, depth+1)
+		}
+	}
+	return nil
+}
+
+func isArticleType(t any) bool {
+	switch t := t.(type) {
+	case string:
+		t = strings.ToLower(t[strings.LastIndexAny(t, "/:")+1:])
+		return articleTypes[t]
+	case []any:
+		for _, e := range t {
+			if isArticleType(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (ld jsonLD) fields(r *Rules) Fields {
+	if ld.obj == nil {
+		return Fields{}
+	}
+	o := ld.obj
+	f := Fields{
+		Title:   collapse(firstNonEmpty(str(o["headline"]), str(o["name"]))),
+		Summary: collapse(str(o["description"])),
+		Image:   imageURL(o["image"], 0),
+		Source:  collapse(name(o["publisher"])),
+	}
+	for _, k := range []string{"datePublished", "dateCreated", "uploadDate"} {
+		if t, ok := r.ParseTime(str(o[k])); ok {
+			f.PostTime = t
+			break
+		}
+	}
+	if n, ok := number(o["commentCount"]); ok {
+		f.Comments = &n
+	} else if n, ok := commentStat(o["interactionStatistic"]); ok {
+		f.Comments = &n
+	}
+	return f
+}
+
+func str(v any) string {
+	switch v := v.(type) {
+	case string:
+		return strings.TrimSpace(v)
+	case json.Number:
+		return v.String()
+	case []any:
+		if len(v) > 0 {
+			return str(v[0])
+		}
+	}
+	return ""
+}
+
+// name reads a schema.org Organization/Person (or a list or a string).
+func name(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case map[string]any:
+		return str(v["name"])
+	case []any:
+		if len(v) > 0 {
+			return name(v[0])
+		}
+	}
+	return ""
+}
+
+func imageURL(v any, depth int) string {
+	if depth > 3 {
+		return ""
+	}
+	switch v := v.(type) {
+	case string:
+		return strings.TrimSpace(v)
+	case map[string]any:
+		return firstNonEmpty(str(v["url"]), str(v["contentUrl"]))
+	case []any:
+		for _, e := range v {
+			if u := imageURL(e, depth+1); u != "" {
+				return u
+			}
+		}
+	}
+	return ""
+}
+
+func number(v any) (int64, bool) {
+	switch v := v.(type) {
+	case json.Number:
+		if n, err := v.Int64(); err == nil && n >= 0 {
+			return n, true
+		}
+		if f, err := v.Float64(); err == nil && f >= 0 && f < 1e15 {
+			return int64(f), true
+		}
+	case string:
+		return ParseCount(v)
+	case float64:
+		if v >= 0 && v < 1e15 {
+			return int64(v), true
+		}
+	}
+	return 0, false
+}
+
+// commentStat reads interactionStatistic entries of type CommentAction.
+func commentStat(v any) (int64, bool) {
+	var stats []any
+	switch v := v.(type) {
+	case []any:
+		stats = v
+	case map[string]any:
+		stats = []any{v}
+	}
+	for _, s := range stats {
+		m, ok := s.(map[string]any)
+		if !ok {
+			continue
+		}
+		t := m["interactionType"]
+		if tm, ok := t.(map[string]any); ok {
+			t = tm["@type"]
+		}
+		if ts, ok := t.(string); ok && strings.HasSuffix(strings.ToLower(ts), "commentaction") {
+			return number(m["userInteractionCount"])
+		}
+	}
+	return 0, false
+}

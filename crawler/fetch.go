@@ -1,0 +1,353 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+)
+
+// Failure reasons, used in FetchError.Reason, dead letters and the
+// metrics.PagesFailed reason label.
+const (
+	ReasonHTTP404          = "http_404"
+	ReasonHTTP410          = "http_410"
+	ReasonHTTP429          = "http_429"
+	ReasonHTTP5xx          = "http_5xx"
+	ReasonHTTP4xx          = "http_4xx" // other client errors (401, 403, ...): not retried
+	ReasonHTTPStatus       = "http_status"
+	ReasonTimeout          = "timeout"
+	ReasonConn             = "conn"
+	ReasonRobots           = "robots"
+	ReasonRobotsFailed     = "robots_unavailable"
+	ReasonNotHTML          = "not_html"
+	ReasonTooLarge         = "too_large"
+	ReasonNoTitle          = "no_title"
+	ReasonTooManyRedirects = "too_many_redirects"
+	ReasonOffsite          = "offsite_redirect"
+	ReasonBadURL           = "bad_url"
+	ReasonDecode           = "decode"
+	ReasonBadList          = "bad_list"
+	ReasonStore            = "store"
+)
+
+// FetchError is a page that could not be fetched or read: why, and
+// whether trying again later may help.
+type FetchError struct {
+	URL       string
+	Reason    string // one of the Reason constants
+	Status    int    // HTTP status, when there was a response
+	Retryable bool
+	// RetryAfter is the server's Retry-After, if it sent one.
+	RetryAfter time.Duration
+	Err        error
+}
+
+func (e *FetchError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.URL, e.Reason, e.Err)
+	}
+	return fmt.Sprintf("%s: %s", e.URL, e.Reason)
+}
+
+func (e *FetchError) Unwrap() error { return e.Err }
+
+// Sentinel errors inside FetchError.Err.
+var (
+	// ErrTooLarge is a body over crawler.max_body_size.
+	ErrTooLarge = errors.New("body larger than max_body_size")
+	// ErrRobots is a URL robots.txt disallows.
+	ErrRobots = errors.New("disallowed by robots.txt")
+	// ErrTooManyRedirects is a redirect chain over crawler.max_redirects.
+	ErrTooManyRedirects = errors.New("too many redirects")
+	// ErrOffsite is a redirect to a host outside the source's allowed
+	// domains.
+	ErrOffsite = errors.New("redirect off the allowed domains")
+	// ErrNotHTML is an article response whose content type is not HTML.
+	ErrNotHTML = errors.New("content type is not HTML")
+	// ErrNoTitle is an article page with no title anywhere.
+	ErrNoTitle = errors.New("page has no title")
+)
+
+// response is a fetched page.
+type response struct {
+	url         string // final URL, after redirects
+	status      int
+	contentType string // the charset parameter says utf-8 when colly decoded the body
+	body        []byte
+}
+
+// fetchReq describes one fetch.
+type fetchReq struct {
+	url     string
+	allowed []string // allowed domains (redirects must stay inside)
+	charset string   // forced charset ("" = header, then <meta>)
+	accept  func(mediaType string) bool
+}
+
+// fetcher fetches pages with colly: robots.txt, per-host politeness,
+// timeouts, redirect and body-size limits, and an error with a reason for
+// every way a fetch fails.
+type fetcher struct {
+	base         *colly.Collector
+	maxBody      int64
+	maxRedirects int
+	robots       *robotsCache // nil: robots.txt is not obeyed
+	hosts        *hostLimiter
+}
+
+type fetchKey struct{}
+
+// fetchState travels in the request context, so the collector-wide
+// redirect handler can see which fetch a redirect belongs to.
+type fetchState struct {
+	req         fetchReq
+	status      int
+	retryAfter  time.Duration
+	contentType string
+	abort       *FetchError
+}
+
+func newFetcher(ua string, timeout time.Duration, maxBody int64, maxRedirects int, transport http.RoundTripper,
+	robots *robotsCache, hosts *hostLimiter) *fetcher {
+	c := colly.NewCollector()
+	// Set everything explicitly: NewCollector reads COLLY_* environment
+	// variables, and newsrank's behaviour comes from its config only.
+	c.UserAgent = ua
+	c.MaxBodySize = int(maxBody + 1) // one byte more, to see that a body is too large
+	c.AllowURLRevisit = true         // the queue dedups, not colly
+	c.IgnoreRobotsTxt = true         // robotsCache, with a TTL and Crawl-delay
+	c.ParseHTTPErrorResponse = true  // every status reaches our callbacks
+	c.DetectCharset = false          // Extract decodes from <meta> when headers are silent
+	c.AllowedDomains = nil
+	c.CacheDir = ""
+	c.MaxDepth = 0
+	c.Async = false
+	c.SetClient(&http.Client{Transport: transport, Timeout: timeout})
+	c.DisableCookies()
+	f := &fetcher{base: c, maxBody: maxBody, maxRedirects: maxRedirects, robots: robots, hosts: hosts}
+	c.SetRedirectHandler(f.checkRedirect)
+	return f
+}
+
+func (f *fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
+	st, _ := req.Context().Value(fetchKey{}).(*fetchState)
+	if len(via) > f.maxRedirects {
+		return &FetchError{URL: via[0].URL.String(), Reason: ReasonTooManyRedirects,
+			Err: fmt.Errorf("%w: more than %d", ErrTooManyRedirects, f.maxRedirects)}
+	}
+	if st != nil && !domainAllowed(req.URL.Hostname(), st.req.allowed) {
+		return &FetchError{URL: via[0].URL.String(), Reason: ReasonOffsite,
+			Err: fmt.Errorf("%w: to %s", ErrOffsite, req.URL)}
+	}
+	if f.robots != nil {
+		ok, _, err := f.robots.check(req.Context(), req.URL)
+		if err != nil {
+			return &FetchError{URL: via[0].URL.String(), Reason: ReasonRobotsFailed, Retryable: true, Err: err}
+		}
+		if !ok {
+			return &FetchError{URL: via[0].URL.String(), Reason: ReasonRobots,
+				Err: fmt.Errorf("%w: redirect to %s", ErrRobots, req.URL)}
+		}
+	}
+	return nil
+}
+
+// fetch GETs r.url. It returns a *FetchError for a failed page, or the
+// context's error when ctx ended.
+func (f *fetcher) fetch(ctx context.Context, r fetchReq) (*response, error) {
+	u, err := url.Parse(r.url)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, &FetchError{URL: r.url, Reason: ReasonBadURL, Err: fmt.Errorf("not an absolute http(s) URL")}
+	}
+	var crawlDelay time.Duration
+	if f.robots != nil {
+		ok, d, err := f.robots.check(ctx, u)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if re := (*robotsError)(nil); errors.As(err, &re) && re.status == 0 {
+				// The host is unreachable: say so rather than blame robots.txt.
+				return nil, classify(ctx, r.url, re.err)
+			}
+			return nil, &FetchError{URL: r.url, Reason: ReasonRobotsFailed, Retryable: true, Err: err}
+		}
+		if !ok {
+			return nil, &FetchError{URL: r.url, Reason: ReasonRobots, Err: ErrRobots}
+		}
+		crawlDelay = d
+	}
+	release, err := f.hosts.acquire(ctx, u.Host, crawlDelay)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+
+	st := &fetchState{req: r}
+	var resp *response
+	c := f.base.Clone()
+	c.Context = context.WithValue(ctx, fetchKey{}, st)
+	c.OnRequest(func(req *colly.Request) {
+		if r.charset != "" {
+			req.ResponseCharacterEncoding = r.charset
+		}
+	})
+	c.OnResponseHeaders(func(cr *colly.Response) {
+		st.status = cr.StatusCode
+		st.contentType = cr.Headers.Get("Content-Type")
+		if st.status < 200 || st.status > 299 {
+			st.retryAfter = retryAfter(cr.Headers.Get("Retry-After"), time.Now())
+			cr.Request.Abort() // the error page's body is not needed
+			return
+		}
+		mt, _, _ := mime.ParseMediaType(st.contentType)
+		if r.accept != nil && !r.accept(mt) {
+			st.abort = &FetchError{URL: r.url, Reason: ReasonNotHTML, Status: st.status,
+				Err: fmt.Errorf("%w: %q", ErrNotHTML, st.contentType)}
+			cr.Request.Abort()
+			return
+		}
+		if n, err := strconv.ParseInt(cr.Headers.Get("Content-Length"), 10, 64); err == nil && n > f.maxBody {
+			st.abort = &FetchError{URL: r.url, Reason: ReasonTooLarge, Status: st.status,
+				Err: fmt.Errorf("%w: Content-Length %d > %d", ErrTooLarge, n, f.maxBody)}
+			cr.Request.Abort()
+		}
+	})
+	c.OnResponse(func(cr *colly.Response) {
+		resp = &response{url: cr.Request.URL.String(), status: cr.StatusCode, contentType: st.contentType, body: cr.Body}
+	})
+	err = c.Request(http.MethodGet, r.url, nil, nil, nil)
+	switch {
+	case st.abort != nil:
+		return nil, st.abort
+	case st.status != 0 && (st.status < 200 || st.status > 299):
+		return nil, statusError(r.url, st.status, st.retryAfter)
+	case err != nil:
+		return nil, classify(ctx, r.url, err)
+	case resp == nil:
+		return nil, &FetchError{URL: r.url, Reason: ReasonConn, Retryable: true, Err: errors.New("no response")}
+	}
+	if int64(len(resp.body)) > f.maxBody {
+		return nil, &FetchError{URL: r.url, Reason: ReasonTooLarge, Status: resp.status,
+			Err: fmt.Errorf("%w: more than %d bytes", ErrTooLarge, f.maxBody)}
+	}
+	if r.charset != "" || hasCharset(resp.contentType) {
+		// colly decoded the body to UTF-8 (the forced or declared charset).
+		mt, _, _ := mime.ParseMediaType(resp.contentType)
+		if mt == "" {
+			mt = "text/html"
+		}
+		resp.contentType = mt + "; charset=utf-8"
+	}
+	return resp, nil
+}
+
+// statusError maps an HTTP status to a failure: 404 and 410 are final,
+// 429, 5xx and 408 are retried (after Retry-After, if given), other 4xx
+// are final.
+func statusError(u string, status int, after time.Duration) *FetchError {
+	e := &FetchError{URL: u, Status: status, RetryAfter: after, Err: fmt.Errorf("HTTP %d %s", status, http.StatusText(status))}
+	switch {
+	case status == http.StatusNotFound:
+		e.Reason = ReasonHTTP404
+	case status == http.StatusGone:
+		e.Reason = ReasonHTTP410
+	case status == http.StatusTooManyRequests:
+		e.Reason, e.Retryable = ReasonHTTP429, true
+	case status >= 500:
+		e.Reason, e.Retryable = ReasonHTTP5xx, true
+	case status == http.StatusRequestTimeout || status == http.StatusTooEarly:
+		e.Reason, e.Retryable = ReasonTimeout, true
+	case status >= 400:
+		e.Reason = ReasonHTTP4xx
+	case status >= 300 && status < 400:
+		e.Reason = ReasonTooManyRedirects // a redirect without a usable Location
+	default:
+		e.Reason = ReasonHTTPStatus
+	}
+	return e
+}
+
+// classify turns a transport error into a FetchError (or ctx's error).
+func classify(ctx context.Context, u string, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var fe *FetchError
+	if errors.As(err, &fe) {
+		return fe
+	}
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return &FetchError{URL: u, Reason: ReasonTimeout, Retryable: true, Err: err}
+	case errors.Is(err, colly.ErrAbortedAfterHeaders):
+		return &FetchError{URL: u, Reason: ReasonConn, Retryable: true, Err: err}
+	}
+	var ue *url.Error
+	var oe *net.OpError
+	var dnsErr *net.DNSError
+	switch {
+	case errors.As(err, &oe), errors.As(err, &dnsErr), errors.Is(err, syscall.ECONNREFUSED),
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, net.ErrClosed), isEOF(err):
+		return &FetchError{URL: u, Reason: ReasonConn, Retryable: true, Err: err}
+	case errors.As(err, &ue):
+		// Other transport errors (TLS, protocol): worth another try.
+		return &FetchError{URL: u, Reason: ReasonConn, Retryable: true, Err: err}
+	case strings.Contains(err.Error(), "charset"), strings.Contains(err.Error(), "encoding"):
+		return &FetchError{URL: u, Reason: ReasonDecode, Err: err}
+	}
+	return &FetchError{URL: u, Reason: ReasonConn, Retryable: true, Err: err}
+}
+
+func isEOF(err error) bool {
+	return err != nil && (strings.Contains(err.Error(), "EOF") || strings.Contains(err.Error(), "connection reset"))
+}
+
+// retryAfter reads a Retry-After header: seconds or an HTTP date.
+func retryAfter(h string, now time.Time) time.Duration {
+	h = strings.TrimSpace(h)
+	if h == "" {
+		return 0
+	}
+	if n, err := strconv.ParseInt(h, 10, 64); err == nil {
+		if n < 0 {
+			return 0
+		}
+		return time.Duration(min(n, 7*86400)) * time.Second
+	}
+	if t, err := http.ParseTime(h); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+// domainAllowed reports whether host is one of allowed or a subdomain of
+// one; an empty list allows every host.
+func domainAllowed(host string, allowed []string) bool {
+	if len(allowed) == 0 {
+		return true
+	}
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	for _, d := range allowed {
+		d = strings.TrimPrefix(strings.TrimSuffix(strings.ToLower(d), "."), ".")
+		if host == d || strings.HasSuffix(host, "."+d) {
+			return true
+		}
+	}
+	return false
+}
+
+func isHTML(mt string) bool {
+	return mt == "text/html" || mt == "application/xhtml+xml" || mt == ""
+}
