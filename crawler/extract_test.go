@@ -124,7 +124,7 @@ func TestExtractFixtures(t *testing.T) {
 		{
 			// The source's selectors beat the list item, which beats JSON-LD.
 			file: "rules_override.html", contentType: "text/html; charset=utf-8", pageURL: "https://example.com/o",
-			src: config.Source{Extract: config.Extract{Title: ".t", PostTime: ".when", Comments: ".n", Source: ".src", Body: "section.b"}},
+			src:  config.Source{Extract: config.Extract{Title: ".t", PostTime: ".when", Comments: ".n", Source: ".src", Body: "section.b"}},
 			item: Fields{Title: "Item title", Comments: i64(9), Summary: "Item summary"},
 			want: Fields{Title: "Selector headline", PostTime: time.Date(2020, 2, 2, 12, 0, 0, 0, time.UTC),
 				Source: "Reuters", Summary: "Item summary", Comments: i64(3456)},
