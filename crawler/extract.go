@@ -447,7 +447,8 @@ func (ld jsonLD) fields(r *Rules) Fields {
 		Title:   collapse(firstNonEmpty(str(o["headline"]), str(o["name"]))),
 		Summary: collapse(str(o["description"])),
 		Image:   imageURL(o["image"], 0),
-		Source:  collapse(name(o["publisher"])),
+		// No Source: publisher is the site itself and author a person,
+		// neither the agency a "source" names; the source's name stands in.
 	}
 	for _, k := range []string{"datePublished", "dateCreated", "uploadDate"} {
 		if t, ok := r.ParseTime(str(o[k])); ok {
@@ -472,21 +473,6 @@ func str(v any) string {
 	case []any:
 		if len(v) > 0 {
 			return str(v[0])
-		}
-	}
-	return ""
-}
-
-// name reads a schema.org Organization/Person (or a list or a string).
-func name(v any) string {
-	switch v := v.(type) {
-	case string:
-		return v
-	case map[string]any:
-		return str(v["name"])
-	case []any:
-		if len(v) > 0 {
-			return name(v[0])
 		}
 	}
 	return ""
