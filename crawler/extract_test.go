@@ -31,7 +31,7 @@ func TestExtractFixtures(t *testing.T) {
 			file: "jsonld_newsarticle.html", contentType: "text/html; charset=utf-8", pageURL: "https://example.com/a/1",
 			want: Fields{Title: "Central bank holds rates steady", PostTime: time.Date(2024, 3, 5, 1, 30, 0, 0, time.UTC),
 				Summary: "The bank kept its benchmark rate unchanged for a third meeting.",
-				Image: "https://img.example.com/rates.jpg", Comments: i64(42)},
+				Image:   "https://img.example.com/rates.jpg", Comments: i64(42)},
 			bodyLen: runes("The central bank kept its benchmark rate unchanged. Analysts had expected the move."),
 			charset: "utf-8",
 		},
