@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +16,10 @@ import (
 
 // MaxTitle is the longest title accepted, in bytes.
 const MaxTitle = 1024
+
+// formatNum formats a float exactly (shortest form that parses back to
+// the same value), without an exponent, as Redis stores it.
+func formatNum(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 
 // checkURL accepts absolute http(s) URLs.
 func checkURL(raw string) error {
@@ -44,10 +49,12 @@ func checkTitle(title string) (string, error) {
 
 // ingestCall is one validated article ready for ingestCmd.
 type ingestCall struct {
-	id     string
-	keys   []string
-	args   []any
-	tooOld bool
+	id string
+	// votes and score of the article if it is new.
+	votes, score float64
+	keys         []string
+	args         []any
+	tooOld       bool
 }
 
 // prepare validates a and builds its script call. now is the store clock.
@@ -81,23 +88,30 @@ func (s *Store) prepare(a Article, now time.Time) (ingestCall, error) {
 	if nt-pt > window {
 		return ingestCall{id: id, tooOld: true}, nil
 	}
-	ttl := pt + window + int64(Grace/time.Second) - nt
-	name, param := s.formula.scriptArgs()
+	votes := float64(a.Comments) * s.cfg.CommentWeight
+	score := s.formula.Score(time.Unix(pt, 0), votes, now)
 	k := s.keys
-	keys := []string{k.Article(id), k.Time(), k.Votes(), k.Score(), k.Groups()}
-	args := []any{id, a.URL, title, strings.TrimSpace(a.Source), strings.TrimSpace(a.Summary), strings.TrimSpace(a.Image),
-		pt, ct, a.Comments, s.cfg.CommentWeight, name, param, nt, ttl}
-	seen := map[string]bool{}
+	keys := []string{k.Article(id)}
+	var groups []any
 	for _, g := range a.Groups {
-		if seen[g] {
+		if slices.Contains(groups, any(g)) {
 			continue
 		}
-		seen[g] = true
 		keys = append(keys, k.Group(g))
 		keys = append(keys, k.groupCaches(g)...)
-		args = append(args, g)
+		groups = append(groups, g)
 	}
-	return ingestCall{id: id, keys: keys, args: args}, nil
+	var opt []any
+	for _, f := range [...]struct{ name, v string }{{"source", a.Source}, {"summary", a.Summary}, {"image", a.Image}} {
+		if v := strings.TrimSpace(f.v); v != "" {
+			opt = append(opt, f.name, v)
+		}
+	}
+	args := make([]any, 0, 10+len(opt)+len(groups))
+	args = append(args, id, a.URL, title, pt, ct, a.Comments, formatNum(votes), formatNum(score), len(groups), len(opt))
+	args = append(args, opt...)
+	args = append(args, groups...)
+	return ingestCall{id: id, keys: keys, args: args, votes: votes, score: score}, nil
 }
 
 // Ingest stores a crawled article, or refreshes it when its URL is known:
@@ -133,42 +147,86 @@ func (s *Store) IngestBatch(ctx context.Context, as []Article) ([]IngestResult, 
 		}
 	}
 	if len(todo) > 0 {
-		cmds, err := s.runPipelined(ctx, ingestCmd, len(todo), func(j int) ([]string, []any) {
-			c := calls[todo[j]]
-			return c.keys, c.args
-		})
-		if err != nil {
-			return nil, fmt.Errorf("ingest %d articles: %w", len(todo), err)
+		if err := s.runIngest(ctx, as, calls, todo, res, now); err != nil {
+			return nil, err
 		}
-		for j, i := range todo {
-			r, err := parseScriptReply(cmds[j])
-			if err != nil {
-				return nil, fmt.Errorf("ingest %s: %w", as[i].URL, err)
+	}
+	var counts [TooOld + 1]int
+	for i := range res {
+		switch {
+		case res[i].Err != nil:
+			s.log.Warn("article rejected", "url", as[i].URL, "err", res[i].Err)
+		default:
+			counts[res[i].Status]++
+		}
+	}
+	for st, n := range counts {
+		if n > 0 {
+			metrics.Articles.WithLabelValues(Status(st).String()).Add(float64(n))
+		}
+	}
+	return res, nil
+}
+
+// IngestChunk is how many articles one ingest script call takes.
+const IngestChunk = 100
+
+// runIngest runs the calls of todo through ingestCmd, IngestChunk articles
+// per script call, all calls in one pipeline, and fills res.
+func (s *Store) runIngest(ctx context.Context, as []Article, calls []ingestCall, todo []int, res []IngestResult, now time.Time) error {
+	name, param := s.formula.scriptArgs()
+	chunks := (len(todo) + IngestChunk - 1) / IngestChunk
+	cmds, err := s.runPipelined(ctx, ingestCmd, chunks, func(c int) ([]string, []any) {
+		part := todo[c*IngestChunk : min(len(todo), (c+1)*IngestChunk)]
+		keys := []string{s.keys.Time(), s.keys.Votes(), s.keys.Score(), s.keys.Groups()}
+		args := []any{s.cfg.CommentWeight, name, param, now.Unix(), int64((s.cfg.Window.D() + Grace) / time.Second)}
+		for _, i := range part {
+			keys = append(keys, calls[i].keys...)
+			args = append(args, calls[i].args...)
+		}
+		return keys, args
+	})
+	if err != nil {
+		return fmt.Errorf("ingest %d articles: %w", len(todo), err)
+	}
+	for c, cmd := range cmds {
+		part := todo[c*IngestChunk : min(len(todo), (c+1)*IngestChunk)]
+		rows, err := cmd.StringSlice()
+		if err != nil {
+			return fmt.Errorf("ingest %d articles: %w", len(part), err)
+		}
+		for _, i := range part {
+			if len(rows) == 0 {
+				return fmt.Errorf("ingest %d articles: reply too short", len(part))
 			}
-			switch r[0] {
-			case "created", "updated":
+			switch rows[0] {
+			case "created":
 				res[i].Status = Created
-				if r[0] == "updated" {
-					res[i].Status = Updated
-				}
+				res[i].Votes, res[i].Score = calls[i].votes, calls[i].score
+				rows = rows[1:]
+				continue
+			}
+			if len(rows) < 3 {
+				return fmt.Errorf("ingest %s: reply too short: %q", as[i].URL, rows)
+			}
+			r := rows[:3]
+			rows = rows[3:]
+			switch r[0] {
+			case "updated":
+				res[i].Status = Updated
 				res[i].Votes, _ = strconv.ParseFloat(r[1], 64)
 				res[i].Score, _ = strconv.ParseFloat(r[2], 64)
 			case "conflict":
 				res[i].Err = fmt.Errorf("ingest %s: id %s already holds %s (hash collision)", as[i].URL, res[i].ID, r[1])
 			default:
-				return nil, fmt.Errorf("ingest %s: unexpected reply %q", as[i].URL, r)
+				return fmt.Errorf("ingest %s: unexpected reply %q", as[i].URL, r)
 			}
 		}
-	}
-	for i := range res {
-		switch {
-		case res[i].Err != nil:
-			s.log.Warn("article rejected", "url", as[i].URL, "err", res[i].Err)
-		case res[i].Status != 0:
-			metrics.Articles.WithLabelValues(res[i].Status.String()).Inc()
+		if len(rows) != 0 {
+			return fmt.Errorf("ingest %d articles: %d extra reply values", len(part), len(rows))
 		}
 	}
-	return res, nil
+	return nil
 }
 
 // runPipelined runs script n times in one pipeline with the keys and args
@@ -228,6 +286,15 @@ func parseScriptReply(c *redis.Cmd) ([]string, error) {
 	vals, err := c.Slice()
 	if err != nil {
 		return nil, err
+	}
+	return stringsOf(vals)
+}
+
+// stringsOf turns an array reply of strings and integers into strings.
+func stringsOf(v any) ([]string, error) {
+	vals, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("unexpected script reply %T", v)
 	}
 	out := make([]string, len(vals))
 	for i, v := range vals {

@@ -27,76 +27,101 @@ local function num(x)
 end
 `
 
-// ingestCmd creates or refreshes a crawled article.
+// ingestCmd creates or refreshes a batch of crawled articles. One script
+// call takes many articles, the ZSET updates go out as one ZADD per key
+// per call, and each article takes few arguments (the cost of a script
+// call grows with its argument count): this keeps ingest within a small
+// factor of raw HSET+ZADD.
 //
-// KEYS[1] -> news:<id> HASH
-// KEYS[2] -> time: ZSET
-// KEYS[3] -> votes: ZSET
-// KEYS[4] -> score: ZSET
-// KEYS[5] -> groups: SET
-// KEYS[6+3i], KEYS[7+3i], KEYS[8+3i] -> group:<g_i> SET, cache:score:<g_i>, cache:time:<g_i> ZSETs
-// ARGV[1] -> id
-// ARGV[2] -> canonical URL
-// ARGV[3..6] -> title, source, summary, image ("" = not known)
-// ARGV[7] -> post time (Unix s)
-// ARGV[8] -> crawl time (Unix s)
-// ARGV[9] -> comments (0 = not known: a re-crawl keeps the stored count)
-// ARGV[10] -> comment weight
-// ARGV[11], ARGV[12] -> formula name and parameter
-// ARGV[13] -> now (Unix s)
-// ARGV[14] -> TTL of the hash (s)
-// ARGV[15+i] -> group name g_i
+// KEYS[1] -> time: ZSET
+// KEYS[2] -> votes: ZSET
+// KEYS[3] -> score: ZSET
+// KEYS[4] -> groups: SET
+// then, per article: its news:<id> HASH, and per group g of the article
+// its group:<g> SET, cache:score:<g> and cache:time:<g> ZSETs.
+// ARGV[1] -> comment weight
+// ARGV[2], ARGV[3] -> formula name and parameter
+// ARGV[4] -> now (Unix s)
+// ARGV[5] -> window + grace (s): a new hash expires then after its post time
+// then, per article (ingestCall.args):
 //
-// Returns {"created"|"updated", votes, score}, or {"conflict", stored URL}
-// when the id's hash holds another URL.
+//	id, canonical URL, title, post time (Unix s), crawl time (Unix s),
+//	comments (0 = not known: a re-crawl keeps the stored count), votes
+//	and score if the article is new (computed by the caller), number of
+//	groups ng, number no of optional hash arguments, the no optional
+//	field/value arguments (source, summary, image; empty ones left out),
+//	then the ng group names.
+//
+// Returns per article "created" (the caller knows votes and score), or
+// "updated", votes, score, or "conflict", the stored URL, "" when the id's
+// hash holds another URL.
 var ingestCmd = redis.NewScript(formulaLua + `
-local id = ARGV[1]
-local stored = redis.call('HMGET', KEYS[1], 'url', 'time', 'up', 'down', 'comments')
-local status, t, votes
-local cw = tonumber(ARGV[10])
-if stored[1] then
-  if stored[1] ~= ARGV[2] then
-    return {'conflict', stored[1]}
-  end
-  status = 'updated'
-  t = tonumber(stored[2])
-  local comments = tonumber(ARGV[9])
-  if comments > 0 then
-    redis.call('HSET', KEYS[1], 'comments', ARGV[9], 'crawled', ARGV[8])
+local cw = tonumber(ARGV[1])
+local formula, param, now = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+local life = tonumber(ARGV[5])
+local out, n = {}, 0
+-- ZADD arguments, collected: members repeat in order, so for an article
+-- listed twice the last values win, as they would inline.
+local tz, vz, sz, nt, nv = {}, {}, {}, 0, 0
+local k, a = 5, 6
+while ARGV[a] do
+  local key, id, url = KEYS[k], ARGV[a], ARGV[a+1]
+  local ng, no = tonumber(ARGV[a+8]), tonumber(ARGV[a+9])
+  local f = a + 10
+  local stored = redis.call('HGET', key, 'url')
+  local status, votes, score
+  if not stored then
+    status, votes, score = 'created', ARGV[a+6], ARGV[a+7]
+    redis.call('HSET', key, 'url', url, 'title', ARGV[a+2], 'time', ARGV[a+3], 'crawled', ARGV[a+4],
+      'comments', ARGV[a+5], 'up', '0', 'down', '0', 'votes', votes, unpack(ARGV, f, f + no - 1))
+    redis.call('EXPIRE', key, tonumber(ARGV[a+3]) + life - now)
+    tz[nt+1] = ARGV[a+3]; tz[nt+2] = id; nt = nt + 2
+  elseif stored == url then
+    status = 'updated'
+    stored = redis.call('HMGET', key, 'time', 'up', 'down', 'comments')
+    local comments = tonumber(ARGV[a+5])
+    if comments > 0 then
+      redis.call('HSET', key, 'comments', ARGV[a+5], 'crawled', ARGV[a+4])
+    else
+      comments = tonumber(stored[4]) or 0
+      redis.call('HSET', key, 'crawled', ARGV[a+4])
+    end
+    for i = f, f + no - 2, 2 do
+      redis.call('HSETNX', key, ARGV[i], ARGV[i+1])
+    end
+    local v = (tonumber(stored[2]) or 0) - (tonumber(stored[3]) or 0) + comments * cw
+    votes = num(v)
+    score = num(rank(formula, param, tonumber(stored[1]), v, now))
+    redis.call('HSET', key, 'votes', votes)
   else
-    comments = tonumber(stored[5]) or 0
-    redis.call('HSET', KEYS[1], 'crawled', ARGV[8])
+    status, votes, score = 'conflict', stored, ''
   end
-  if ARGV[4] ~= '' then redis.call('HSETNX', KEYS[1], 'source', ARGV[4]) end
-  if ARGV[5] ~= '' then redis.call('HSETNX', KEYS[1], 'summary', ARGV[5]) end
-  if ARGV[6] ~= '' then redis.call('HSETNX', KEYS[1], 'image', ARGV[6]) end
-  votes = (tonumber(stored[3]) or 0) - (tonumber(stored[4]) or 0) + comments * cw
-else
-  status = 'created'
-  t = tonumber(ARGV[7])
-  votes = tonumber(ARGV[9]) * cw
-  local h = {'url', ARGV[2], 'title', ARGV[3], 'time', ARGV[7], 'crawled', ARGV[8],
-    'comments', ARGV[9], 'up', '0', 'down', '0'}
-  if ARGV[4] ~= '' then h[#h+1] = 'source'; h[#h+1] = ARGV[4] end
-  if ARGV[5] ~= '' then h[#h+1] = 'summary'; h[#h+1] = ARGV[5] end
-  if ARGV[6] ~= '' then h[#h+1] = 'image'; h[#h+1] = ARGV[6] end
-  redis.call('HSET', KEYS[1], unpack(h))
-  redis.call('EXPIRE', KEYS[1], ARGV[14])
-  redis.call('ZADD', KEYS[2], ARGV[7], id)
-end
-local score = rank(ARGV[11], tonumber(ARGV[12]), t, votes, tonumber(ARGV[13]))
-redis.call('HSET', KEYS[1], 'votes', num(votes))
-redis.call('ZADD', KEYS[3], num(votes), id)
-redis.call('ZADD', KEYS[4], num(score), id)
-local g = 0
-while KEYS[6 + 3*g] do
-  if redis.call('SADD', KEYS[6 + 3*g], id) == 1 then
-    redis.call('DEL', KEYS[7 + 3*g], KEYS[8 + 3*g])
-    redis.call('SADD', KEYS[5], ARGV[15 + g])
+  if status ~= 'conflict' then
+    vz[nv+1] = votes; vz[nv+2] = id
+    sz[nv+1] = score; sz[nv+2] = id
+    nv = nv + 2
+    for g = 0, ng - 1 do
+      local gk = k + 1 + 3*g
+      if redis.call('SADD', KEYS[gk], id) == 1 then
+        redis.call('DEL', KEYS[gk+1], KEYS[gk+2])
+        redis.call('SADD', KEYS[4], ARGV[f + no + g])
+      end
+    end
   end
-  g = g + 1
+  if status == 'created' then
+    out[n+1] = 'created'; n = n + 1
+  else
+    out[n+1] = status; out[n+2] = votes; out[n+3] = score; n = n + 3
+  end
+  k = k + 1 + 3*ng
+  a = f + no + ng
 end
-return {status, num(votes), num(score)}
+if nt > 0 then redis.call('ZADD', KEYS[1], unpack(tz)) end
+if nv > 0 then
+  redis.call('ZADD', KEYS[2], unpack(vz))
+  redis.call('ZADD', KEYS[3], unpack(sz))
+end
+return out
 `)
 
 // postCmd creates a user-submitted article with the author's up-vote

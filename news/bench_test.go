@@ -1,0 +1,341 @@
+package news
+
+// Benchmarks of the news store against baselines on the same redis-server,
+// in the same run. Each does a fixed amount of work:
+//
+//	go test -run '^$' -bench . -benchtime 1x ./news/
+//
+// Targets: ingest (batched) at least 0.5 × raw pipelined HSET+ZADD; the
+// others are reported (vote ratio to raw pipelined ZINCRBY, page latency,
+// memory per article).
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/internal/clock"
+	"github.com/newsrank/newsrank/internal/redistest"
+)
+
+type benchEnv struct {
+	s   *Store
+	c   *redis.Client
+	ctx context.Context
+}
+
+func newBenchEnv(b *testing.B) *benchEnv {
+	b.Helper()
+	srv := redistest.Start(b)
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), Protocol: 2, DisableIdentity: true, PoolSize: 64})
+	b.Cleanup(func() { c.Close() })
+	s, err := New(c, "bench:", config.DefaultConfig().News, WithClock(clock.NewFake(t0)),
+		WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &benchEnv{s: s, c: c, ctx: context.Background()}
+}
+
+func (e *benchEnv) flush(b *testing.B) {
+	b.Helper()
+	if err := e.c.FlushAll(e.ctx).Err(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// benchArticle is a crawled article of realistic size: a NetEase-style
+// URL, a 20-character Chinese title (60 bytes), a source name and, when
+// summary is set, a 150-byte summary and an image URL.
+func benchArticle(i int, summary bool) Article {
+	a := Article{
+		URL:       fmt.Sprintf("https://www.163.com/news/article/K%07dS000189FR.html", i),
+		Title:     "国内首条跨海高铁今日正式开通运营乘客体验" + strconv.Itoa(i%10),
+		Source:    "netease",
+		PostTime:  t0.Add(-time.Duration(i%(6*24*3600)) * time.Second),
+		CrawlTime: t0,
+		Comments:  int64(i % 500),
+	}
+	if summary {
+		a.Summary = strings.Repeat("新闻摘要", 12) + "…" // 147 bytes
+		a.Image = fmt.Sprintf("https://nimg.ws.126.net/?url=http://cms-bucket.ws.126.net/2025/0303/%d.jpg", i)
+	}
+	return a
+}
+
+// rawIngest is the baseline: the article's fields by HSET and its post
+// time by ZADD, pipelined in batches, no checks, no scoring.
+func rawIngest(ctx context.Context, c *redis.Client, k Keys, as []Article) error {
+	pipe := c.Pipeline()
+	for _, a := range as {
+		id := ID(a.URL)
+		fields := []any{"url", a.URL, "title", a.Title, "source", a.Source, "time", a.PostTime.Unix(),
+			"crawled", a.CrawlTime.Unix(), "comments", a.Comments, "up", 0, "down", 0, "votes", a.Comments}
+		if a.Summary != "" {
+			fields = append(fields, "summary", a.Summary, "image", a.Image)
+		}
+		pipe.HSet(ctx, k.Article(id), fields...)
+		pipe.ZAdd(ctx, k.Time(), redis.Z{Score: float64(a.PostTime.Unix()), Member: id})
+	}
+	_, err := pipe.Exec(ctx)
+	return err
+}
+
+func batches(n, size int, f func(lo, hi int) error) error {
+	for lo := 0; lo < n; lo += size {
+		if err := f(lo, min(lo+size, n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// BenchmarkIngest: 20,000 articles in batches of 100, IngestBatch against
+// raw pipelined HSET+ZADD, batch for batch in turn (each into its own key
+// prefix on the same server), so that load from elsewhere on the machine
+// falls on both alike. The ratio reported is the median over 10 rounds of
+// 2,000 articles (robust to a burst of load in one round); the rates are
+// over the whole run. Target: ratio >= 0.5.
+func BenchmarkIngest(b *testing.B) {
+	const n, batch, rounds = 20_000, 100, 10
+	e := newBenchEnv(b)
+	rawKeys := NewKeys("bench-raw:")
+	as := make([]Article, n)
+	for i := range as {
+		as[i] = benchArticle(i, true)
+	}
+	var raw, ours time.Duration
+	var ratios []float64
+	for range b.N {
+		e.flush(b)
+		per := n / rounds
+		for r := range rounds {
+			var rawR, oursR time.Duration
+			if err := batches(per, batch, func(lo, hi int) error {
+				lo, hi = lo+r*per, hi+r*per
+				start := time.Now()
+				if err := rawIngest(e.ctx, e.c, rawKeys, as[lo:hi]); err != nil {
+					return err
+				}
+				rawR += time.Since(start)
+				start = time.Now()
+				rs, err := e.s.IngestBatch(e.ctx, as[lo:hi])
+				oursR += time.Since(start)
+				for _, r := range rs {
+					if r.Err != nil || r.Status != Created {
+						return fmt.Errorf("%+v", r)
+					}
+				}
+				return err
+			}); err != nil {
+				b.Fatal(err)
+			}
+			raw += rawR
+			ours += oursR
+			ratios = append(ratios, rawR.Seconds()/oursR.Seconds())
+		}
+	}
+	rawRate := float64(n*b.N) / raw.Seconds()
+	ourRate := float64(n*b.N) / ours.Seconds()
+	slices.Sort(ratios)
+	ratio := ratios[len(ratios)/2]
+	b.ReportMetric(rawRate, "raw-articles/s")
+	b.ReportMetric(ourRate, "ingest-articles/s")
+	b.ReportMetric(ratio, "ratio")
+	b.Logf("ingest %.0f articles/s, raw HSET+ZADD %.0f/s: median ratio %.2f (rounds %.2f..%.2f; target >= 0.5)",
+		ourRate, rawRate, ratio, ratios[0], ratios[len(ratios)-1])
+}
+
+// BenchmarkVote: 20,000 votes by distinct users on 1,000 articles, in
+// rounds of 2,000 taken in turn. Ours: Vote (one script call per vote, as
+// the web API makes them) from 32 concurrent callers. Baseline: ZINCRBY
+// score: 432, pipelined 100 at a time from one caller (no per-user check,
+// no counts, no window). Reported, no target.
+func BenchmarkVote(b *testing.B) {
+	const articles, votes, round, callers, batch = 1_000, 20_000, 2_000, 32, 100
+	e := newBenchEnv(b)
+	as := make([]Article, articles)
+	ids := make([]string, articles)
+	for i := range as {
+		as[i] = benchArticle(i, false)
+		ids[i] = ID(as[i].URL)
+	}
+	var raw, ours time.Duration
+	for range b.N {
+		e.flush(b)
+		if _, err := e.s.IngestBatch(e.ctx, as); err != nil {
+			b.Fatal(err)
+		}
+		for r0 := 0; r0 < votes; r0 += round {
+			start := time.Now()
+			if err := batches(round, batch, func(lo, hi int) error {
+				pipe := e.c.Pipeline()
+				for v := r0 + lo; v < r0+hi; v++ {
+					pipe.ZIncrBy(e.ctx, "bench-raw:{news}:score:", 432, ids[v%articles])
+				}
+				_, err := pipe.Exec(e.ctx)
+				return err
+			}); err != nil {
+				b.Fatal(err)
+			}
+			raw += time.Since(start)
+
+			start = time.Now()
+			var wg sync.WaitGroup
+			errs := make(chan error, callers)
+			for w := range callers {
+				wg.Go(func() {
+					for v := r0 + w; v < r0+round; v += callers {
+						if _, err := e.s.Vote(e.ctx, "user"+strconv.Itoa(v), ids[v%articles], Up); err != nil {
+							errs <- err
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			ours += time.Since(start)
+			close(errs)
+			for err := range errs {
+				b.Fatal(err)
+			}
+		}
+	}
+	rawRate := float64(votes*b.N) / raw.Seconds()
+	ourRate := float64(votes*b.N) / ours.Seconds()
+	b.ReportMetric(rawRate, "raw-zincrby/s")
+	b.ReportMetric(ourRate, "votes/s")
+	b.ReportMetric(ourRate/rawRate, "ratio")
+	b.Logf("vote %.0f/s (%d callers), raw pipelined ZINCRBY %.0f/s: ratio %.2f (reported, no target)", ourRate, callers, rawRate, ourRate/rawRate)
+}
+
+func percentile(d []time.Duration, p float64) time.Duration {
+	slices.Sort(d)
+	return d[min(len(d)-1, int(p*float64(len(d))))]
+}
+
+// BenchmarkListPage: 2,000 requests for a random page of 25 by score out
+// of 10,000 articles, fields included. Ours: List (one script call).
+// Baseline: Redis in Action's ZREVRANGE then pipelined HGETALL (two round
+// trips). Reports p50/p99 latency of each.
+func BenchmarkListPage(b *testing.B) {
+	const articles, requests, size = 10_000, 2_000, 25
+	e := newBenchEnv(b)
+	e.flush(b)
+	as := make([]Article, articles)
+	for i := range as {
+		as[i] = benchArticle(i, true)
+	}
+	if err := batches(articles, 500, func(lo, hi int) error {
+		_, err := e.s.IngestBatch(e.ctx, as[lo:hi])
+		return err
+	}); err != nil {
+		b.Fatal(err)
+	}
+	pages := articles / size
+	rng := rand.New(rand.NewPCG(1, 2))
+	var ours, raw []time.Duration
+	for range b.N {
+		for range requests {
+			page := 1 + rng.IntN(pages)
+			start := time.Now()
+			p, err := e.s.List(e.ctx, ByScore, page, size)
+			ours = append(ours, time.Since(start))
+			if err != nil || len(p.Items) != size {
+				b.Fatalf("page %d: %d items, %v", page, len(p.Items), err)
+			}
+			start = time.Now()
+			ids, err := e.c.ZRevRange(e.ctx, e.s.Keys().Score(), int64((page-1)*size), int64(page*size-1)).Result()
+			if err != nil {
+				b.Fatal(err)
+			}
+			pipe := e.c.Pipeline()
+			for _, id := range ids {
+				pipe.HGetAll(e.ctx, e.s.Keys().Article(id))
+			}
+			if _, err := pipe.Exec(e.ctx); err != nil {
+				b.Fatal(err)
+			}
+			raw = append(raw, time.Since(start))
+		}
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	p50, p99 := percentile(ours, 0.50), percentile(ours, 0.99)
+	r50, r99 := percentile(raw, 0.50), percentile(raw, 0.99)
+	b.ReportMetric(ms(p50), "p50-ms")
+	b.ReportMetric(ms(p99), "p99-ms")
+	b.ReportMetric(ms(r50), "raw-p50-ms")
+	b.ReportMetric(ms(r99), "raw-p99-ms")
+	b.Logf("page of %d by score: p50 %.3f ms, p99 %.3f ms; ZREVRANGE+pipelined HGETALL: p50 %.3f ms, p99 %.3f ms", size, ms(p50), ms(p99), ms(r50), ms(r99))
+}
+
+func usedMemory(b *testing.B, e *benchEnv) int64 {
+	b.Helper()
+	info, err := e.c.Info(e.ctx, "memory").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "used_memory:"); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return n
+		}
+	}
+	b.Fatal("no used_memory in INFO memory")
+	return 0
+}
+
+// BenchmarkMemoryPerArticle: Redis memory per article at 100,000 articles
+// (used_memory after − before, divided by 100,000), for articles without
+// and with a summary and image (a hash value over 64 bytes turns the hash
+// from a listpack into a hashtable). Baseline: the same fields by raw
+// HSET+ZADD (no score:, votes: or expiry). Reported, no target.
+func BenchmarkMemoryPerArticle(b *testing.B) {
+	const n = 100_000
+	e := newBenchEnv(b)
+	for _, withSummary := range []bool{false, true} {
+		name := "short"
+		if withSummary {
+			name = "summary"
+		}
+		as := make([]Article, n)
+		for i := range as {
+			as[i] = benchArticle(i, withSummary)
+		}
+		var ours, raw float64
+		for range b.N {
+			e.flush(b)
+			before := usedMemory(b, e)
+			if err := batches(n, 500, func(lo, hi int) error {
+				_, err := e.s.IngestBatch(e.ctx, as[lo:hi])
+				return err
+			}); err != nil {
+				b.Fatal(err)
+			}
+			ours = float64(usedMemory(b, e)-before) / n
+			e.flush(b)
+			before = usedMemory(b, e)
+			if err := batches(n, 500, func(lo, hi int) error { return rawIngest(e.ctx, e.c, e.s.Keys(), as[lo:hi]) }); err != nil {
+				b.Fatal(err)
+			}
+			raw = float64(usedMemory(b, e)-before) / n
+		}
+		b.ReportMetric(ours, name+"-bytes/article")
+		b.ReportMetric(raw, name+"-raw-bytes/article")
+		b.Logf("%s articles: %.0f bytes/article (raw HSET+ZADD %.0f)", name, ours, raw)
+	}
+}
