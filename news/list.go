@@ -14,7 +14,20 @@ import (
 // MaxPage is the highest page number accepted.
 const MaxPage = 1_000_000_000
 
-// itemFromHash builds an Item from an article hash's field/value pairs.
+// itemFields are the article hash fields an Item is built from, in the
+// order the list scripts return them.
+var itemFields = []string{"title", "url", "source", "summary", "image", "user", "time", "crawled", "comments", "up", "down", "votes"}
+
+// itemFieldArgs is itemFields as script arguments.
+var itemFieldArgs = func() []any {
+	a := make([]any, len(itemFields))
+	for i, f := range itemFields {
+		a[i] = f
+	}
+	return a
+}()
+
+// itemFromHash builds an Item from an article hash's fields.
 func itemFromHash(id string, h map[string]string) Item {
 	it := Item{
 		ID:      id,
@@ -100,7 +113,8 @@ func (s *Store) List(ctx context.Context, o Order, page, size int) (Page, error)
 	if err != nil {
 		return Page{}, err
 	}
-	reply, err := listCmd.Run(ctx, s.c, []string{rk, s.keys.Score()}, start, stop, s.keys.ArticlePrefix()).Slice()
+	args := append([]any{start, stop, s.keys.ArticlePrefix()}, itemFieldArgs...)
+	reply, err := listCmd.Run(ctx, s.c, []string{rk, s.keys.Score()}, args...).Slice()
 	if err != nil {
 		return Page{}, fmt.Errorf("list by %s page %d: %w", o, page, err)
 	}
@@ -123,22 +137,23 @@ func parsePage(reply []any, page, size int) (Page, error) {
 	}
 	p.Total = int(total)
 	p.Pages = (p.Total + size - 1) / size
-	for _, e := range reply[1:] {
-		row, ok := e.([]any)
-		if !ok || len(row) != 3 {
-			return p, fmt.Errorf("unexpected row %v", e)
+	row := 2 + len(itemFields)
+	rest := reply[1:]
+	if len(rest)%row != 0 {
+		return p, fmt.Errorf("reply of %d values is not rows of %d", len(rest), row)
+	}
+	h := make(map[string]string, len(itemFields))
+	for ; len(rest) > 0; rest = rest[row:] {
+		id, _ := rest[0].(string)
+		score, _ := rest[1].(string)
+		clear(h)
+		for i, f := range itemFields {
+			if v, ok := rest[2+i].(string); ok {
+				h[f] = v
+			}
 		}
-		id, _ := row[0].(string)
-		score, _ := row[1].(string)
-		fields, _ := row[2].([]any)
-		if len(fields) == 0 {
+		if h["url"] == "" {
 			continue // expired, not yet pruned
-		}
-		h := make(map[string]string, len(fields)/2)
-		for i := 0; i+1 < len(fields); i += 2 {
-			k, _ := fields[i].(string)
-			v, _ := fields[i+1].(string)
-			h[k] = v
 		}
 		it := itemFromHash(id, h)
 		it.Score, _ = strconv.ParseFloat(score, 64)
@@ -258,8 +273,8 @@ func (s *Store) GroupList(ctx context.Context, group string, o Order, page, size
 	}
 	k := s.keys
 	ttl := int64(s.cfg.GroupCacheTTL.D() / time.Second)
-	reply, err := groupListCmd.Run(ctx, s.c, []string{k.GroupCache(group, o), k.Group(group), rk, k.Score()},
-		ttl, start, stop, k.ArticlePrefix()).Slice()
+	args := append([]any{ttl, start, stop, k.ArticlePrefix()}, itemFieldArgs...)
+	reply, err := groupListCmd.Run(ctx, s.c, []string{k.GroupCache(group, o), k.Group(group), rk, k.Score()}, args...).Slice()
 	if err != nil {
 		return Page{}, fmt.Errorf("group %s by %s page %d: %w", group, o, page, err)
 	}

@@ -41,6 +41,19 @@ func (d Dir) String() string {
 	return fmt.Sprintf("Dir(%d)", int8(d))
 }
 
+// MarshalText encodes d as "up", "down" or "none" (so JSON shows words).
+func (d Dir) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalText parses what ParseDir accepts.
+func (d *Dir) UnmarshalText(b []byte) error {
+	v, err := ParseDir(string(b))
+	if err != nil {
+		return err
+	}
+	*d = v
+	return nil
+}
+
 // Order is the order of a listing, highest first.
 type Order int
 
@@ -115,48 +128,51 @@ type IngestResult struct {
 
 // VoteResult is the state of an article after a vote.
 type VoteResult struct {
-	ID       string
-	Up, Down int64
+	ID   string `json:"id"`
+	Up   int64  `json:"up"`
+	Down int64  `json:"down"`
 	// Votes is up − down + comments × comment_weight.
-	Votes float64
-	Score float64
+	Votes float64 `json:"votes"`
+	Score float64 `json:"score"`
 	// Previous is the user's vote before this one; Previous == the new
 	// vote means nothing changed.
-	Previous Dir
+	Previous Dir `json:"previous"`
 }
 
 // Item is one stored article as listings and Get return it.
 type Item struct {
-	ID      string
-	Title   string
-	URL     string
-	Source  string
-	Summary string
-	Image   string
+	ID      string `json:"id"`
+	Title   string `json:"title"`
+	URL     string `json:"url"`
+	Source  string `json:"source,omitempty"`
+	Summary string `json:"summary,omitempty"`
+	Image   string `json:"image,omitempty"`
 	// User posted the article (Post); empty for crawled articles.
-	User      string
-	PostTime  time.Time
-	CrawlTime time.Time
-	Comments  int64
-	Up, Down  int64
+	User      string    `json:"user,omitempty"`
+	PostTime  time.Time `json:"post_time"`
+	CrawlTime time.Time `json:"crawl_time"`
+	Comments  int64     `json:"comments"`
+	Up        int64     `json:"up"`
+	Down      int64     `json:"down"`
 	// Votes is up − down + comments × comment_weight.
-	Votes float64
+	Votes float64 `json:"votes"`
 	// Score is the article's ranking score (score:).
-	Score float64
+	Score float64 `json:"score"`
 }
 
 // Page is one page of a listing.
 type Page struct {
-	Items []Item
+	Items []Item `json:"items"`
 	// Page is the 1-based page number asked for, Size its length.
-	Page, Size int
+	Page int `json:"page"`
+	Size int `json:"size"`
 	// Pages is the number of pages; Total the number of articles.
-	Pages int
-	Total int
+	Pages int `json:"pages"`
+	Total int `json:"total"`
 }
 
 // Group is a group name and how many articles it holds.
 type Group struct {
-	Name string
-	Size int64
+	Name string `json:"name"`
+	Size int64  `json:"size"`
 }

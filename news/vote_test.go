@@ -1,6 +1,7 @@
 package news
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -285,5 +286,23 @@ func TestParseDirOrder(t *testing.T) {
 	}
 	if _, err := ParseOrder("random"); !errors.Is(err, ErrBadInput) {
 		t.Errorf("ParseOrder(random) = %v", err)
+	}
+}
+
+func TestJSON(t *testing.T) {
+	v := VoteResult{ID: "0123456789abcdef", Up: 2, Down: 1, Votes: 1, Score: 100, Previous: Down}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"id":"0123456789abcdef","up":2,"down":1,"votes":1,"score":100,"previous":"down"}`; string(b) != want {
+		t.Fatalf("json %s, want %s", b, want)
+	}
+	var back VoteResult
+	if err := json.Unmarshal(b, &back); err != nil || back != v {
+		t.Fatalf("round trip: %+v, %v", back, err)
+	}
+	if err := json.Unmarshal([]byte(`{"previous":"sideways"}`), &back); !errors.Is(err, ErrBadInput) {
+		t.Fatalf("bad dir: %v", err)
 	}
 }
