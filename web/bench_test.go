@@ -1,0 +1,157 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// BenchmarkListNews measures GET /api/news?page=1 (25 items as JSON, over
+// real loopback HTTP from a load generator of benchWorkers concurrent
+// clients) against the baseline: the same 25 items read straight from the
+// same redis-server with go-redis by as many concurrent goroutines —
+// ZREVRANGE score: 0 24, then the 25 HGETALLs in one pipeline.
+//
+// Target: ratio (HTTP rate / direct rate) >= 0.5. Both runs do a fixed
+// number of requests; reported: each rate, the ratio, p50 and p99 latency.
+func BenchmarkListNews(b *testing.B) {
+	const (
+		benchWorkers  = 16
+		benchRequests = 6000
+		articles      = 1000
+	)
+	e := newEnv(b)
+	ids := e.seed(articles)
+	_ = ids
+	ctx := context.Background()
+	keys := e.store.Keys()
+
+	// The HTTP client keeps one connection per worker, as a load
+	// generator (or a reverse proxy) would.
+	tr := &http.Transport{MaxIdleConns: benchWorkers, MaxIdleConnsPerHost: benchWorkers, MaxConnsPerHost: benchWorkers}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+	url := e.ts.URL + "/api/news?page=1"
+
+	// The direct reader has its own pool of the same size.
+	rc := redis.NewClient(&redis.Options{Addr: e.redis.Addr(), Protocol: 2, DisableIdentity: true, PoolSize: benchWorkers})
+	defer rc.Close()
+	direct := func() error {
+		ids, err := rc.ZRevRange(ctx, keys.Score(), 0, 24).Result()
+		if err != nil {
+			return err
+		}
+		cmds := make([]*redis.MapStringStringCmd, len(ids))
+		if _, err := rc.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for i, id := range ids {
+				cmds[i] = p.HGetAll(ctx, keys.Article(id))
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		if len(cmds) != 25 || len(cmds[24].Val()) == 0 {
+			return fmt.Errorf("direct read got %d items", len(cmds))
+		}
+		return nil
+	}
+	viaHTTP := func() error {
+		res, err := client.Get(url)
+		if err != nil {
+			return err
+		}
+		n, err := io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if err != nil {
+			return err
+		}
+		if res.StatusCode != http.StatusOK || n < 25*200 {
+			return fmt.Errorf("GET %s = %d, %d bytes", url, res.StatusCode, n)
+		}
+		return nil
+	}
+	// Check once that the HTTP reply holds the same 25 items.
+	var p pageJSON
+	e.get("/api/news?page=1", &p)
+	top, _ := rc.ZRevRange(ctx, keys.Score(), 0, 24).Result()
+	for i, it := range p.Items {
+		if i >= len(top) || it.ID != top[i] {
+			b.Fatalf("HTTP page 1 and ZREVRANGE differ at %d", i)
+		}
+	}
+	if len(p.Items) != 25 {
+		b.Fatalf("page 1 has %d items", len(p.Items))
+	}
+
+	b.ResetTimer()
+	var d, h loadResult
+	for range b.N {
+		d = runLoad(b, benchWorkers, benchRequests, direct)
+		h = runLoad(b, benchWorkers, benchRequests, viaHTTP)
+	}
+	b.StopTimer()
+	ratio := h.rate / d.rate
+	b.ReportMetric(d.rate, "direct-req/s")
+	b.ReportMetric(h.rate, "http-req/s")
+	b.ReportMetric(ratio, "ratio")
+	b.ReportMetric(ms(d.p50), "direct-p50-ms")
+	b.ReportMetric(ms(d.p99), "direct-p99-ms")
+	b.ReportMetric(ms(h.p50), "http-p50-ms")
+	b.ReportMetric(ms(h.p99), "http-p99-ms")
+	b.Logf("GET /api/news?page=1 (25 items): %.0f req/s (p50 %.2f ms, p99 %.2f ms) vs direct go-redis %.0f req/s (p50 %.2f ms, p99 %.2f ms): ratio %.2f (target >= 0.5); %d workers, %d requests each",
+		h.rate, ms(h.p50), ms(h.p99), d.rate, ms(d.p50), ms(d.p99), ratio, benchWorkers, benchRequests)
+}
+
+// loadResult is the outcome of one load run.
+type loadResult struct {
+	rate     float64 // requests per second
+	p50, p99 time.Duration
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// runLoad sends total requests from workers goroutines and measures each.
+func runLoad(b *testing.B, workers, total int, req func() error) loadResult {
+	b.Helper()
+	lat := make([][]time.Duration, workers)
+	errs := make(chan error, workers)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := range workers {
+		n := total / workers
+		if w < total%workers {
+			n++
+		}
+		lat[w] = make([]time.Duration, 0, n)
+		wg.Go(func() {
+			for range n {
+				t0 := time.Now()
+				if err := req(); err != nil {
+					errs <- err
+					return
+				}
+				lat[w] = append(lat[w], time.Since(t0))
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	close(errs)
+	if err := <-errs; err != nil {
+		b.Fatal(err)
+	}
+	all := slices.Concat(lat...)
+	slices.Sort(all)
+	return loadResult{
+		rate: float64(len(all)) / elapsed.Seconds(),
+		p50:  all[len(all)/2],
+		p99:  all[len(all)*99/100],
+	}
+}
