@@ -17,7 +17,11 @@ import (
 // is older than the retention. A lookup checks the live generations (the
 // 5 or 6 that can hold URLs finished within the retention) and compares
 // the stored time with now - retention, so the retention is exact to the
-// second while memory is held at most 1.25 × the retention.
+// second while memory is held at most 1.25 × the retention. Each bucket
+// also holds the field "t" (never a URL field, which is 8 bytes): the ack
+// that adds it created the bucket and sets its TTL, so acks need no
+// PEXPIRE per URL, and a bucket deleted meanwhile (purge, eviction) gets
+// its TTL again.
 const generationsPerRetention = 4
 
 // targetPerBucket is the mean number of URLs per bucket at done_capacity.
@@ -75,6 +79,18 @@ func floorDiv(a, b int64) int64 {
 		q--
 	}
 	return q
+}
+
+// doneCurrentArgs appends the current generation's done bucket key of
+// each URL to keys and the pair (url, field) to argv for the ack script.
+func (q *Queue) doneCurrentArgs(s span, urls []string, keys []string, argv []any) ([]string, []any) {
+	mask := doneBuckets(q.cfg.DoneCapacity) - 1
+	for _, u := range urls {
+		b, field := doneHash(u)
+		keys = append(keys, q.doneKey(s.gcur, b&mask))
+		argv = append(argv, u, field)
+	}
+	return keys, argv
 }
 
 // doneArgs appends the done bucket keys to keys and the per-URL triples

@@ -13,7 +13,7 @@ import (
 // on all the queues a consumer serves.
 
 // tag is the start of every key of the queue: "<prefix>{q:<name>}:".
-func (q *Queue) tag() string { return q.prefix + "{q:" + q.name + "}:" }
+func (q *Queue) tag() string { return q.keyTag }
 
 // pendingKey holds the URLs waiting to be claimed (the original's waiting:).
 func (q *Queue) pendingKey() string { return q.tag() + "pending" } // SET url
@@ -35,8 +35,14 @@ func (q *Queue) deadKey() string { return q.tag() + "dead" } // ZSET url → die
 
 // doneKey is one bucket of the done memory (the original's done:) for
 // generation gen (unix ms / generation length).
-func (q *Queue) doneKey(gen int64, bucket uint32) string { // HASH 8-byte URL hash → seconds into the generation
-	return q.tag() + "done:" + strconv.FormatInt(gen, 10) + ":" + strconv.FormatUint(uint64(bucket), 16)
+func (q *Queue) doneKey(gen int64, bucket uint32) string { // HASH 8-byte URL hash → seconds into the generation, and "t" → 1
+	b := make([]byte, 0, len(q.keyTag)+32)
+	b = append(b, q.keyTag...)
+	b = append(b, "done:"...)
+	b = strconv.AppendInt(b, gen, 10)
+	b = append(b, ':')
+	b = strconv.AppendUint(b, uint64(bucket), 16)
+	return string(b)
 }
 
 // doneCountKey counts the URLs done in generation gen.

@@ -46,7 +46,8 @@ type Queue struct {
 	clock  clock.Clock
 	log    *slog.Logger
 	rand   func() float64
-	err    error // a bad name: every method returns it
+	err    error  // a bad name: every method returns it
+	keyTag string // "<prefix>{q:<name>}:", the start of every key
 }
 
 // Option configures a Queue.
@@ -76,6 +77,7 @@ func New(c redis.UniversalClient, prefix, name string, cfg config.Queue, opts ..
 		o(q)
 	}
 	q.err = ValidName(name)
+	q.keyTag = prefix + "{q:" + name + "}:"
 	q.log = q.log.With("queue", name)
 	return q
 }
@@ -266,8 +268,9 @@ func (q *Queue) Ack(ctx context.Context, urls ...string) error {
 	return err
 }
 
-// AckCount is Ack that also returns how many of urls were not already done
-// within the retention.
+// AckCount is Ack that also returns how many of urls were new to the
+// current generation of the done memory (done_retention/4): a URL acked
+// twice counts once, unless the acks fall in different generations.
 func (q *Queue) AckCount(ctx context.Context, urls ...string) (int, error) {
 	if q.err != nil {
 		return 0, q.err
@@ -277,8 +280,8 @@ func (q *Queue) AckCount(ctx context.Context, urls ...string) (int, error) {
 	for _, batch := range chunks(good) {
 		s := q.span(q.now())
 		keys := append(q.stateKeys(), q.doneCountKey(s.gcur))
-		argv := []any{s.now, s.g0 * s.glen, s.glen, s.ngen(), s.ret, s.ttl()}
-		keys, argv = q.doneArgs(s, batch, keys, argv)
+		argv := []any{(s.now - s.gcur*s.glen) / 1000, s.ttl()}
+		keys, argv = q.doneCurrentArgs(s, batch, keys, argv)
 		n, err := ackCmd.Run(ctx, q.c, keys, argv...).Int()
 		if err != nil {
 			return fresh, q.wrap("ack", err)
@@ -443,19 +446,24 @@ func (q *Queue) Stats(ctx context.Context) (Stats, error) {
 		countKeys = append(countKeys, q.doneCountKey(g))
 	}
 	var pending, lease, delayed, dead *redis.IntCmd
+	var sentinel *redis.FloatCmd
 	var done *redis.SliceCmd
 	_, err := q.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		pending = p.SCard(ctx, q.pendingKey())
 		lease = p.ZCard(ctx, q.leaseKey())
+		sentinel = p.ZScore(ctx, q.leaseKey(), leaseSentinel)
 		delayed = p.ZCard(ctx, q.delayedKey())
 		dead = p.ZCard(ctx, q.deadKey())
 		done = p.MGet(ctx, countKeys...)
 		return nil
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, redis.Nil) {
 		return Stats{}, q.wrap("stats", err)
 	}
 	st := Stats{Pending: pending.Val(), InFlight: lease.Val(), Delayed: delayed.Val(), Dead: dead.Val()}
+	if sentinel.Err() == nil {
+		st.InFlight--
+	}
 	for _, v := range done.Val() {
 		st.Done += asInt(v)
 	}

@@ -2,6 +2,9 @@ package queue
 
 import "github.com/redis/go-redis/v9"
 
+// leaseSentinel is the lease set's permanent member (see below).
+const leaseSentinel = "~lease-sentinel~keeps-this-zset-in-skiplist-encoding~not-a-url~~~~~~"
+
 // The state scripts share KEYS[1..6] (Queue.stateKeys):
 //
 //	KEYS[1] pending  SET   url
@@ -11,12 +14,22 @@ import "github.com/redis/go-redis/v9"
 //	KEYS[5] errors   HASH  url → "reason\nerror"
 //	KEYS[6] dead     ZSET  url → died at (unix ms)
 //
+// The lease set also holds leaseSentinel with score +inf (added by every
+// claim, in the same ZADD): a member longer than Redis'
+// zset-max-listpack-value (64 bytes by default) keeps the set in skiplist
+// encoding, where adding a lease is O(log n); the set of a busy queue
+// hovers around zset-max-listpack-entries (128), where listpack inserts,
+// O(n) each, made claims several times slower. It is never a URL (Canonical
+// gives none starting with '~'), never expires, and Stats does not count
+// it.
+//
 // A URL is in at most one of pending, lease, delayed and dead, and only a
 // script moves it, removing it from one state in the same script that adds
 // it to the next: a script that fails or whose reply is lost has moved
 // either all or nothing.
 const prelude = `
 local PENDING, LEASE, DELAYED, ATTEMPTS, ERRORS, DEAD = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local SENTINEL = '` + leaseSentinel + `'
 
 -- num formats a whole number for a command argument without exponent.
 local function num(x) return string.format('%.0f', x) end
@@ -108,9 +121,10 @@ return added
 //	ARGV[4] max attempts, ARGV[5] housekeeping limit (URLs promoted or
 //	reaped per call), ARGV[6] dead-letter retention (ms)
 //
-// Reply: {claimed urls, pending left, earliest retry due or lease deadline
-// (unix ms, -1: none), 1 if housekeeping hit its limit else 0, URLs
-// promoted or reaped into pending}.
+// Reply: {claimed urls, pending left, when none was claimed the earliest
+// retry due or lease deadline (unix ms, -1: none or some claimed), 1 if
+// housekeeping hit its limit else 0, URLs promoted or reaped into
+// pending}.
 var claimCmd = redis.NewScript(prelude + `
 local now, n, maxAttempts, limit, deadRet = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local due = redis.call('ZRANGEBYSCORE', DELAYED, '-inf', ARGV[1], 'LIMIT', 0, limit)
@@ -120,15 +134,21 @@ for _, u in ipairs(due) do
 end
 local expired, requeued = reapExpired(now, limit, maxAttempts, deadRet)
 local urls = redis.call('SPOP', PENDING, n)
-for _, u in ipairs(urls) do
-  redis.call('ZADD', LEASE, ARGV[3], u)
+local nextDue = -1
+if #urls > 0 then
+  local args = {'+inf', SENTINEL}
+  for _, u in ipairs(urls) do
+    args[#args + 1] = ARGV[3]
+    args[#args + 1] = u
+  end
+  redis.call('ZADD', LEASE, unpack(args))
+else
+  local d = redis.call('ZRANGE', DELAYED, 0, 0, 'WITHSCORES')
+  if d[2] then nextDue = tonumber(d[2]) end
+  local l = redis.call('ZRANGE', LEASE, 0, 0, 'WITHSCORES')
+  if l[2] and l[1] ~= SENTINEL and (nextDue < 0 or tonumber(l[2]) < nextDue) then nextDue = tonumber(l[2]) end
 end
 local left = redis.call('SCARD', PENDING)
-local nextDue = -1
-local d = redis.call('ZRANGE', DELAYED, 0, 0, 'WITHSCORES')
-if d[2] then nextDue = tonumber(d[2]) end
-local l = redis.call('ZRANGE', LEASE, 0, 0, 'WITHSCORES')
-if l[2] and (nextDue < 0 or tonumber(l[2]) < nextDue) then nextDue = tonumber(l[2]) end
 local more = 0
 if #due >= limit or expired >= limit then more = 1 end
 return {urls, left, nextDue, more, #due + requeued}
@@ -139,37 +159,42 @@ return {urls, left, nextDue, more, #due + requeued}
 // done memory.
 //
 //	KEYS[1..6] state keys, KEYS[7] done count of the current generation
-//	(STRING), KEYS[8..] done buckets (see isDone, base 8; the current
-//	generation is the last, k = ngen-1)
-//	ARGV[1] now (unix ms), ARGV[2] start of the oldest live generation
-//	(unix ms), ARGV[3] generation length (ms), ARGV[4] ngen, ARGV[5]
-//	retention (ms), ARGV[6] TTL of the current generation's keys (ms),
-//	then per URL three: canonical url, 8-byte hash field, bucket j
+//	(STRING), KEYS[7+i] the current generation's done bucket of URL i
+//	ARGV[1] seconds into the current generation, ARGV[2] TTL of the
+//	current generation's keys (ms), then per URL two: canonical url,
+//	8-byte hash field
 //
-// Reply: how many URLs were not already done within the retention.
+// Reply: how many URLs were new to the current generation.
 var ackCmd = redis.NewScript(prelude + `
-local now, g0, glen, ngen, ret = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-local cur = g0 + (ngen - 1) * glen
-local secs = math.floor((now - cur) / 1000)
-local fresh = 0
-for i = 7, #ARGV, 3 do
-  local url, field, j = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
-  redis.call('ZREM', LEASE, url)
-  redis.call('SREM', PENDING, url)
-  redis.call('ZREM', DELAYED, url)
-  redis.call('ZREM', DEAD, url)
-  redis.call('HDEL', ATTEMPTS, url)
-  redis.call('HDEL', ERRORS, url)
-  if not isDone(8, field, j, g0, glen, ngen, now, ret) then
-    fresh = fresh + 1
-  end
-  local key = KEYS[8 + j * ngen + ngen - 1]
-  redis.call('HSET', key, field, num(secs))
-  redis.call('PEXPIRE', key, ARGV[6])
+local secs, ttl = ARGV[1], ARGV[2]
+local urls = {}
+for i = 3, #ARGV, 2 do
+  urls[#urls + 1] = ARGV[i]
 end
-if fresh > 0 then
-  redis.call('INCRBY', KEYS[7], fresh)
-  redis.call('PEXPIRE', KEYS[7], ARGV[6])
+if #urls == 0 then return 0 end
+-- A URL is in one state at most: when all were leased, the others need
+-- no look.
+if redis.call('ZREM', LEASE, unpack(urls)) < #urls then
+  redis.call('SREM', PENDING, unpack(urls))
+  redis.call('ZREM', DELAYED, unpack(urls))
+  redis.call('ZREM', DEAD, unpack(urls))
+end
+redis.call('HDEL', ATTEMPTS, unpack(urls))
+redis.call('HDEL', ERRORS, unpack(urls))
+-- Every bucket holds the 1-byte field 't' besides the 8-byte URL
+-- fields: when HSET adds both, the bucket is new and needs its TTL; when
+-- 't' was there, the TTL is set already.
+local fresh = 0
+for i = 1, #urls do
+  local added = redis.call('HSET', KEYS[7 + i], 't', '1', ARGV[2 + 2 * i], secs)
+  if added == 2 then
+    redis.call('PEXPIRE', KEYS[7 + i], ttl)
+    added = 1
+  end
+  fresh = fresh + added
+end
+if fresh > 0 and redis.call('INCRBY', KEYS[7], fresh) == fresh then
+  redis.call('PEXPIRE', KEYS[7], ttl)
 end
 return fresh
 `)
