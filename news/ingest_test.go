@@ -234,3 +234,46 @@ func TestKeysCarryPrefixAndTag(t *testing.T) {
 		}
 	}
 }
+
+// TestIdCollision: an id whose hash holds another URL is an error, and the
+// stored article is left alone.
+func TestIdCollision(t *testing.T) {
+	e := newEnv(t, nil)
+	a := article(1, t0, 5)
+	id := ID(a.URL)
+	if err := e.c.HSet(e.ctx, e.s.Keys().Article(id), "url", "https://other.example/", "title", "Other", "time", t0.Unix()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := e.s.IngestBatch(e.ctx, []Article{a, article(2, t0, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs[0].Err == nil || !strings.Contains(rs[0].Err.Error(), "hash collision") || rs[1].Status != Created {
+		t.Fatalf("results %+v: want a collision error, then a created article", rs)
+	}
+	if it := e.get(t, id); it.URL != "https://other.example/" || it.Comments != 0 {
+		t.Fatalf("collision changed the stored article: %+v", it)
+	}
+	if _, err := e.s.Post(e.ctx, "u", "t", a.URL); err == nil || !strings.Contains(err.Error(), "hash collision") {
+		t.Fatalf("Post on a collision: %v", err)
+	}
+}
+
+// TestIngestSameURLTwiceInABatch: the second copy updates the first.
+func TestIngestSameURLTwiceInABatch(t *testing.T) {
+	e := newEnv(t, nil)
+	a, b := article(1, t0, 3), article(1, t0, 7)
+	rs, err := e.s.IngestBatch(e.ctx, []Article{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs[0].Status != Created || rs[1].Status != Updated || rs[1].Votes != 7 {
+		t.Fatalf("results %+v: want created, then updated with 7 votes", rs)
+	}
+	if got := e.zscore(t, e.s.Keys().Score(), rs[0].ID); got != float64(t0.Unix())+432*7 {
+		t.Fatalf("score %v, want the second copy's", got)
+	}
+	if got := e.zscore(t, e.s.Keys().Votes(), rs[0].ID); got != 7 {
+		t.Fatalf("votes: %v, want 7", got)
+	}
+}

@@ -164,6 +164,9 @@ func parsePage(reply []any, page, size int) (Page, error) {
 
 // Top returns the n best-scored articles (1 <= n <= news.max_page_size).
 func (s *Store) Top(ctx context.Context, n int) ([]Item, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("%w: top n must be 1 to %d, got %d", ErrBadInput, s.cfg.MaxPageSize, n)
+	}
 	p, err := s.List(ctx, ByScore, 1, n)
 	if err != nil {
 		return nil, err

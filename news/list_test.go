@@ -87,6 +87,9 @@ func TestListPaging(t *testing.T) {
 	if err != nil || !slices.Equal(ids(top), byScore[:3]) {
 		t.Fatalf("Top(3) = %v, %v; want %v", ids(top), err, byScore[:3])
 	}
+	if _, err := e.s.Top(e.ctx, 0); !errors.Is(err, ErrBadInput) {
+		t.Fatalf("Top(0) = %v, want ErrBadInput", err)
+	}
 	// An article whose hash expired before the prune job ran is left out.
 	if err := e.c.Del(e.ctx, e.s.Keys().Article(byScore[1])).Err(); err != nil {
 		t.Fatal(err)
