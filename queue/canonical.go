@@ -55,6 +55,87 @@ func IsTrackingParam(name string) bool {
 // URL that is not absolute, not http or https, has no host, or is longer
 // than MaxURLLen. Canonical(Canonical(u)) == Canonical(u).
 func Canonical(raw string) (string, error) {
+	if isCanonical(raw) {
+		return raw, nil
+	}
+	return canonical(raw)
+}
+
+// isCanonical is Canonical's fast path: it reports, without allocating,
+// that s is already canonical (for the common simple URLs: no port, no
+// escapes, no '+' in names; it may say no to a canonical URL, never yes
+// to one that is not: FuzzCanonical checks it).
+func isCanonical(s string) bool {
+	if len(s) > MaxURLLen {
+		return false
+	}
+	rest, ok := strings.CutPrefix(s, "https://")
+	if !ok {
+		if rest, ok = strings.CutPrefix(s, "http://"); !ok {
+			return false
+		}
+	}
+	slash := strings.IndexByte(rest, '/')
+	if slash <= 0 {
+		return false // no path, or no host
+	}
+	host, rest := rest[:slash], rest[slash:]
+	if host[0] == '.' || host[len(host)-1] == '.' || strings.Contains(host, "..") {
+		return false
+	}
+	for i := 0; i < len(host); i++ {
+		c := host[i]
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_') {
+			return false
+		}
+	}
+	p, query, hasQuery := strings.Cut(rest, "?")
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c == '%' || !isPathChar(c) {
+			return false
+		}
+		if c == '/' && i+1 < len(p) {
+			switch {
+			case p[i+1] == '/':
+				return false
+			case p[i+1] == '.' && (i+2 == len(p) || p[i+2] == '/'):
+				return false
+			case p[i+1] == '.' && p[i+2] == '.' && (i+3 == len(p) || p[i+3] == '/'):
+				return false
+			}
+		}
+	}
+	if !hasQuery {
+		return true
+	}
+	prev := ""
+	for len(query) > 0 || hasQuery {
+		hasQuery = false
+		part, more, found := strings.Cut(query, "&")
+		query = more
+		if part == "" {
+			return false
+		}
+		key, _, _ := strings.Cut(part, "=")
+		if key == "" || key < prev || strings.ContainsAny(key, "+") || IsTrackingParam(key) {
+			return false
+		}
+		for i := 0; i < len(part); i++ {
+			if part[i] == '%' || !isQueryChar(part[i]) {
+				return false
+			}
+		}
+		prev = key
+		if found && query == "" {
+			return false // a trailing '&'
+		}
+	}
+	return true
+}
+
+// canonical is Canonical's full path.
+func canonical(raw string) (string, error) {
 	s := strings.TrimSpace(raw)
 	if s == "" {
 		return "", fmt.Errorf("%w: empty URL", ErrBadURL)

@@ -65,6 +65,9 @@ func TestCanonical(t *testing.T) {
 		if err != nil || again != got {
 			t.Errorf("Canonical(Canonical(%q)) = %q, %v; want %q (idempotent)", tt.in, again, err, got)
 		}
+		if isCanonical(tt.in) && tt.in != tt.want {
+			t.Errorf("the fast path takes %q as canonical", tt.in)
+		}
 	}
 }
 
@@ -115,11 +118,40 @@ func TestIsTrackingParam(t *testing.T) {
 	}
 }
 
+func TestCanonicalFastPath(t *testing.T) {
+	for _, s := range []string{
+		"https://news.example.com/a/000123.html",
+		"http://x.com/",
+		"https://3g.163.com/news/article/H5L6S9C60001899O.html?clickfrom=index2018_news_newslist",
+		"https://x.com/a?a=1&a=0&b=&c",
+	} {
+		if !isCanonical(s) {
+			t.Errorf("fast path misses canonical %q", s)
+		}
+	}
+	for _, s := range []string{
+		"https://x.com", "https://X.com/", "https://x.com:8080/", "https://x.com/a//b", "https://x.com/a/./b",
+		"https://x.com/a/..", "https://x.com/a?", "https://x.com/a?b=1&a=1", "https://x.com/a?a=1&", "https://x.com/a?&a=1",
+		"https://x.com/a?utm_source=1", "https://x.com/%7e", "https://x.com/a#b", " https://x.com/", "https://x..com/",
+		"https://x.com./", "ftp://x.com/", "https://x.com/a?a+b=1",
+	} {
+		if isCanonical(s) {
+			t.Errorf("fast path takes %q as canonical", s)
+		}
+	}
+}
+
 func FuzzCanonical(f *testing.F) {
-	for _, s := range []string{"http://a.com/b?c=d#e", "https://X.org:443/%7e/../a?utm_x=1&b=%zz", "http://[::1]:80/"} {
+	for _, s := range []string{"http://a.com/b?c=d#e", "https://X.org:443/%7e/../a?utm_x=1&b=%zz", "http://[::1]:80/",
+		"https://x.com/a?a=1&a=0&b=&c", "https://x.com/a/.b/..c/", "https://x.com/a?b=1&a=1"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		if isCanonical(s) {
+			if c, err := canonical(s); err != nil || c != s {
+				t.Fatalf("fast path takes %q as canonical; the full path says %q, %v", s, c, err)
+			}
+		}
 		c, err := Canonical(s)
 		if err != nil {
 			return
