@@ -498,6 +498,15 @@ func TestPurge(t *testing.T) {
 	if want := []string{other.wakeKey(), other.pendingKey()}; !slices.Equal(keys, want) {
 		t.Errorf("keys after purge = %v; want only %v", keys, want)
 	}
+	// The done memory comes back with its TTL.
+	if err := q.Ack(ctx, got[0]); err != nil {
+		t.Fatal(err)
+	}
+	bk, _ := doneHash(got[0])
+	key := q.doneKey(q.span(q.now()).gcur, bk&(doneBuckets(q.cfg.DoneCapacity)-1))
+	if ttl := c.PTTL(ctx, key).Val(); ttl <= 0 {
+		t.Errorf("done bucket recreated after the purge has TTL %s", ttl)
+	}
 }
 
 func TestIdleConsumerCallRate(t *testing.T) {
