@@ -2,10 +2,142 @@ package main
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/newsrank/newsrank/jobs"
 )
 
-// TODO(owner of jobs): replace this placeholder with the real command.
 func runJobs(ctx context.Context, std *stdio, args []string) error {
-	return errors.New("jobs: not built yet")
+	fs := newFlags(std, "jobs", "jobs [-config FILE] [-history N] [-json]", `
+Show each job (crawl, prune, rescore): its schedule in jobs.time_zone, its
+last run (start, result, duration, counts, error), who runs it right now
+if anyone, and its next scheduled run. -history N also lists the last N
+recorded runs of each job, skipped ones included.
+
+Run a job by hand with newsrank crawl -once, newsrank prune or newsrank
+rescore (or POST /api/jobs/{name}/run).`)
+	common := addCommon(fs)
+	n := fs.Int("history", 0, "also list the last `N` runs of each job")
+	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	if err := parse(fs, args, false); err != nil {
+		return err
+	}
+	if *n < 0 {
+		return usageError("-history must be >= 0, got %d", *n)
+	}
+	cfg, log, err := common.load(std)
+	if err != nil {
+		return err
+	}
+	a, err := newApp(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	st, err := a.jobs.Status(ctx)
+	if err != nil {
+		return err
+	}
+	hist := map[string][]jobs.Run{}
+	if *n > 0 {
+		for _, s := range st {
+			if hist[s.Name], err = a.jobs.History(ctx, s.Name, *n); err != nil {
+				return err
+			}
+		}
+	}
+	if *asJSON {
+		type jobJSON struct {
+			jobs.JobStatus
+			Runs []jobs.Run `json:"runs,omitempty"`
+		}
+		out := make([]jobJSON, len(st))
+		for i, s := range st {
+			out[i] = jobJSON{s, hist[s.Name]}
+		}
+		enc := json.NewEncoder(std.out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	printJobs(std.out, a.jobs.Location(), st, hist)
+	return nil
+}
+
+// printJobs writes the job table and, under it, each job's details.
+func printJobs(w io.Writer, loc *time.Location, st []jobs.JobStatus, hist map[string][]jobs.Run) {
+	at := func(t time.Time) string { return t.In(loc).Format("2006-01-02 15:04:05") }
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "JOB\tSCHEDULE (%s)\tLAST RUN\tRESULT\tTOOK\tNEXT RUN\n", loc)
+	for _, s := range st {
+		sched := s.Schedule
+		if !s.Enabled {
+			sched += " (disabled)"
+		}
+		last, result, took, next := "never", "-", "-", "-"
+		if s.Last != nil {
+			last, result, took = at(s.Last.Start), string(s.Last.Status), s.Last.Duration().Round(time.Millisecond).String()
+		}
+		if s.Running != nil {
+			result = "running"
+		}
+		if s.Next != nil {
+			next = at(*s.Next)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, sched, last, result, took, next)
+	}
+	tw.Flush()
+	for _, s := range st {
+		var lines []string
+		if s.Running != nil {
+			lines = append(lines, fmt.Sprintf("running now: %s since %s", s.Running.Holder, at(s.Running.Since)))
+		}
+		if s.Last != nil {
+			l := fmt.Sprintf("last run: %s by %s", s.Last.Trigger, s.Last.Holder)
+			if c := counts(s.Last.Counts); c != "" {
+				l += "; " + c
+			}
+			lines = append(lines, l)
+			if s.Last.Error != "" {
+				lines = append(lines, "error: "+firstLine(s.Last.Error))
+			}
+		}
+		if s.Latest != nil && s.Latest.Status == jobs.StatusSkipped && (s.Last == nil || s.Latest.Start.After(s.Last.Start)) {
+			lines = append(lines, fmt.Sprintf("skipped at %s (%s): %s", at(s.Latest.Start), s.Latest.Trigger, s.Latest.Error))
+		}
+		for _, r := range hist[s.Name] {
+			l := fmt.Sprintf("  %s  %-8s %-8s %8s  %s", at(r.Start), r.Status, r.Trigger, r.Duration().Round(time.Millisecond), counts(r.Counts))
+			if r.Error != "" {
+				l += "  " + firstLine(r.Error)
+			}
+			lines = append(lines, strings.TrimRight(l, " "))
+		}
+		if len(lines) > 0 {
+			fmt.Fprintf(w, "\n%s (%s):\n", s.Name, s.About)
+			for _, l := range lines {
+				fmt.Fprintf(w, "  %s\n", l)
+			}
+		}
+	}
+}
+
+// counts formats a run's counts as "k=v" pairs in key order.
+func counts(c jobs.Counts) string {
+	keys := slices.Sorted(maps.Keys(c))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%d", k, c[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }

@@ -3,9 +3,54 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"time"
+
+	"github.com/newsrank/newsrank/jobs"
 )
 
-// TODO(owner of rescore): replace this placeholder with the real command.
 func runRescore(ctx context.Context, std *stdio, args []string) error {
-	return errors.New("rescore: not built yet")
+	fs := newFlags(std, "rescore", "rescore [-config FILE]", `
+Rebuild the score: ranking from time: and votes: with the configured
+formula (news.formula), as the scheduled "rescore" job does: the new
+ranking is built aside and swapped in at once, so readers never see a part
+of it. For linear the work is done inside Redis; hot and gravity are
+computed here in pipelined batches.
+
+The run takes the job's lock and is recorded in its history (newsrank jobs).
+Exit status: 0 done, 1 failed, 2 usage or configuration error, 3 skipped
+because another run holds the lock.`)
+	common := addCommon(fs)
+	if err := parse(fs, args, false); err != nil {
+		return err
+	}
+	cfg, log, err := common.load(std)
+	if err != nil {
+		return err
+	}
+	a, err := newApp(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	run, err := a.jobs.Run(ctx, jobs.Rescore, jobs.TriggerManual)
+	if err != nil {
+		return jobError(run, err)
+	}
+	note := ""
+	if run.Counts["repaired"] == 1 {
+		note = " (articles ingested or pruned during the build were taken in)"
+	}
+	fmt.Fprintf(std.out, "rescore: rebuilt score: for %d articles with %s in %s%s\n",
+		run.Counts["articles"], a.news.Formula().Name(), run.Duration().Round(time.Millisecond), note)
+	return nil
+}
+
+// jobError maps a job run's error to the command's: a skipped run becomes
+// errSkipped (exit status 3) and says who holds the lock.
+func jobError(run jobs.Run, err error) error {
+	if errors.Is(err, jobs.ErrLocked) {
+		return fmt.Errorf("%w: %s", errSkipped, run.Error)
+	}
+	return err
 }

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/newsrank/newsrank/board"
+	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/crawler"
+	"github.com/newsrank/newsrank/internal/clock"
+	"github.com/newsrank/newsrank/internal/rdb"
+	"github.com/newsrank/newsrank/jobs"
+	"github.com/newsrank/newsrank/news"
+	"github.com/newsrank/newsrank/queue"
+	"github.com/newsrank/newsrank/rescore"
+	"github.com/newsrank/newsrank/web"
+)
+
+// app is the wiring every command that works on Redis shares, built one way
+// from the configuration so that the daemon, the demo and the one-shot
+// commands (crawl, prune, rescore, jobs) see the same keys, queues, locks
+// and job definitions:
+//
+//	rdb      the Redis connection (redis.*)
+//	news     the article store (news.*)
+//	crawler  the producer/consumers of crawler.sources, one queue per source
+//	queues   those queues, in source order
+//	rescore  prune and rebuild (news.window, news.formula)
+//	activity, invites  the user leaderboards (board.*)
+//	jobs     the job manager: "crawl", "prune", "rescore" with the
+//	         schedules, lock TTL and history of jobs.*
+//
+// The scheduled "crawl" job runs the producer only (it queues new article
+// URLs): the processes that schedule it, the daemon and the demo, run the
+// consumers all the time. `newsrank crawl -once` runs produce + consume
+// through crawlOnce, under the same "crawl" lock, so the two never overlap.
+type app struct {
+	cfg      config.Config
+	log      *slog.Logger
+	clock    clock.Clock
+	rdb      *rdb.Client
+	news     *news.Store
+	crawler  *crawler.Crawler
+	queues   []*queue.Queue
+	rescore  *rescore.Rescorer
+	activity *board.Activity
+	invites  *board.Invites
+	jobs     *jobs.Manager
+}
+
+// appOption adjusts how newApp builds the app (tests, the demo).
+type appOption func(*appSettings)
+
+type appSettings struct {
+	clock      clock.Clock
+	crawlerOpt []crawler.Option
+}
+
+// withCrawlerOptions passes options to crawler.New (e.g. the demo's
+// transport).
+func withCrawlerOptions(opts ...crawler.Option) appOption {
+	return func(s *appSettings) { s.crawlerOpt = append(s.crawlerOpt, opts...) }
+}
+
+// newApp connects to Redis and builds every part. Close it when done.
+func newApp(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...appOption) (*app, error) {
+	s := appSettings{clock: clock.Real{}}
+	for _, o := range opts {
+		o(&s)
+	}
+	c, err := openRedis(ctx, cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	a := &app{cfg: cfg, log: log, clock: s.clock, rdb: c}
+	if err := a.build(s); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *app) build(s appSettings) error {
+	cfg, c := a.cfg, a.rdb
+	var err error
+	if a.news, err = news.New(c, c.Prefix, cfg.News, news.WithClock(a.clock), news.WithLogger(a.log)); err != nil {
+		return fmt.Errorf("%w: %w", errConfig, err)
+	}
+	copts := append([]crawler.Option{crawler.WithLogger(a.log), crawler.WithClock(a.clock)}, s.crawlerOpt...)
+	if a.crawler, err = crawler.New(cfg.Crawler, cfg.Queue, c, c.Prefix, a.news, copts...); err != nil {
+		return fmt.Errorf("%w: %w", errConfig, err)
+	}
+	for _, name := range a.crawler.Sources() {
+		a.queues = append(a.queues, a.crawler.Queue(name))
+	}
+	a.rescore = rescore.New(c, a.news, rescore.WithClock(a.clock), rescore.WithLogger(a.log))
+	if a.activity, err = board.NewActivity(c, c.Prefix, cfg.Board, board.WithClock(a.clock), board.WithLogger(a.log)); err != nil {
+		return fmt.Errorf("%w: %w", errConfig, err)
+	}
+	if a.invites, err = board.NewInvites(c, c.Prefix, cfg.Board, board.WithClock(a.clock), board.WithLogger(a.log)); err != nil {
+		return fmt.Errorf("%w: %w", errConfig, err)
+	}
+	jopts, err := jobs.OptionsFromConfig(cfg.Jobs)
+	if err != nil {
+		return fmt.Errorf("%w: %w", errConfig, err)
+	}
+	jopts.Clock, jopts.Logger = a.clock, a.log
+	a.jobs, err = jobs.NewManager(c, c.Prefix, jopts,
+		jobs.Job{Name: jobs.Crawl, About: "queue new article URLs from every source (consumers fetch them)",
+			Schedule: cfg.Jobs.Crawl.Schedule, Enabled: cfg.Jobs.Crawl.Enabled, Run: a.produceJob},
+		jobs.Job{Name: jobs.Prune, About: "remove articles older than news.window",
+			Schedule: cfg.Jobs.Prune.Schedule, Enabled: cfg.Jobs.Prune.Enabled, Run: a.pruneJob},
+		jobs.Job{Name: jobs.Rescore, About: "rebuild score: from time: and votes: (" + a.news.Formula().Name() + ")",
+			Schedule: cfg.Jobs.Rescore.Schedule, Enabled: cfg.Jobs.Rescore.Enabled, Run: a.rescoreJob},
+	)
+	if err != nil {
+		return fmt.Errorf("%w: jobs: %w", errConfig, err)
+	}
+	return nil
+}
+
+// Close closes the Redis connection (and stops an embedded Redis).
+func (a *app) Close() error { return a.rdb.Close() }
+
+// webServer builds the HTTP server over the app's parts. The daemon serves
+// it on web.listen; the demo does the same.
+func (a *app) webServer() (*web.Server, error) {
+	return web.New(web.Options{
+		Config:   a.cfg,
+		Redis:    a.rdb,
+		News:     a.news,
+		Activity: a.activity,
+		Invites:  a.invites,
+		Queues:   a.queues,
+		Jobs:     a.jobs,
+		Clock:    a.clock,
+		Log:      a.log,
+	})
+}
+
+// produceJob is the scheduled crawl: walk the sources and queue new URLs.
+func (a *app) produceJob(ctx context.Context) (jobs.Counts, error) {
+	rep, err := a.crawler.Produce(ctx)
+	counts := jobs.Counts{"new": int64(rep.New())}
+	var pages, found int64
+	for _, s := range rep.Sources {
+		pages += int64(s.Pages)
+		found += int64(s.Found)
+	}
+	counts["pages"], counts["found"] = pages, found
+	if err != nil {
+		return counts, err
+	}
+	if failed := rep.Failed(); len(failed) > 0 && len(failed) == len(rep.Sources) && len(rep.Sources) > 0 {
+		return counts, fmt.Errorf("every source failed: %v", failed)
+	}
+	return counts, nil
+}
+
+// crawlOnce produces and consumes until the queues are idle (newsrank
+// crawl -once), as the "crawl" job: it takes the same lock as the
+// scheduled crawl and is recorded in its history. It returns jobs.ErrLocked
+// when another crawl runs.
+func (a *app) crawlOnce(ctx context.Context, trigger string, progress func(crawler.Progress), sources ...string) (crawler.Report, error) {
+	var rep crawler.Report
+	_, err := a.jobs.RunFunc(ctx, jobs.Crawl, trigger, func(ctx context.Context) (jobs.Counts, error) {
+		var err error
+		rep, err = a.crawler.RunOnce(ctx, progress, sources...)
+		t := rep.Totals()
+		counts := jobs.Counts{"new": int64(rep.Produce.New()), "fetched": t.Fetched, "created": t.Created,
+			"updated": t.Updated, "too_old": t.TooOld, "failed": t.Failures(), "dead": t.Dead}
+		if err == nil {
+			if failed := rep.FailedSources(); len(failed) > 0 {
+				err = fmt.Errorf("sources failed: %v", failed)
+			}
+		}
+		return counts, err
+	})
+	return rep, err
+}
+
+func (a *app) pruneJob(ctx context.Context) (jobs.Counts, error) {
+	res, err := a.rescore.Prune(ctx, a.clock.Now())
+	return jobs.Counts{"removed": res.Removed, "kept": res.Kept, "batches": int64(res.Batches)}, err
+}
+
+func (a *app) rescoreJob(ctx context.Context) (jobs.Counts, error) {
+	res, err := a.rescore.Rebuild(ctx)
+	repaired := int64(0)
+	if res.Repaired {
+		repaired = 1
+	}
+	return jobs.Counts{"articles": res.Articles, "batches": int64(res.Batches), "repaired": repaired}, err
+}

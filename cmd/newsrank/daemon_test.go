@@ -1,0 +1,252 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/internal/redistest"
+	"github.com/newsrank/newsrank/news"
+	"github.com/newsrank/newsrank/queue"
+)
+
+// slowSite serves a list page linking n articles; each article page takes
+// delay to answer.
+func slowSite(t *testing.T, n int, delay time.Duration) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var served atomic.Int64
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /list", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, "<html><head><title>List</title></head><body><ul>")
+		for i := range n {
+			fmt.Fprintf(w, `<li><a class="article" href="/a/%d.html">Story %d</a></li>`, i, i)
+		}
+		fmt.Fprint(w, "</ul></body></html>")
+	})
+	mux.HandleFunc("GET /a/{name}", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(delay):
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		post := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
+		fmt.Fprintf(w, `<html><head><title>Story %s</title><meta property="article:published_time" content="%s"></head>
+<body><h1>Story %s</h1><p>Body of the story.</p></body></html>`, r.PathValue("name"), post, r.PathValue("name"))
+		served.Add(1)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv, &served
+}
+
+// daemon is a running `newsrank daemon` process.
+type daemon struct {
+	cmd    *exec.Cmd
+	url    string
+	stderr *lockedLog
+	exited chan error
+}
+
+// lockedLog collects a process's output for failure messages.
+type lockedLog struct {
+	b  strings.Builder
+	mu chan struct{}
+}
+
+func newLockedLog() *lockedLog { return &lockedLog{mu: make(chan struct{}, 1)} }
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu <- struct{}{}
+	defer func() { <-l.mu }()
+	return l.b.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu <- struct{}{}
+	defer func() { <-l.mu }()
+	return l.b.String()
+}
+
+func startDaemon(t *testing.T, bin, cfg string) *daemon {
+	t.Helper()
+	d := &daemon{cmd: exec.Command(bin, "daemon", "-config", cfg), stderr: newLockedLog(), exited: make(chan error, 1)}
+	d.cmd.Stderr = d.stderr
+	out, err := d.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.cmd.Process.Kill() })
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(sc.Text(), "newsrank daemon: serving "); ok {
+				lines <- u
+			}
+		}
+		io.Copy(io.Discard, out)
+	}()
+	go func() { d.exited <- d.cmd.Wait() }()
+	select {
+	case d.url = <-lines:
+	case err := <-d.exited:
+		t.Fatalf("daemon exited at start: %v\n%s", err, d.stderr)
+	case <-time.After(60 * time.Second):
+		t.Fatalf("daemon did not start\n%s", d.stderr)
+	}
+	return d
+}
+
+// stop sends sig and waits for the exit status.
+func (d *daemon) stop(t *testing.T, sig syscall.Signal) int {
+	t.Helper()
+	if err := d.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-d.exited:
+		return exitCodeOf(t, err)
+	case <-time.After(60 * time.Second):
+		t.Fatalf("daemon did not exit after %v\n%s", sig, d.stderr)
+	}
+	return -1
+}
+
+func waitUntil(t *testing.T, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestDaemonSIGTERMMidCrawlLosesNoURL runs the daemon against a slow site,
+// stops it with SIGTERM while pages are being fetched, checks that it
+// exits 0 with every URL either stored or back in the queue, then starts
+// it again and sees every article stored.
+func TestDaemonSIGTERMMidCrawlLosesNoURL(t *testing.T) {
+	const n = 30
+	bin := newsrankBinary(t)
+	s := redistest.Start(t)
+	c := s.Client()
+	ctx := context.Background()
+	site, served := slowSite(t, n, 300*time.Millisecond)
+	cfg := jobsConfig(t, s.URL(), fmt.Sprintf(`
+crawler:
+  workers: 3
+  per_host_parallelism: 3
+  delay: 0s
+  jitter: 0s
+  obey_robots: false
+  sources:
+    - name: slow
+      kind: html
+      urls: ["%s/list"]
+      link_selector: "a.article"
+      max_pages: 1
+jobs:
+  time_zone: UTC
+  lock_ttl: 5s
+  shutdown_timeout: 30s
+web:
+  listen: 127.0.0.1:0
+`, site.URL))
+	keys := news.NewKeys("jt:")
+	q := queue.New(c, "jt:", "slow", config.DefaultConfig().Queue)
+	stored := func() int64 { n, _ := c.ZCard(ctx, keys.Time()).Result(); return n }
+
+	d := startDaemon(t, bin, cfg)
+	// The HTTP server is up and lists the jobs; the crawl was caught up
+	// at start (it never ran), which queued the URLs.
+	waitUntil(t, "the catch-up crawl to queue the URLs", 30*time.Second, func() bool {
+		st, err := q.Stats(ctx)
+		return err == nil && st.Pending+st.InFlight+st.Done == n
+	})
+	resp, err := http.Get(d.url + "/api/jobs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body strings.Builder
+	io.Copy(&body, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(body.String(), `"catch-up"`) {
+		t.Fatalf("GET /api/jobs: %d %s", resp.StatusCode, body.String())
+	}
+	waitUntil(t, "a few articles stored", 60*time.Second, func() bool { return stored() >= 4 })
+	if code := d.stop(t, syscall.SIGTERM); code != 0 {
+		t.Fatalf("daemon exit status %d after SIGTERM, want 0\n%s", code, d.stderr)
+	}
+	st, err := q.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := stored()
+	t.Logf("after SIGTERM: %d stored, queue %+v, %d pages served", got, st, served.Load())
+	if got == n {
+		t.Fatalf("the crawl finished before SIGTERM: the test proves nothing (make the site slower)")
+	}
+	if st.InFlight != 0 || st.Dead != 0 {
+		t.Fatalf("after a clean stop: %d URLs still leased, %d dead; want 0 and 0\n%s", st.InFlight, st.Dead, d.stderr)
+	}
+	if st.Done != got || st.Pending+st.Delayed+st.Done != n {
+		t.Fatalf("URLs: %+v with %d articles stored; want done == stored and pending+delayed+done == %d", st, got, n)
+	}
+	if !strings.Contains(d.stderr.String(), "shutting down") {
+		t.Errorf("no shutdown message in the log:\n%s", d.stderr)
+	}
+
+	// Started again, the daemon finishes the queue: nothing was lost.
+	d = startDaemon(t, bin, cfg)
+	waitUntil(t, "every article stored", 60*time.Second, func() bool { return stored() == n })
+	if code := d.stop(t, syscall.SIGINT); code != 0 {
+		t.Fatalf("daemon exit status %d after SIGINT, want 0\n%s", code, d.stderr)
+	}
+	st, _ = q.Stats(ctx)
+	if st.Done != n || st.Pending+st.InFlight+st.Delayed+st.Dead != 0 {
+		t.Fatalf("queue at the end: %+v", st)
+	}
+	// The lock of every job is free after the stops.
+	for _, job := range []string{"crawl", "prune", "rescore"} {
+		if n, _ := c.Exists(ctx, "jt:{jobs}:lock:"+job).Result(); n != 0 {
+			t.Errorf("lock of %s left behind", job)
+		}
+	}
+	var runs []map[string]any
+	raw, _ := c.LRange(ctx, "jt:{jobs}:runs:crawl", 0, -1).Result()
+	for _, r := range raw {
+		var m map[string]any
+		json.Unmarshal([]byte(r), &m)
+		runs = append(runs, m)
+	}
+	if len(runs) == 0 || runs[len(runs)-1]["trigger"] != "catch-up" || runs[len(runs)-1]["status"] != "ok" {
+		t.Errorf("crawl history: %v", runs)
+	}
+}
+
+func TestDaemonBadListenExits1(t *testing.T) {
+	s := redistest.Start(t)
+	cfg := jobsConfig(t, s.URL(), "web:\n  listen: 256.0.0.1:1\n")
+	code, _, errs := runCLI(t, "daemon", "-config", cfg)
+	if code != exitFailed || !strings.Contains(errs, "web.listen") {
+		t.Fatalf("exit %d, want 1: %s", code, errs)
+	}
+}

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/internal/redistest"
+	"github.com/newsrank/newsrank/news"
+)
+
+// jobsConfig writes a config file pointing at the Redis at redisURL with
+// key prefix "jt:" plus extra YAML, and returns its path.
+func jobsConfig(t *testing.T, redisURL, extra string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	body := fmt.Sprintf("redis:\n  url: %s\n  key_prefix: \"jt:\"\nlog:\n  level: warn\n%s", redisURL, extra)
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// seedArticles ingests one article per entry of hours, posted that many
+// hours before now.
+func seedArticles(t *testing.T, c redis.UniversalClient, now time.Time, hours ...int) {
+	t.Helper()
+	s, err := news.New(c, "jt:", config.DefaultConfig().News)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hours {
+		post := now.Add(-time.Duration(h) * time.Hour)
+		if _, err := s.Ingest(context.Background(), news.Article{URL: fmt.Sprintf("https://example.com/%d", h), Title: fmt.Sprintf("Story %d", h), PostTime: post}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestPruneRescoreAndJobsCommands(t *testing.T) {
+	s := redistest.Start(t)
+	c := s.Client()
+	ctx := context.Background()
+	cfg := jobsConfig(t, s.URL(), "news:\n  window: 2h\n")
+	seedArticles(t, c, time.Now(), 0, 1) // inside a 2 h window
+	// Two articles 3 and 4 hours old (written directly: ingest refuses
+	// articles older than the window).
+	k := news.NewKeys("jt:")
+	for i, id := range []string{news.ID("https://example.com/100"), news.ID("https://example.com/101")} {
+		old := float64(time.Now().Add(-time.Duration(3+i) * time.Hour).Unix())
+		c.ZAdd(ctx, k.Time(), redis.Z{Score: old, Member: id})
+		c.ZAdd(ctx, k.Votes(), redis.Z{Score: 0, Member: id})
+		c.ZAdd(ctx, k.Score(), redis.Z{Score: old, Member: id})
+		c.HSet(ctx, k.Article(id), "title", fmt.Sprintf("Old %d", i), "url", fmt.Sprintf("https://example.com/%d", 100+i))
+	}
+
+	code, out, errs := runCLI(t, "prune", "-config", cfg, "-dry-run")
+	if code != 0 || !strings.Contains(out, "2 of 4 articles") || !strings.Contains(out, "Old 1") {
+		t.Fatalf("prune -dry-run: %d\n%s\n%s", code, out, errs)
+	}
+	if n, _ := c.ZCard(ctx, k.Time()).Result(); n != 4 {
+		t.Fatalf("dry run removed articles: %d left", n)
+	}
+
+	// Another run holds the prune lock: exit status 3, nothing removed.
+	lock := "jt:{jobs}:lock:prune"
+	c.Set(ctx, lock, `{"token":"x","holder":"other-host/99","since":"2024-01-01T00:00:00Z"}`, time.Minute)
+	code, out, errs = runCLI(t, "prune", "-config", cfg)
+	if code != exitSkipped || !strings.Contains(errs, "skipped") || !strings.Contains(errs, "other-host/99") {
+		t.Fatalf("prune while locked: exit %d, want 3\n%s\n%s", code, out, errs)
+	}
+	if n, _ := c.ZCard(ctx, k.Time()).Result(); n != 4 {
+		t.Fatal("a skipped prune removed articles")
+	}
+	c.Del(ctx, lock)
+
+	code, out, errs = runCLI(t, "prune", "-config", cfg)
+	if code != 0 || !strings.Contains(out, "removed 2 articles") {
+		t.Fatalf("prune: %d\n%s\n%s", code, out, errs)
+	}
+	if n, _ := c.ZCard(ctx, k.Time()).Result(); n != 2 {
+		t.Fatalf("after prune %d articles, want 2", n)
+	}
+
+	c.ZAdd(ctx, k.Score(), redis.Z{Score: 1, Member: "garbage"})
+	code, out, errs = runCLI(t, "rescore", "-config", cfg)
+	if code != 0 || !strings.Contains(out, "rebuilt score: for 2 articles with linear") {
+		t.Fatalf("rescore: %d\n%s\n%s", code, out, errs)
+	}
+	if n, _ := c.ZCard(ctx, k.Score()).Result(); n != 2 {
+		t.Fatalf("score: has %d members after rescore, want 2", n)
+	}
+
+	code, out, errs = runCLI(t, "jobs", "-config", cfg, "-history", "5")
+	if code != 0 {
+		t.Fatalf("jobs: %d\n%s", code, errs)
+	}
+	for _, want := range []string{"prune", "rescore", "crawl", "never", "removed=2", "articles=2", "skipped", "manual"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("jobs output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = runCLI(t, "jobs", "-config", cfg, "-json")
+	if code != 0 || !strings.Contains(out, `"name": "prune"`) || !strings.Contains(out, `"status": "ok"`) {
+		t.Fatalf("jobs -json: %d\n%s", code, out)
+	}
+
+	if code, _, _ := runCLI(t, "prune", "-config", cfg, "extra"); code != exitUsage {
+		t.Errorf("prune with an argument: exit %d, want 2", code)
+	}
+	bad := jobsConfig(t, s.URL(), "jobs:\n  prune:\n    schedule: \"61 * * * *\"\n")
+	if code, _, errs := runCLI(t, "rescore", "-config", bad); code != exitUsage || !strings.Contains(errs, "jobs.prune.schedule") {
+		t.Errorf("bad schedule: exit %d, want 2: %s", code, errs)
+	}
+}
+
+// TestTwoPruneProcessesRace starts two `newsrank prune` processes at once
+// on a prune long enough to overlap: the lock lets one through, the other
+// exits with status 3.
+func TestTwoPruneProcessesRace(t *testing.T) {
+	bin := newsrankBinary(t)
+	s := redistest.Start(t)
+	c := s.Client()
+	ctx := context.Background()
+	cfg := jobsConfig(t, s.URL(), "news:\n  window: 1h\n")
+	// Enough expired articles that a prune takes a while (batches of 200).
+	k := news.NewKeys("jt:")
+	old := float64(time.Now().Add(-48 * time.Hour).Unix())
+	for start := 0; start < 200_000; start += 5000 {
+		var zs []redis.Z
+		for i := start; i < start+5000; i++ {
+			zs = append(zs, redis.Z{Score: old, Member: fmt.Sprintf("%016x", i)})
+		}
+		c.ZAdd(ctx, k.Time(), zs...)
+	}
+	var wg sync.WaitGroup
+	codes := make([]int, 2)
+	outs := make([]string, 2)
+	for i := range 2 {
+		wg.Go(func() {
+			cmd := exec.Command(bin, "prune", "-config", cfg)
+			b, err := cmd.CombinedOutput()
+			outs[i] = string(b)
+			codes[i] = exitCodeOf(t, err)
+		})
+	}
+	wg.Wait()
+	if !(codes[0] == 0 && codes[1] == 3 || codes[0] == 3 && codes[1] == 0) {
+		t.Fatalf("exit codes %v, want one 0 and one 3\n%s\n%s", codes, outs[0], outs[1])
+	}
+	if n, _ := c.ZCard(ctx, k.Time()).Result(); n != 0 {
+		t.Fatalf("%d articles left", n)
+	}
+}
+
+func exitCodeOf(t *testing.T, err error) int {
+	t.Helper()
+	if err == nil {
+		return 0
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	t.Fatalf("run: %v", err)
+	return -1
+}
+
+// newsrankBinary builds the newsrank binary into the test's temporary
+// directory and returns its path.
+func newsrankBinary(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "newsrank")
+	cmd := exec.Command("go", "build", "-o", path, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return path
+}
