@@ -327,3 +327,20 @@ func TestEmbeddedRedis(t *testing.T) {
 		}
 	}
 }
+
+func TestOpsPageShowsRunningJob(t *testing.T) {
+	e := newEnv(t, func(c *config.Config) { c.Web.RequestTimeout = config.Duration(300 * time.Millisecond) })
+	if r := e.do("POST", "/api/jobs/slow/run", adminToken, ""); r.status != http.StatusAccepted {
+		t.Fatalf("run slow = %d %s", r.status, r.body)
+	}
+	b := newBrowser(t, e)
+	code, body := b.get("/ops")
+	if code != 200 || !strings.Contains(body, "running on ") {
+		t.Fatalf("ops page while slow runs = %d, lacks \"running on\":\n%s", code, body)
+	}
+	close(e.release)
+	waitFor(t, "slow to finish", func() bool {
+		_, body := b.get("/ops")
+		return !strings.Contains(body, "running on ")
+	})
+}

@@ -1,11 +1,362 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	mrand "math/rand/v2"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/demosite"
+	"github.com/newsrank/newsrank/jobs"
 )
 
-// TODO(owner of demo): replace this placeholder with the real command.
+const demoAbout = `
+Runs everything in one process with nothing to install: an embedded
+in-memory Redis (redis.url "embedded", the default), the bundled demo news
+site on another local port as the crawl target, a first crawl of it, the job
+schedule, and the web server. A few simulated users read, vote, comment and
+invite so that the rankings and leaderboards move. Open the printed URL;
+Ctrl-C stops it (the data is kept in memory only).
+
+Without -config the demo crawls every 15 minutes, rescores every minute and
+prunes hourly; API tokens are generated and printed when the configuration
+has none.`
+
+// demoSchedules are the job schedules of a demo without -config: short, so
+// the operations page shows runs.
+var demoSchedules = map[string]string{jobs.Crawl: "@every 15m", jobs.Rescore: "@every 1m", jobs.Prune: "@every 1h"}
+
+// runDemo is "newsrank demo".
 func runDemo(ctx context.Context, std *stdio, args []string) error {
-	return errors.New("demo: not built yet")
+	fs := newFlags(std, "demo", "demo [-listen 127.0.0.1:8080] [-articles N] [-users N] [-every 2s]", demoAbout)
+	c := addCommon(fs)
+	listen := fs.String("listen", "", "host:port of the web server; port 0 picks a free one (default: web.listen, 127.0.0.1:8080)")
+	articles := fs.Int("articles", demosite.DefaultArticles, "number of articles on the demo site (1 to 5000)")
+	users := fs.Int("users", 8, "number of simulated users (0 to 100; 0: none)")
+	every := fs.Duration("every", 2*time.Second, "how often a simulated user acts (>= 10ms)")
+	if err := parse(fs, args, false); err != nil {
+		return err
+	}
+	switch {
+	case *articles < 1 || *articles > 5000:
+		return usageError("-articles must be between 1 and 5000, got %d", *articles)
+	case *users < 0 || *users > 100:
+		return usageError("-users must be between 0 and 100, got %d", *users)
+	case *every < 10*time.Millisecond:
+		return usageError("-every must be at least 10ms, got %s", *every)
+	}
+	cfg, log, err := c.load(std)
+	if err != nil {
+		return err
+	}
+	if *listen != "" {
+		if _, _, err := net.SplitHostPort(*listen); err != nil {
+			return usageError("-listen must be host:port, got %q", *listen)
+		}
+		cfg.Web.Listen = *listen
+	}
+	if c.configPath == "" {
+		for name, spec := range demoSchedules {
+			j := demoJob(&cfg.Jobs, name)
+			j.Schedule, j.Enabled = spec, true
+		}
+	}
+	d := &demo{std: std, log: log, cfg: cfg, articles: *articles, users: *users, every: *every}
+	return d.run(ctx)
+}
+
+func demoJob(j *config.Jobs, name string) *config.Job {
+	switch name {
+	case jobs.Crawl:
+		return &j.Crawl
+	case jobs.Rescore:
+		return &j.Rescore
+	}
+	return &j.Prune
+}
+
+// demo is one run of "newsrank demo".
+type demo struct {
+	std      *stdio
+	log      *slog.Logger
+	cfg      config.Config
+	articles int
+	users    int
+	every    time.Duration
+
+	// token is what the simulated users send; shownToken and shownAdmin
+	// are printed (generated tokens, or where the configured ones are).
+	token, shownToken, shownAdmin string
+}
+
+func (d *demo) run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	fail := make(chan error, 8)
+	goRun := func(name string, f func(context.Context) error) {
+		wg.Go(func() {
+			if err := f(ctx); err != nil && !errors.Is(err, context.Canceled) {
+				fail <- fmt.Errorf("%s: %w", name, err)
+			}
+		})
+	}
+
+	// The demo news site, on a free local port.
+	site := demosite.New(demosite.Options{Articles: d.articles})
+	sl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("demo site: %w", err)
+	}
+	siteURL := "http://" + sl.Addr().String()
+	siteSrv := &http.Server{Handler: site, ReadHeaderTimeout: 10 * time.Second}
+	siteDone := make(chan struct{})
+	go func() { siteSrv.Serve(sl); close(siteDone) }()
+	defer func() { siteSrv.Close(); <-siteDone }()
+
+	cfg := &d.cfg
+	cfg.Crawler.Sources = site.Sources(siteURL)
+	// The site is ours and local: no politeness delays.
+	cfg.Crawler.Delay, cfg.Crawler.Jitter = 0, 0
+	cfg.Crawler.PerHostParallelism = max(cfg.Crawler.PerHostParallelism, cfg.Crawler.Workers)
+	if err := d.tokens(); err != nil {
+		return err
+	}
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", errConfig, err)
+	}
+
+	a, err := newApp(ctx, *cfg, d.log)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	// Stop in order: cancel, wait for the web server, the consumers, the
+	// scheduler and the simulated users, then close Redis (a.Close) and
+	// the demo site (the defers above run after this one).
+	defer func() { cancel(); wg.Wait() }()
+	ws, err := a.webServer()
+	if err != nil {
+		return err
+	}
+
+	// The web server first, so the URL works while the first crawl runs.
+	wl, err := net.Listen("tcp", cfg.Web.Listen)
+	if err != nil {
+		return fmt.Errorf("web server on %s: %w (choose another address with -listen, e.g. -listen 127.0.0.1:0)", cfg.Web.Listen, err)
+	}
+	webURL := "http://" + wl.Addr().String()
+	goRun("web server", func(ctx context.Context) error { return ws.Serve(ctx, wl) })
+
+	out := d.std.out
+	fmt.Fprintf(out, "newsrank demo: open %s/\n", webURL)
+	fmt.Fprintf(out, "  demo news site (the crawl target): %s/ (%d articles)\n", siteURL, d.articles)
+	fmt.Fprintf(out, "  redis: %s\n", a.rdb.Addr)
+	fmt.Fprintf(out, "  API token: %s   admin token: %s\n", d.shownToken, d.shownAdmin)
+	fmt.Fprintf(out, "  try: curl -s '%s/api/news?page=1&size=3'\n", webURL)
+	fmt.Fprintln(out, "  Ctrl-C stops the demo.")
+
+	// The first crawl: produce and consume until the queues are idle.
+	rep, err := a.crawlOnce(ctx, jobs.TriggerManual, nil)
+	t := rep.Totals()
+	switch {
+	case ctx.Err() != nil:
+		return nil
+	case err != nil:
+		// Keep serving: the pages and /api/jobs show what went wrong.
+		d.log.Error("first crawl failed", "err", err)
+		fmt.Fprintf(out, "first crawl failed: %v\n", err)
+	default:
+		fmt.Fprintf(out, "first crawl: %d pages fetched, %d articles stored (%d older than the window) in %s\n",
+			t.Fetched, t.Created, t.TooOld, rep.Elapsed.Round(10*time.Millisecond))
+	}
+
+	// From now on the consumers run all the time and the scheduled crawl
+	// only queues new URLs, as in the daemon.
+	goRun("consumers", a.crawler.Consume)
+	goRun("scheduler", a.jobs.Schedule)
+	if d.users > 0 {
+		sim := &simulator{base: webURL, token: d.token, users: demoUserNames(d.users), every: d.every, log: d.log,
+			client: &http.Client{Timeout: 10 * time.Second}}
+		goRun("simulated users", sim.run)
+	}
+
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(out, "newsrank demo: stopping")
+		return nil
+	case err := <-fail:
+		cancel()
+		return err
+	}
+}
+
+// tokens makes API tokens for the demo when the configuration has none,
+// so that the simulated users (and whoever tries the API) can write. Only
+// generated tokens are printed.
+func (d *demo) tokens() error {
+	cfg := &d.cfg.Web
+	d.shownToken, d.shownAdmin = "(from web.tokens)", "(from web.admin_tokens)"
+	if len(cfg.Tokens) == 0 {
+		t, err := randomToken("demo-")
+		if err != nil {
+			return err
+		}
+		cfg.Tokens, d.shownToken = []string{t}, t
+	}
+	if len(cfg.AdminTokens) == 0 {
+		t, err := randomToken("admin-")
+		if err != nil {
+			return err
+		}
+		cfg.AdminTokens, d.shownAdmin = []string{t}, t
+	}
+	d.token = cfg.Tokens[0]
+	return nil
+}
+
+func randomToken(prefix string) (string, error) {
+	b := make([]byte, 12)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("demo token: %w", err)
+	}
+	return prefix + hex.EncodeToString(b), nil
+}
+
+// simulator plays a few users through the JSON API, so the demo's pages
+// move: they read (visits), vote, comment, collect, follow and invite.
+type simulator struct {
+	base, token string
+	users       []string
+	every       time.Duration
+	log         *slog.Logger
+	client      *http.Client
+	guests      int
+}
+
+func demoUserNames(n int) []string {
+	names := []string{"ana", "bo", "chen", "dara", "eli", "fang", "gus", "hana", "ivo", "jun", "kai", "lena", "mei", "nils", "omar", "pia"}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = names[i%len(names)]
+		if i >= len(names) {
+			out[i] += fmt.Sprint(i / len(names))
+		}
+	}
+	return out
+}
+
+func (s *simulator) run(ctx context.Context) error {
+	t := time.NewTimer(s.every / 2)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		if err := s.act(ctx); err != nil && ctx.Err() == nil {
+			s.log.Debug("simulated user", "err", err)
+		}
+		// jitter: between half and one and a half times every
+		t.Reset(s.every/2 + time.Duration(mrand.Int64N(int64(s.every))))
+	}
+}
+
+// act makes one random user do one random thing.
+func (s *simulator) act(ctx context.Context) error {
+	user := s.users[mrand.IntN(len(s.users))]
+	order := "score"
+	if mrand.IntN(3) == 0 {
+		order = "time"
+	}
+	var page struct {
+		Items []struct {
+			ID         string `json:"id"`
+			VotingOpen bool   `json:"voting_open"`
+		} `json:"items"`
+	}
+	if err := s.call(ctx, "GET", "/api/news?order="+order+"&size=30", nil, &page); err != nil {
+		return err
+	}
+	if len(page.Items) == 0 {
+		return nil
+	}
+	// Popular articles get more attention: pick from the top more often.
+	it := page.Items[min(mrand.IntN(len(page.Items)), mrand.IntN(len(page.Items)))]
+	switch r := mrand.IntN(100); {
+	case r < 45 && it.VotingOpen:
+		dir := "up"
+		switch v := mrand.IntN(10); {
+		case v == 0:
+			dir = "none"
+		case v <= 2:
+			dir = "down"
+		}
+		return s.call(ctx, "POST", "/api/news/"+it.ID+"/vote", map[string]string{"user": user, "dir": dir}, nil)
+	case r < 75:
+		return s.call(ctx, "POST", "/api/activity", map[string]any{"user": user, "action": "visit", "target": "/news/" + it.ID}, nil)
+	case r < 85:
+		return s.call(ctx, "POST", "/api/activity", map[string]any{"user": user, "action": "comment", "target": it.ID + "#" + fmt.Sprint(mrand.IntN(1000))}, nil)
+	case r < 90:
+		return s.call(ctx, "POST", "/api/activity", map[string]any{"user": user, "action": "collect", "target": it.ID, "undo": mrand.IntN(4) == 0}, nil)
+	case r < 95:
+		other := s.users[mrand.IntN(len(s.users))]
+		if other == user {
+			return nil
+		}
+		return s.call(ctx, "POST", "/api/activity", map[string]any{"user": user, "action": "follow", "target": other}, nil)
+	default:
+		s.guests++
+		guest := fmt.Sprintf("guest-%d-%d", time.Now().Unix()%100000, s.guests)
+		return s.call(ctx, "POST", "/api/invites", map[string]string{"invitee": guest, "inviter": user}, nil)
+	}
+}
+
+// call sends one API request; a reply other than 2xx is an error.
+func (s *simulator) call(ctx context.Context, method, path string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, s.base+path, body)
+	if err != nil {
+		return err
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Authorization", "Bearer "+s.token)
+	res, err := s.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	if err != nil {
+		return err
+	}
+	if res.StatusCode/100 != 2 {
+		return fmt.Errorf("%s %s: %d %s", method, path, res.StatusCode, strings.TrimSpace(string(b)))
+	}
+	if out != nil {
+		return json.Unmarshal(b, out)
+	}
+	return nil
 }
