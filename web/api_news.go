@@ -130,7 +130,8 @@ func (s *Server) apiListNews(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, s.pageJSON(o, "", p))
+	out := s.pageJSON(o, "", p)
+	writePage(w, &out)
 	return nil
 }
 
@@ -393,7 +394,8 @@ func (s *Server) apiGroupNews(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, s.pageJSON(o, g, p))
+	out := s.pageJSON(o, g, p)
+	writePage(w, &out)
 	return nil
 }
 
