@@ -53,7 +53,13 @@ func DecodeWith(body []byte, label string) ([]byte, error) {
 
 func decodeWith(body []byte, e encoding.Encoding, name string) ([]byte, string, error) {
 	if name == "utf-8" || e == encoding.Nop || e == nil {
-		return bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")), "utf-8", nil
+		body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
+		if !utf8.Valid(body) {
+			// Declared UTF-8 but is not (a misconfigured site): keep what
+			// is readable rather than pass invalid text on.
+			body = bytes.ToValidUTF8(body, []byte("\uFFFD"))
+		}
+		return body, "utf-8", nil
 	}
 	out, _, err := transform.Bytes(e.NewDecoder(), body)
 	if err != nil {

@@ -64,7 +64,8 @@ type Page struct {
 	Rule Fields
 	// Fallback holds the fields read from what pages commonly carry:
 	// JSON-LD NewsArticle, OpenGraph, article:published_time,
-	// <time datetime>, <h1>, <title>.
+	// <time datetime>, <h1>, <title> (the <meta>, <time> and <h1> ones
+	// only for fields Rule lacks).
 	Fallback Fields
 	// Canonical is the page's declared canonical URL (<link
 	// rel=canonical> or og:url), absolute, or "".
@@ -187,13 +188,14 @@ func Extract(body []byte, contentType, pageURL string, r *Rules) (Page, error) {
 	}
 
 	ld := findJSONLD(doc)
+	metas := indexMetas(doc)
 	p.Fallback = ld.fields(r)
 	p.Fallback.Image = absURL(base, p.Fallback.Image)
-	p.Fallback = p.Fallback.or(metaFields(doc, base, r))
+	p.Fallback = p.Fallback.or(metaFields(doc, metas, base, r, p.Rule))
 
-	p.Canonical = absURL(base, attr(doc.Find(`link[rel~="canonical"]`).First(), "href"))
+	p.Canonical = absURL(base, attr(doc.FindMatcher(canonicalSel).First(), "href"))
 	if p.Canonical == "" {
-		p.Canonical = absURL(base, metaContent(doc, `meta[property="og:url"]`))
+		p.Canonical = absURL(base, metas.get("property=og:url", "name=og:url"))
 	}
 
 	switch {
@@ -231,62 +233,110 @@ func attr(s *goquery.Selection, name string) string {
 	return strings.TrimSpace(v)
 }
 
-func metaContent(doc *goquery.Document, css string) string {
-	return attr(doc.Find(css).First(), "content")
+// Selectors of the fallbacks, compiled once.
+var (
+	metaSel        = cascadia.MustCompile("meta")
+	canonicalSel   = cascadia.MustCompile(`link[rel~="canonical"]`)
+	articleH1Sel   = cascadia.MustCompile("article h1")
+	h1Sel          = cascadia.MustCompile("h1")
+	titleSel       = cascadia.MustCompile("title")
+	pubTimeSel     = cascadia.MustCompile(`time[itemprop="datePublished"], time[pubdate]`)
+	articleTimeSel = cascadia.MustCompile("article time[datetime]")
+	timeSel        = cascadia.MustCompile("time[datetime]")
+	articleBodySel = cascadia.MustCompile(`[itemprop="articleBody"]`)
+	articleSel     = cascadia.MustCompile("article")
+	bodyPSel       = cascadia.MustCompile("body p")
+	jsonLDSel      = cascadia.MustCompile(`script[type="application/ld+json"]`)
+)
+
+// metas indexes a page's <meta> tags in one walk: "property=og:title",
+// "name=description", "itemprop=datepublished" (names lower-cased) → the
+// first non-empty content.
+type metas map[string]string
+
+func indexMetas(doc *goquery.Document) metas {
+	m := metas{}
+	doc.FindMatcher(metaSel).Each(func(_ int, s *goquery.Selection) {
+		content := attr(s, "content")
+		if content == "" {
+			return
+		}
+		for _, a := range [...]string{"property", "name", "itemprop"} {
+			if v, ok := s.Attr(a); ok {
+				k := a + "=" + strings.ToLower(strings.TrimSpace(v))
+				if _, dup := m[k]; !dup {
+					m[k] = content
+				}
+			}
+		}
+	})
+	return m
+}
+
+// get returns the content of the first key present.
+func (m metas) get(keys ...string) string {
+	for _, k := range keys {
+		if v := m[k]; v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // metaFields reads OpenGraph, article:published_time and other common
-// <meta> tags, <time datetime>, <h1> and <title>.
-func metaFields(doc *goquery.Document, base *url.URL, r *Rules) Fields {
+// <meta> tags, <time datetime>, <h1> and <title>, for the fields the
+// source's selectors did not give (have).
+func metaFields(doc *goquery.Document, m metas, base *url.URL, r *Rules, have Fields) Fields {
 	var f Fields
-	f.Title = firstNonEmpty(
-		metaContent(doc, `meta[property="og:title"]`),
-		metaContent(doc, `meta[name="twitter:title"]`),
-		collapse(doc.Find("article h1").First().Text()),
-		collapse(doc.Find("h1").First().Text()),
-		collapse(doc.Find("title").First().Text()),
-	)
-	for _, s := range []string{
-		metaContent(doc, `meta[property="article:published_time"]`),
-		metaContent(doc, `meta[name="article:published_time"]`),
-		metaContent(doc, `meta[itemprop="datePublished"]`),
-		metaContent(doc, `meta[property="og:published_time"]`),
-		metaContent(doc, `meta[name="pubdate"], meta[name="publishdate"], meta[name="PubDate"], meta[name="publish-date"], meta[name="publish_date"]`),
-		metaContent(doc, `meta[name="dc.date"], meta[name="DC.date"], meta[name="DC.date.issued"], meta[name="dcterms.created"]`),
-		attr(doc.Find(`time[itemprop="datePublished"], time[pubdate]`).First(), "datetime"),
-		attr(doc.Find(`article time[datetime]`).First(), "datetime"),
-		attr(doc.Find(`time[datetime]`).First(), "datetime"),
-	} {
-		if s == "" {
-			continue
-		}
-		if t, ok := r.ParseTime(s); ok {
-			f.PostTime = t
-			break
+	if have.Title == "" {
+		f.Title = m.get("property=og:title", "name=og:title", "name=twitter:title", "property=twitter:title")
+		for _, sel := range []cascadia.Selector{articleH1Sel, h1Sel, titleSel} {
+			if f.Title != "" {
+				break
+			}
+			f.Title = collapse(doc.FindMatcher(sel).First().Text())
 		}
 	}
-	f.Summary = firstNonEmpty(
-		metaContent(doc, `meta[property="og:description"]`),
-		metaContent(doc, `meta[name="twitter:description"]`),
-		metaContent(doc, `meta[name="description"]`),
-	)
-	f.Image = absURL(base, firstNonEmpty(
-		metaContent(doc, `meta[property="og:image"]`),
-		metaContent(doc, `meta[property="og:image:url"]`),
-		metaContent(doc, `meta[name="twitter:image"]`),
-	))
+	if have.PostTime.IsZero() {
+		f.PostTime = metaTime(doc, m, r)
+	}
+	if have.Summary == "" {
+		f.Summary = m.get("property=og:description", "name=og:description", "name=twitter:description", "name=description")
+	}
+	if have.Image == "" {
+		f.Image = absURL(base, m.get("property=og:image", "name=og:image", "property=og:image:url",
+			"name=twitter:image", "property=twitter:image"))
+	}
 	return f
+}
+
+func metaTime(doc *goquery.Document, m metas, r *Rules) time.Time {
+	for _, k := range [...]string{
+		"property=article:published_time", "name=article:published_time", "itemprop=datepublished",
+		"property=og:published_time", "name=pubdate", "name=publishdate", "name=publish-date", "name=publish_date",
+		"name=dc.date", "name=dc.date.issued", "name=dcterms.created",
+	} {
+		if t, ok := r.ParseTime(m[k]); ok {
+			return t
+		}
+	}
+	for _, sel := range [...]cascadia.Selector{pubTimeSel, articleTimeSel, timeSel} {
+		if t, ok := r.ParseTime(attr(doc.FindMatcher(sel).First(), "datetime")); ok {
+			return t
+		}
+	}
+	return time.Time{}
 }
 
 // fallbackBodyLen measures the body text without a selector: the
 // articleBody element, else <article>, else the paragraphs of the page.
 func fallbackBodyLen(doc *goquery.Document) int {
-	for _, css := range []string{`[itemprop="articleBody"]`, "article"} {
-		if s := doc.Find(css); s.Length() > 0 {
+	for _, sel := range [...]cascadia.Selector{articleBodySel, articleSel} {
+		if s := doc.FindMatcher(sel); s.Length() > 0 {
 			return textLen(s.First())
 		}
 	}
-	return textLen(doc.Find("body p"))
+	return textLen(doc.FindMatcher(bodyPSel))
 }
 
 // textLen is the length in characters of the selection's text with runs
@@ -383,7 +433,7 @@ var articleTypes = map[string]bool{
 
 func findJSONLD(doc *goquery.Document) jsonLD {
 	var found jsonLD
-	doc.Find(`script[type="application/ld+json"]`).EachWithBreak(func(_ int, s *goquery.Selection) bool {
+	doc.FindMatcher(jsonLDSel).EachWithBreak(func(_ int, s *goquery.Selection) bool {
 		dec := json.NewDecoder(strings.NewReader(s.Text()))
 		dec.UseNumber()
 		var v any
