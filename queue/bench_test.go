@@ -15,12 +15,14 @@ import (
 // BenchmarkClaimAck measures claim+ack throughput, batched, against the
 // original's raw set queue on the same redis-server: SPOP n from the
 // waiting set and SADD the URLs to the done set (which loses a URL when a
-// worker dies). The same 8 consumers drain the same 40,000 URLs in
-// batches of 16 either way, in 5 alternating rounds.
+// worker dies). The same 8 consumers drain the same 30,000 URLs in
+// batches of 16 either way, in 7 alternating rounds; the figures are the
+// medians. It also reports the redis-server CPU time per URL (INFO cpu),
+// which other load on the machine disturbs less than throughput.
 //
 // Target: ratio (newsrank / baseline URLs per second) >= 0.5.
 func BenchmarkClaimAck(b *testing.B) {
-	const total, consumers, batch = 40_000, 8, 16
+	const total, consumers, batch = 30_000, 8, 16
 	ctx := context.Background()
 	_, c := newServer(b)
 	urls := testURLs(total)
@@ -69,29 +71,32 @@ func BenchmarkClaimAck(b *testing.B) {
 	for range b.N {
 		// Rounds alternate baseline and newsrank so that load from other
 		// processes hits both alike; the figures are the medians.
-		const rounds = 5
-		var baseRates, ourRates, ratios []float64
+		const rounds = 7
+		var baseRates, ourRates, ratios, baseCPU, ourCPU []float64
 		var baseLat, ourLat []time.Duration
 		for r := range rounds {
 			c.FlushAll(ctx)
 			// baseline: the original's SET queue
 			raw, done := "bench:waiting", "bench:done"
 			for i := 0; i < total; i += 1000 {
-				c.SAdd(ctx, raw, toAny(urls[i:i+1000])...)
+				c.SAdd(ctx, raw, toArgs(urls[i:i+1000])...)
 			}
+			cpu0 := redisCPU(b, c)
 			baseRate, lat := drain(func() (int, error) {
 				got, err := c.SPopN(ctx, raw, batch).Result()
 				if err != nil || len(got) == 0 {
 					return 0, err
 				}
-				return len(got), c.SAdd(ctx, done, toAny(got)...).Err()
+				return len(got), c.SAdd(ctx, done, toArgs(got)...).Err()
 			})
 			baseLat = append(baseLat, lat...)
+			baseCPU = append(baseCPU, (redisCPU(b, c)-cpu0)/total*1e6)
 
 			q := newQueue(c, "bench", testConfig())
 			if _, err := q.Push(ctx, urls...); err != nil {
 				b.Fatal(err)
 			}
+			cpu0 = redisCPU(b, c)
 			ourRate, lat := drain(func() (int, error) {
 				got, err := q.TryClaim(ctx, batch, time.Minute)
 				if err != nil || len(got) == 0 {
@@ -100,6 +105,7 @@ func BenchmarkClaimAck(b *testing.B) {
 				return len(got), q.Ack(ctx, got...)
 			})
 			ourLat = append(ourLat, lat...)
+			ourCPU = append(ourCPU, (redisCPU(b, c)-cpu0)/total*1e6)
 			if st := mustStats(b, q); st.Done != total {
 				b.Fatalf("newsrank queue: %+v, want %d done", st, total)
 			}
@@ -116,11 +122,13 @@ func BenchmarkClaimAck(b *testing.B) {
 		b.ReportMetric(baseRate, "baseline-urls/s")
 		b.ReportMetric(ourRate, "newsrank-urls/s")
 		b.ReportMetric(ratio, "ratio")
+		b.ReportMetric(median(baseCPU), "baseline-redis-cpu-us/url")
+		b.ReportMetric(median(ourCPU), "newsrank-redis-cpu-us/url")
 		b.ReportMetric(pct(baseLat, 50), "baseline-p50-ms")
 		b.ReportMetric(pct(ourLat, 50), "newsrank-p50-ms")
 		b.ReportMetric(pct(ourLat, 99), "newsrank-p99-ms")
-		b.Logf("claim+ack of %d URLs by %d consumers, batches of %d, median of %d rounds: newsrank %.0f URLs/s, SPOP+SADD baseline %.0f URLs/s, ratio %.2f (target >= 0.5); ratios per round %.2f",
-			total, consumers, batch, rounds, ourRate, baseRate, ratio, ratios)
+		b.Logf("claim+ack of %d URLs by %d consumers, batches of %d, median of %d rounds: newsrank %.0f URLs/s, SPOP+SADD baseline %.0f URLs/s, ratio %.2f (target >= 0.5); ratios per round %.2f; redis-server CPU per URL: newsrank %.1f µs, baseline %.1f µs",
+			total, consumers, batch, rounds, ourRate, baseRate, ratio, ratios, median(ourCPU), median(baseCPU))
 	}
 }
 
@@ -199,6 +207,27 @@ func BenchmarkDoneMemory(b *testing.B) {
 	}
 }
 
+// redisCPU returns the CPU seconds redis-server has used (INFO cpu).
+func redisCPU(b testing.TB, c *redis.Client) float64 {
+	b.Helper()
+	info, err := c.Info(context.Background(), "cpu").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sum float64
+	for line := range strings.SplitSeq(info, "\n") {
+		k, v, _ := strings.Cut(strings.TrimSpace(line), ":")
+		if k == "used_cpu_sys" || k == "used_cpu_user" {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sum += f
+		}
+	}
+	return sum
+}
+
 func usedMemory(b *testing.B, c *redis.Client) int64 {
 	b.Helper()
 	info, err := c.Info(context.Background(), "memory").Result()
@@ -216,14 +245,6 @@ func usedMemory(b *testing.B, c *redis.Client) int64 {
 	}
 	b.Fatal("INFO memory has no used_memory")
 	return 0
-}
-
-func toAny(s []string) []any {
-	out := make([]any, len(s))
-	for i, v := range s {
-		out[i] = v
-	}
-	return out
 }
 
 // pct returns the p-th percentile of d in milliseconds.

@@ -400,6 +400,36 @@ func (q *Queue) Extend(ctx context.Context, lease time.Duration, urls ...string)
 	return q.wrap("extend", badErr)
 }
 
+// Release hands leased URLs back to pending at once, without counting an
+// attempt: for a consumer that stops (SIGTERM) before it fetched them.
+// URLs not leased are ignored; it returns how many went back.
+func (q *Queue) Release(ctx context.Context, urls ...string) (int, error) {
+	if q.err != nil {
+		return 0, q.err
+	}
+	good, badErr := canonicalAll(urls)
+	total := 0
+	for _, batch := range chunks(good) {
+		n, err := releaseCmd.Run(ctx, q.c, q.stateKeys(), toArgs(batch)...).Int()
+		if err != nil {
+			return total, q.wrap("release", err)
+		}
+		total += n
+	}
+	if total > 0 {
+		q.wake(ctx)
+	}
+	return total, q.wrap("release", badErr)
+}
+
+func toArgs(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
+
 // Reap returns the URLs whose lease has expired to pending, counting an
 // attempt (those out of attempts go to the dead letters), in batches of
 // 100 until none is left. It returns how many leases had expired. Claim

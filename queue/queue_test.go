@@ -250,6 +250,27 @@ func TestExtendKeepsTheLease(t *testing.T) {
 	}
 }
 
+func TestRelease(t *testing.T) {
+	ctx := testCtx(t, 30*time.Second)
+	_, c := newServer(t)
+	q := newQueue(c, "release", testConfig())
+	q.Push(ctx, testURLs(5)...)
+	got, _ := q.TryClaim(ctx, 5, time.Minute)
+	if err := q.Ack(ctx, got[0]); err != nil {
+		t.Fatal(err)
+	}
+	n, err := q.Release(ctx, got...)
+	if err != nil || n != 4 {
+		t.Fatalf("Release = %d, %v; want the 4 still leased", n, err)
+	}
+	if st := mustStats(t, q); st != (Stats{Pending: 4, Done: 1}) {
+		t.Fatalf("stats = %+v", st)
+	}
+	if a := c.HLen(ctx, q.attemptsKey()).Val(); a != 0 {
+		t.Errorf("release counted %d attempts", a)
+	}
+}
+
 func TestReapCountsAttemptsAndBuries(t *testing.T) {
 	ctx := testCtx(t, 30*time.Second)
 	_, c := newServer(t)

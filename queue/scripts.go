@@ -259,6 +259,24 @@ end
 return n
 `)
 
+// releaseCmd hands leased URLs back to pending without counting an
+// attempt (a consumer shutting down).
+//
+//	KEYS[1..6] state keys
+//	ARGV[1..] urls
+//
+// Reply: how many were leased and went back to pending.
+var releaseCmd = redis.NewScript(prelude + `
+local n = 0
+for i = 1, #ARGV do
+  if redis.call('ZREM', LEASE, ARGV[i]) == 1 then
+    redis.call('SADD', PENDING, ARGV[i])
+    n = n + 1
+  end
+end
+return n
+`)
+
 // reapCmd returns up to limit expired leases to pending (or the dead
 // letters), counting an attempt.
 //
