@@ -77,6 +77,10 @@ func New(opts Options) (*Server, error) {
 	if opts.Redis == nil {
 		return nil, errors.New("web: Options.Redis is required")
 	}
+	if w := opts.Config.Web; w.RequestTimeout <= 0 || w.MaxBodySize <= 0 {
+		return nil, fmt.Errorf("web: web.request_timeout (%s) and web.max_body_size (%s) must be > 0: start from config.DefaultConfig()",
+			w.RequestTimeout, w.MaxBodySize)
+	}
 	if opts.Clock == nil {
 		opts.Clock = clock.Real{}
 	}

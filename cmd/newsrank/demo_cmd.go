@@ -173,6 +173,7 @@ func (d *demo) run(ctx context.Context) error {
 	t := rep.Totals()
 	switch {
 	case ctx.Err() != nil:
+		fmt.Fprintln(out, "newsrank demo: stopping")
 		return nil
 	case err != nil:
 		// Keep serving: the pages and /api/jobs show what went wrong.
