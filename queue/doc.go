@@ -22,7 +22,9 @@
 // moves a leased URL to delayed after retry_base × 2^(attempts-1), capped
 // at retry_max, half of it random (equal jitter) and at least the caller's
 // MinDelay (Retry-After), or to the dead letters when it is not retryable
-// or has had max_attempts. An expired lease counts as an attempt.
+// or has had max_attempts. An expired lease counts as an attempt; Release
+// hands leases back without one (a consumer shutting down). Extend renews
+// leases for slow fetches.
 //
 // # Keys
 //
@@ -30,12 +32,12 @@
 // each script (which touches one queue) runs in one Redis Cluster slot:
 //
 //	<prefix>{q:<name>}:pending         SET
-//	<prefix>{q:<name>}:lease           ZSET
+//	<prefix>{q:<name>}:lease           ZSET  (and a +inf sentinel keeping it a skiplist)
 //	<prefix>{q:<name>}:delayed         ZSET
 //	<prefix>{q:<name>}:attempts        HASH
 //	<prefix>{q:<name>}:errors          HASH
 //	<prefix>{q:<name>}:dead            ZSET
-//	<prefix>{q:<name>}:done:<gen>:<b>  HASH  8-byte URL hash → seconds into generation
+//	<prefix>{q:<name>}:done:<gen>:<b>  HASH  8-byte URL hash → seconds into generation; "t" → 1
 //	<prefix>{q:<name>}:donen:<gen>     STRING URLs done in the generation
 //	<prefix>{q-wake}:<name>            LIST  wake tokens (one slot for all queues)
 //
@@ -51,7 +53,10 @@
 // The memory is cut into generations of done_retention/4; each
 // generation's buckets expire once all they hold is older than the
 // retention, so memory never grows forever, while the stored times make
-// the retention exact. A lookup reads the 5 or 6 live generations.
+// the retention exact. A lookup (Push) reads the 5 or 6 live generations;
+// an Ack writes one field to the current one. At 1,000,000 URLs this is
+// about 19 bytes per URL against about 104 for a SET of the URLs
+// (BenchmarkDoneMemory). Dead letters are kept for done_retention too.
 //
 // # Waiting
 //
@@ -70,4 +75,12 @@
 // come back after the lease. Ack, Push, Extend and RequeueDead are
 // idempotent, so callers retry them after an error; go-redis reconnects
 // after a restart and reloads scripts (EVALSHA falls back to EVAL).
+//
+// # Cost
+//
+// Reliability costs Redis work: a claim and an ack run SPOP, a ZADD and a
+// ZREM per batch and one HSET per URL inside two scripts, about 6 µs of
+// redis-server CPU per URL against about 1.7 µs for the original's SPOP +
+// SADD (BenchmarkClaimAck), which still leaves room for tens of thousands
+// of URLs per second, far beyond what polite crawling fetches.
 package queue
