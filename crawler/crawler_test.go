@@ -12,6 +12,7 @@ import (
 
 	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/rdb"
+	"github.com/newsrank/newsrank/internal/redistest"
 	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/queue"
 )
@@ -683,5 +684,49 @@ func TestEmbeddedRedis(t *testing.T) {
 	ccancel()
 	if err := <-done; err != nil {
 		t.Errorf("Consume on miniredis = %v", err)
+	}
+}
+
+// TestRedisRestart stops Redis under a running Consume and starts it
+// again: the consumers wait, then go on with the work queued after.
+func TestRedisRestart(t *testing.T) {
+	e := newEnv(t)
+	r := redistest.Start(t, redistest.Options{AppendOnly: true})
+	store, err := news.New(r.Client(), testPrefix, e.cfg.News, news.WithLogger(quietLog()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.rdb, e.store = r.Client(), store
+	now := time.Now()
+	e.serveArticles(10, now)
+	e.serveList(5, 10, false, "")
+	c := e.crawler(htmlSource("restart"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.Consume(ctx) }()
+	stored := func(n int) func() bool {
+		return func() bool {
+			page, err := store.List(context.Background(), news.ByTime, 1, 25)
+			return err == nil && page.Total == n
+		}
+	}
+	if _, err := c.Produce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "5 articles", stored(5))
+
+	r.Stop()
+	time.Sleep(300 * time.Millisecond) // the consumers meet a dead Redis
+	r.Start()
+	e.serveList(10, 10, false, "")
+	waitFor(t, "a produce after the restart", func() bool {
+		rep, err := c.Produce(ctx)
+		return err == nil && rep.Sources[0].Err == nil
+	})
+	waitFor(t, "10 articles", stored(10))
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Consume = %v", err)
 	}
 }
