@@ -37,12 +37,12 @@ func (a *authenticator) check(r *http.Request, need access) error {
 	}
 	h := r.Header.Get("Authorization")
 	if h == "" {
-		return errorf(http.StatusUnauthorized, CodeUnauthorized, "this endpoint needs an Authorization: Bearer <token> header (web.tokens)")
+		return errorf(http.StatusUnauthorized, CodeUnauthorized, "this endpoint needs an \"Authorization: Bearer TOKEN\" header with a token of web.tokens")
 	}
 	scheme, token, ok := strings.Cut(h, " ")
 	token = strings.TrimSpace(token)
 	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
-		return errorf(http.StatusUnauthorized, CodeUnauthorized, "Authorization header must be \"Bearer <token>\"")
+		return errorf(http.StatusUnauthorized, CodeUnauthorized, "the Authorization header must be \"Bearer TOKEN\"")
 	}
 	sum := sha256.Sum256([]byte(token))
 	isAdmin := match(a.admins, sum)

@@ -268,3 +268,18 @@ func TestRedisHangs(t *testing.T) {
 		}
 	}
 }
+
+// TestCurlDefaultContentType: "curl -d" without -H sends
+// application/x-www-form-urlencoded; a JSON body is still read as JSON.
+func TestCurlDefaultContentType(t *testing.T) {
+	e := newEnv(t)
+	id := e.seed(1)[0]
+	r := e.do("POST", "/api/news/"+id+"/vote", writerToken, `{"user":"curl","dir":"up"}`, "Content-Type", "application/x-www-form-urlencoded")
+	if r.status != http.StatusOK {
+		t.Fatalf("vote with curl's default content type = %d %s", r.status, r.body)
+	}
+	r = e.do("POST", "/api/news/"+id+"/vote", writerToken, `user=curl&dir=up`, "Content-Type", "application/x-www-form-urlencoded")
+	if r.status != http.StatusBadRequest || r.errorOf(t).Code != CodeBadJSON {
+		t.Fatalf("a real form body = %d %s, want 400 bad_json", r.status, r.body)
+	}
+}

@@ -12,13 +12,16 @@ import (
 )
 
 // decodeJSON reads the request body into v strictly: at most
-// web.max_body_size bytes (413 beyond), a JSON content type when one is
-// given (415 otherwise), no unknown members, exactly one JSON value (400
-// for trailing data or an empty body).
+// web.max_body_size bytes (413 beyond), no unknown members, exactly one
+// JSON value (400 for trailing data or an empty body). The content type
+// may be absent, application/json (or any +json type), or
+// application/x-www-form-urlencoded, which is what "curl -d" sends when
+// one forgets -H: the body is still read as JSON. Anything else (text/plain,
+// multipart/form-data, XML, ...) is 415.
 func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json") && mt != "application/x-www-form-urlencoded") {
 			return errorf(http.StatusUnsupportedMediaType, CodeUnsupportedMedia, "request body must be application/json, got %q", ct)
 		}
 	}
