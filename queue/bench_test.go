@@ -228,7 +228,7 @@ func redisCPU(b testing.TB, c *redis.Client) float64 {
 	return sum
 }
 
-func usedMemory(b *testing.B, c *redis.Client) int64 {
+func usedMemory(b testing.TB, c *redis.Client) int64 {
 	b.Helper()
 	info, err := c.Info(context.Background(), "memory").Result()
 	if err != nil {
