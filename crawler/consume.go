@@ -479,6 +479,12 @@ func (r *consumeRun) process(ctx context.Context, j job) {
 	if fe == nil {
 		fe = r.store(ctx, j, a)
 	}
+	if fe != nil && ctx.Err() != nil {
+		// The shutdown grace ran out before the page was done: hand the
+		// URL back without counting an attempt.
+		r.release(ctx, j)
+		return
+	}
 	if fe != nil {
 		r.fail(ctx, j, fe)
 		return
@@ -525,12 +531,7 @@ func (r *consumeRun) store(ctx context.Context, j job, a news.Article) *FetchErr
 // or dead letter).
 func (r *consumeRun) fail(ctx context.Context, j job, fe *FetchError) {
 	k := r.counts[j.s]
-	reason := fe.Reason
-	retryable, minDelay := fe.Retryable, fe.RetryAfter
-	if ctx.Err() != nil {
-		// The shutdown grace ran out mid-fetch: hand the URL back.
-		reason, retryable, minDelay = "shutdown", true, 0
-	}
+	reason, retryable, minDelay := fe.Reason, fe.Retryable, fe.RetryAfter
 	metrics.PagesFailed.WithLabelValues(j.s.cfg.Name, reason).Inc()
 	k.mu.Lock()
 	k.failed[reason]++
@@ -550,6 +551,16 @@ func (r *consumeRun) fail(ctx context.Context, j job, fe *FetchError) {
 		}
 	} else {
 		r.c.log.Debug("page failed, will retry", "source", j.s.cfg.Name, "url", j.url, "reason", reason, "err", fe.Err)
+	}
+}
+
+// release hands an unfinished URL back to the queue at shutdown.
+func (r *consumeRun) release(ctx context.Context, j job) {
+	octx, cancel := opContext(ctx)
+	defer cancel()
+	if _, err := j.s.queue.Release(octx, j.url); err != nil {
+		r.c.log.Warn("could not hand back a URL at shutdown; it returns when its lease ends",
+			"source", j.s.cfg.Name, "url", j.url, "err", err)
 	}
 }
 

@@ -594,6 +594,39 @@ func TestShutdownFinishesInFlight(t *testing.T) {
 	}
 }
 
+// TestShutdownReleasesWaitingURLs: a URL still waiting for its turn at a
+// host (Crawl-delay) when the shutdown grace ends goes back to pending
+// without counting an attempt.
+func TestShutdownReleasesWaitingURLs(t *testing.T) {
+	e := newEnv(t)
+	e.cfg.Crawler.RequestTimeout = config.Duration(200 * time.Millisecond)
+	const h = "crawldelay.example.test"
+	e.site.page(h+"/robots.txt", "text/plain", "User-agent: *\nCrawl-delay: 30\n")
+	e.site.page(h+"/list/", "text/html", `<a class="t" href="/a">x</a><a class="t" href="/b">x</a>`)
+	e.site.handle(h+"/*", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "<title>page</title>") })
+	c := e.crawler(config.Source{Name: "cd", Kind: "html", URLs: []string{"http://" + h + "/list/"}, LinkSelector: "a.t"})
+	if _, err := c.Queue("cd").Push(context.Background(), "http://"+h+"/a", "http://"+h+"/b"); err != nil {
+		t.Fatal(err)
+	}
+	cctx, ccancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.Consume(cctx) }()
+	waitFor(t, "one article", func() bool { return e.site.hitCount(h+"/a")+e.site.hitCount(h+"/b") == 1 })
+	ccancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Consume = %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Consume did not stop within the grace")
+	}
+	st, _ := c.Queue("cd").Stats(context.Background())
+	if st.Done != 1 || st.Pending != 1 || st.Delayed != 0 || st.Dead != 0 || st.InFlight != 0 {
+		t.Errorf("stats = %+v, want one done and one back in pending", st)
+	}
+}
+
 func TestHeartbeatKeepsSlowFetchLeased(t *testing.T) {
 	e := newEnv(t)
 	e.cfg.Queue.Lease = config.Duration(time.Second)
