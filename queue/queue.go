@@ -487,8 +487,13 @@ func (q *Queue) Stats(ctx context.Context) (Stats, error) {
 		done = p.MGet(ctx, countKeys...)
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err != nil && !errors.Is(err, redis.Nil) { // Nil: no sentinel
 		return Stats{}, q.wrap("stats", err)
+	}
+	for _, c := range []redis.Cmder{pending, lease, delayed, dead, done} {
+		if err := c.Err(); err != nil {
+			return Stats{}, q.wrap("stats", err)
+		}
 	}
 	st := Stats{Pending: pending.Val(), InFlight: lease.Val(), Delayed: delayed.Val(), Dead: dead.Val()}
 	if sentinel.Err() == nil {

@@ -27,7 +27,7 @@ var ErrNoQueues = errors.New("queue: ClaimAny needs queues on one client and pre
 // n URLs for lease from the first queue that has work, starting with a
 // different queue each call (round-robin), and returns the queue they came
 // from. When all are empty it waits for all of them at once: one BLPOP on
-// their wake lists (signalled by Push, RequeueDead and reaping), for at
+// their wake lists (signalled by Push, Release, RequeueDead and reaping), for at
 // most idle_poll, looking again at a queue only when it is signalled, when
 // one of its retries or leases falls due, or every 10 × idle_poll as a
 // safety net. An idle consumer thus makes about one Redis call per
