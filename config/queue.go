@@ -23,11 +23,12 @@ type Queue struct {
 	// empty queue.
 	IdlePoll Duration `yaml:"idle_poll"`
 	// DoneCapacity is the most URLs one queue is expected to finish
-	// within done_retention/4 (one time bucket of the done memory). It sizes the done memory's hash buckets so that each stays
-	// in Redis' compact listpack encoding (about 20 bytes per URL); beyond
-	// it the memory still works, at about 70 bytes per URL. Changing
-	// it makes the queue forget what it has done (done URLs may be fetched
-	// once more).
+	// within done_retention/4 (one time bucket of the done memory). It
+	// sizes the done memory's hash buckets so that each stays in Redis'
+	// compact listpack encoding (about 20 bytes per URL); beyond it the
+	// memory still works, at about 70 bytes per URL. Changing it makes the
+	// queue forget most of what it has done (done URLs may be fetched once
+	// more).
 	DoneCapacity int `yaml:"done_capacity"`
 }
 
