@@ -1,11 +1,15 @@
 package rescore
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"math"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -21,19 +25,25 @@ import (
 //	KEYS[4] -> score: ZSET
 //	ARGV[1] -> the vote weight
 //
-// tmp = time: + weight × votes: (ZUNIONSTORE, so an id missing from votes:
-// counts 0 votes); ids only in votes: (left by a crash) are dropped by a
-// ZINTERSTORE with time:; then tmp must have ZCARD(time:) members and is
-// RENAMEd over score:. Returns the number of articles, or an error reply
-// (and score: untouched) on a mismatch.
+// tmp = time: + weight × votes: by ZINTERSTORE with time: first: Redis then
+// walks time: in post-time order and inserts into tmp in nearly ascending
+// score order, about three times faster than the hash order ZUNIONSTORE
+// inserts in. Ids only in votes: (left by a crash) are not taken. When an
+// article of time: has no votes: entry the intersection is short, and the
+// script falls back to ZUNIONSTORE (missing votes count 0) then drops the
+// ids that are not in time:. Then tmp must have ZCARD(time:) members; the
+// old score: is UNLINKed (so Redis frees it in the background, not inside
+// the script) and tmp RENAMEd over it. Returns the number of articles, or
+// an error reply (score: untouched) on a mismatch.
 var linearCmd = redis.NewScript(`
 local n = redis.call('ZCARD', KEYS[2])
 if n == 0 then
   redis.call('DEL', KEYS[1], KEYS[4])
   return 0
 end
-redis.call('ZUNIONSTORE', KEYS[1], 2, KEYS[2], KEYS[3], 'WEIGHTS', 1, ARGV[1])
+redis.call('ZINTERSTORE', KEYS[1], 2, KEYS[2], KEYS[3], 'WEIGHTS', 1, ARGV[1])
 if redis.call('ZCARD', KEYS[1]) ~= n then
+  redis.call('ZUNIONSTORE', KEYS[1], 2, KEYS[2], KEYS[3], 'WEIGHTS', 1, ARGV[1])
   redis.call('ZINTERSTORE', KEYS[1], 2, KEYS[1], KEYS[2], 'WEIGHTS', 1, 0)
 end
 local got = redis.call('ZCARD', KEYS[1])
@@ -41,31 +51,9 @@ if got ~= n then
   redis.call('DEL', KEYS[1])
   return redis.error_reply('MISMATCH rebuilt ' .. got .. ' articles, time: has ' .. n)
 end
+redis.call('UNLINK', KEYS[4])
 redis.call('RENAME', KEYS[1], KEYS[4])
 return n
-`)
-
-// readCmd reads one batch of the client-side rebuild: a ZSCAN step over
-// time: and the votes of the ids it returned.
-//
-//	KEYS[1] -> time: ZSET
-//	KEYS[2] -> votes: ZSET
-//	ARGV[1] -> ZSCAN cursor ("0" to start)
-//	ARGV[2] -> COUNT hint
-//
-// Returns {next cursor, {id, post time, ...}, {votes or false, ...}}.
-var readCmd = redis.NewScript(`
-local r = redis.call('ZSCAN', KEYS[1], ARGV[1], 'COUNT', ARGV[2])
-local flat = r[2]
-local ids = {}
-for i = 1, #flat, 2 do
-  ids[#ids + 1] = flat[i]
-end
-local votes = {}
-if #ids > 0 then
-  votes = redis.call('ZMSCORE', KEYS[2], unpack(ids))
-end
-return {r[1], flat, votes}
 `)
 
 // swapCmd checks the rebuilt ranking, repairs it if time: changed during
@@ -140,6 +128,7 @@ if got ~= n then
   redis.call('DEL', tmp)
   return redis.error_reply('MISMATCH rebuilt ' .. got .. ' articles, time: has ' .. n)
 end
+redis.call('UNLINK', skey)
 redis.call('RENAME', tmp, skey)
 redis.call('PERSIST', skey)
 return {n, repaired}
@@ -206,7 +195,9 @@ func (r *Rescorer) rebuildLinear(ctx context.Context, f news.Linear) (RebuildRes
 		return res, err
 	}
 	keys := []string{r.tmpKey(tok), r.keys.Time(), r.keys.Votes(), r.keys.Score()}
-	n, err := linearCmd.Run(ctx, r.c, keys, f.Weight).Int64()
+	lc, done := longCallClient(r.c, r.callTTL)
+	defer done()
+	n, err := linearCmd.Run(ctx, lc, keys, f.Weight).Int64()
 	if err != nil {
 		if redis.HasErrorPrefix(err, "MISMATCH") {
 			return res, fmt.Errorf("%w: %w", ErrMismatch, err)
@@ -217,8 +208,15 @@ func (r *Rescorer) rebuildLinear(ctx context.Context, f news.Linear) (RebuildRes
 	return res, nil
 }
 
-// rebuildClient is the pipelined client-side build: each round trip writes
-// the previous batch's scores and reads the next batch.
+// rebuildClient is the client-side build. It reads time: in post-time
+// order, a batch per round trip: each round trip sends ZMSCORE votes: for
+// the ids of the previous batch together with the ZRANGEBYSCORE of the
+// next one, whose start is a keyset cursor (the last post time read and
+// how many ids at exactly that time were read), so an ingest or a prune
+// elsewhere in time: shifts nothing. It scores each article with the
+// formula and writes the scores sorted by score, in pipelined multi-member
+// ZADDs: a skiplist filled in ascending order costs Redis about a third
+// of one filled in random order.
 func (r *Rescorer) rebuildClient(ctx context.Context) (RebuildResult, error) {
 	var res RebuildResult
 	tok, err := token()
@@ -226,83 +224,120 @@ func (r *Rescorer) rebuildClient(ctx context.Context) (RebuildResult, error) {
 		return res, err
 	}
 	tmp := r.tmpKey(tok)
+	fail := func(err error) (RebuildResult, error) {
+		r.c.Unlink(context.WithoutCancel(ctx), tmp)
+		return res, err
+	}
 	now := r.clock.Now()
-	readKeys := []string{r.keys.Time(), r.keys.Votes()}
-	var pending []redis.Z // the scores of the last batch read, to write
-	cursor := "0"
-	first := true
-	for first || cursor != "0" || len(pending) > 0 {
+	buf := make([]redis.Z, 0, r.read)
+	var batch []redis.Z // read from time:, waiting for its votes
+	from, fromScore, seen := "-inf", math.Inf(-1), 0
+	reading := true
+	for reading || len(batch) > 0 {
 		if err := ctx.Err(); err != nil {
-			r.c.Del(context.WithoutCancel(ctx), tmp)
-			return res, err
+			return fail(err)
 		}
 		p := r.c.Pipeline()
-		if len(pending) > 0 {
-			p.ZAdd(ctx, tmp, pending...)
-			p.PExpire(ctx, tmp, tmpTTL)
+		var votes *redis.FloatSliceCmd
+		if len(batch) > 0 {
+			ids := make([]string, len(batch))
+			for i, z := range batch {
+				ids[i] = z.Member.(string)
+			}
+			votes = p.ZMScore(ctx, r.keys.Votes(), ids...)
 		}
-		var read *redis.Cmd
-		if first || cursor != "0" {
-			read = readCmd.Eval(ctx, p, readKeys, cursor, r.batch)
+		var next *redis.ZSliceCmd
+		if reading {
+			next = p.ZRangeByScoreWithScores(ctx, r.keys.Time(), &redis.ZRangeBy{
+				Min: from, Max: "+inf", Offset: int64(seen), Count: int64(r.read)})
 		}
-		first = false
 		if _, err := p.Exec(ctx); err != nil {
-			r.c.Del(context.WithoutCancel(ctx), tmp)
-			return res, fmt.Errorf("batch %d: %w", res.Batches, err)
+			return fail(fmt.Errorf("read batch %d: %w", res.Batches+1, err))
 		}
-		pending = pending[:0]
-		if read == nil {
+		if votes != nil {
+			vs := votes.Val()
+			if len(vs) != len(batch) {
+				return fail(fmt.Errorf("read batch %d: %d ids, %d vote counts", res.Batches, len(batch), len(vs)))
+			}
+			for i, z := range batch {
+				// ZMSCORE gives 0 for an id missing from votes:.
+				buf = append(buf, redis.Z{Score: r.formula.Score(time.Unix(int64(z.Score), 0), vs[i], now), Member: z.Member})
+			}
+		}
+		batch = batch[:0]
+		if next == nil {
 			continue
 		}
 		res.Batches++
-		var perr error
-		cursor, pending, perr = r.scoreBatch(read, now, pending)
-		if perr != nil {
-			r.c.Del(context.WithoutCancel(ctx), tmp)
-			return res, fmt.Errorf("batch %d: %w", res.Batches, perr)
+		batch = append(batch, next.Val()...)
+		if len(batch) > 0 {
+			last := batch[len(batch)-1].Score
+			ties := 0
+			for i := len(batch) - 1; i >= 0 && batch[i].Score == last; i-- {
+				ties++
+			}
+			if last == fromScore {
+				seen += ties
+			} else {
+				from, fromScore, seen = strconv.FormatFloat(last, 'f', -1, 64), last, ties
+			}
 		}
+		reading = len(batch) == r.read
 		if r.afterBatch != nil {
-			r.afterBatch(res.Batches, cursor == "0")
+			r.afterBatch(res.Batches, !reading)
+		}
+		if len(buf) >= maxBuffered {
+			if err := r.writeSorted(ctx, tmp, buf); err != nil {
+				return fail(err)
+			}
+			buf = buf[:0]
 		}
 	}
-	out, err := swapCmd.Run(ctx, r.c, []string{tmp, r.keys.Time(), r.keys.Score()}, swapSample, r.batch).Int64Slice()
+	if err := r.writeSorted(ctx, tmp, buf); err != nil {
+		return fail(err)
+	}
+	lc, closeLC := longCallClient(r.c, r.callTTL)
+	defer closeLC()
+	out, err := swapCmd.Run(ctx, lc, []string{tmp, r.keys.Time(), r.keys.Score()}, swapSample, r.read).Int64Slice()
 	if err != nil {
-		r.c.Del(context.WithoutCancel(ctx), tmp)
 		if redis.HasErrorPrefix(err, "MISMATCH") {
-			return res, fmt.Errorf("%w: %w", ErrMismatch, err)
+			return fail(fmt.Errorf("%w: %w", ErrMismatch, err))
 		}
-		return res, fmt.Errorf("swap: %w", err)
+		return fail(fmt.Errorf("swap: %w", err))
 	}
 	res.Articles, res.Repaired = out[0], out[1] == 1
 	return res, nil
 }
 
-// scoreBatch decodes a readCmd reply and scores its articles into zs.
-func (r *Rescorer) scoreBatch(read *redis.Cmd, now time.Time, zs []redis.Z) (string, []redis.Z, error) {
-	v, ok := read.Val().([]any)
-	if !ok || len(v) != 3 {
-		return "", zs, fmt.Errorf("read batch: unexpected reply %T", read.Val())
-	}
-	cursor, _ := v[0].(string)
-	pairs, _ := v[1].([]any)
-	votes, _ := v[2].([]any)
-	if len(pairs) != 2*len(votes) {
-		return "", zs, fmt.Errorf("read batch: %d ids, %d vote counts", len(pairs)/2, len(votes))
-	}
-	for i := 0; i < len(votes); i++ {
-		id, _ := pairs[2*i].(string)
-		ts, _ := pairs[2*i+1].(string)
-		t, err := strconv.ParseFloat(ts, 64)
-		if err != nil {
-			return "", zs, fmt.Errorf("read batch: post time of %s: %q", id, ts)
+// writeBatch is how many members one ZADD of writeSorted carries, and
+// writePipeline how many ZADDs go in one round trip.
+const (
+	writeBatch    = 500
+	writePipeline = 10
+)
+
+// writeSorted sorts zs by score (then id) and adds them to tmp in
+// pipelined ZADDs, pushing tmp's expiry back with each round trip.
+func (r *Rescorer) writeSorted(ctx context.Context, tmp string, zs []redis.Z) error {
+	slices.SortFunc(zs, func(a, b redis.Z) int {
+		if c := cmp.Compare(a.Score, b.Score); c != 0 {
+			return c
 		}
-		var vs float64
-		if s, ok := votes[i].(string); ok {
-			if vs, err = strconv.ParseFloat(s, 64); err != nil {
-				return "", zs, fmt.Errorf("read batch: votes of %s: %q", id, s)
-			}
+		return strings.Compare(a.Member.(string), b.Member.(string))
+	})
+	for start := 0; start < len(zs); start += writeBatch * writePipeline {
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		zs = append(zs, redis.Z{Score: r.formula.Score(time.Unix(int64(t), 0), vs, now), Member: id})
+		p := r.c.Pipeline()
+		end := min(start+writeBatch*writePipeline, len(zs))
+		for i := start; i < end; i += writeBatch {
+			p.ZAdd(ctx, tmp, zs[i:min(i+writeBatch, end)]...)
+		}
+		p.PExpire(ctx, tmp, tmpTTL)
+		if _, err := p.Exec(ctx); err != nil {
+			return fmt.Errorf("write scores: %w", err)
+		}
 	}
-	return cursor, zs, nil
+	return nil
 }

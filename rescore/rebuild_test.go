@@ -213,7 +213,7 @@ func TestRebuildRepairsChangesDuringTheBuild(t *testing.T) {
 				e.ingest(t, i, t0.Add(-150*time.Hour), 5)
 			}
 			pruner := e.withFormula(t, formula)
-			e.r.batch = 20
+			e.r.batch, e.r.read = 20, 20
 			e.r.afterBatch = func(n int, _ bool) {
 				if n != 3 {
 					return
@@ -360,5 +360,29 @@ func TestCluster(t *testing.T) {
 		if err := sameRanking(e.zmap(t, e.keys.Score()), e.expected(t, formulas(e.clock.Now())[formula])); err != nil {
 			t.Fatalf("%s: %v", formula, err)
 		}
+	}
+}
+
+// TestRebuildWalksTiesAcrossBatches has more articles at one post time
+// than a read batch holds: the keyset cursor must neither skip nor repeat.
+func TestRebuildWalksTiesAcrossBatches(t *testing.T) {
+	e := newEnv(t, redistest.Start(t).Client(), "hot", WithBatch(7))
+	same := t0.Add(-time.Hour)
+	for i := range 60 {
+		e.ingest(t, i, same, int64(i))
+	}
+	for i := 60; i < 100; i++ {
+		e.ingest(t, i, t0.Add(-time.Duration(i)*time.Minute), int64(i%5))
+	}
+	e.c.Del(e.ctx, e.keys.Score())
+	res, err := e.r.Rebuild(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Articles != 100 || res.Repaired || res.Batches != 15 {
+		t.Fatalf("result %+v: want 100 articles in 15 batches of 7, no repair", res)
+	}
+	if err := sameRanking(e.zmap(t, e.keys.Score()), e.expected(t, hot)); err != nil {
+		t.Fatal(err)
 	}
 }

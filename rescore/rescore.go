@@ -11,8 +11,16 @@ import (
 	"github.com/newsrank/newsrank/news"
 )
 
-// DefaultBatch is how many articles one Redis call handles by default.
-const DefaultBatch = 500
+// Default batch sizes: how many articles one prune call removes, and how
+// many one read of a client-side rebuild fetches.
+const (
+	DefaultPruneBatch = 200
+	DefaultReadBatch  = 4000
+)
+
+// maxBuffered caps how many scored articles a client-side rebuild holds
+// before it writes them (sorted) to Redis: about 60 bytes each.
+const maxBuffered = 1 << 21
 
 // ErrMismatch means a rebuilt ranking did not hold the members of time:
 // even after repair; score: was left as it was.
@@ -28,7 +36,9 @@ type Rescorer struct {
 	window  time.Duration
 	clock   clock.Clock
 	log     *slog.Logger
-	batch   int
+	batch   int // prune batch
+	read    int // rebuild read batch
+	callTTL time.Duration
 
 	// afterBatch, when set (tests), runs after each batch of a client-side
 	// rebuild has been read and its predecessor written; last is set for
@@ -46,12 +56,24 @@ func WithClock(c clock.Clock) Option { return func(r *Rescorer) { r.clock = c } 
 // WithLogger sets the logger (default slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(r *Rescorer) { r.log = l } }
 
-// WithBatch sets how many articles one call handles (default 500; at most
-// 5000 so a call stays short and Lua's unpack stays within its limits).
+// WithBatch sets how many articles one Redis call handles, in a prune and
+// in the reads of a client-side rebuild (defaults DefaultPruneBatch and
+// DefaultReadBatch; at most 5000 so a call stays short and Lua's unpack
+// stays within its limits).
 func WithBatch(n int) Option {
 	return func(r *Rescorer) {
 		if n > 0 {
-			r.batch = min(n, 5000)
+			r.batch, r.read = min(n, 5000), min(n, 5000)
+		}
+	}
+}
+
+// WithCallTimeout sets how long the server-side steps of a rebuild may take
+// (default DefaultCallTimeout).
+func WithCallTimeout(d time.Duration) Option {
+	return func(r *Rescorer) {
+		if d > 0 {
+			r.callTTL = d
 		}
 	}
 }
@@ -65,7 +87,9 @@ func New(c redis.UniversalClient, store *news.Store, opts ...Option) *Rescorer {
 		window:  store.Window(),
 		clock:   clock.Real{},
 		log:     slog.Default(),
-		batch:   DefaultBatch,
+		batch:   DefaultPruneBatch,
+		read:    DefaultReadBatch,
+		callTTL: DefaultCallTimeout,
 	}
 	for _, o := range opts {
 		o(r)

@@ -1,0 +1,366 @@
+package rescore
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/internal/clock"
+	"github.com/newsrank/newsrank/internal/redistest"
+	"github.com/newsrank/newsrank/news"
+)
+
+// Run with: go test -run '^$' -bench . -benchtime 1x ./rescore/
+// (about two minutes; a redis-server holds ~1 GB meanwhile).
+
+const (
+	benchArticles = 1_000_000
+	benchSample   = 20_000 // the per-article baseline is timed on this many
+	benchGroups   = 3
+)
+
+// benchID is the id of article i (16 hex digits, as news.ID makes).
+func benchID(i int) string { return fmt.Sprintf("%016x", uint64(i)*0x9E3779B97F4A7C15) }
+
+// populate writes n articles as news.Ingest would leave them — hash,
+// time:, votes:, score: (linear), a voted: hash, one of benchGroups
+// groups — with post times spread evenly over the two windows before now,
+// so half are out of the window. Pipelined raw writes: set-up only.
+func populate(b *testing.B, c redis.UniversalClient, k news.Keys, n int, now time.Time) {
+	b.Helper()
+	ctx := context.Background()
+	const chunk = 1000
+	span := int64(2 * week / time.Second)
+	for start := 0; start < n; start += chunk {
+		p := c.Pipeline()
+		var times, votes, scores []redis.Z
+		for i := start; i < min(start+chunk, n); i++ {
+			id := benchID(i)
+			post := now.Unix() - span + int64(i)*span/int64(n)
+			v := int64(i % 97)
+			p.HSet(ctx, k.Article(id), "title", "Article "+strconv.Itoa(i), "url", "https://news.example.com/"+id,
+				"time", post, "crawled", post, "comments", v, "up", 0, "down", 0, "votes", v)
+			p.HSet(ctx, k.Voted(id), "user"+strconv.Itoa(i%1000), 1)
+			g := "g" + strconv.Itoa(i%benchGroups)
+			p.SAdd(ctx, k.Group(g), id)
+			times = append(times, redis.Z{Score: float64(post), Member: id})
+			votes = append(votes, redis.Z{Score: float64(v), Member: id})
+			scores = append(scores, redis.Z{Score: float64(post + 432*v), Member: id})
+		}
+		p.ZAdd(ctx, k.Time(), times...)
+		p.ZAdd(ctx, k.Votes(), votes...)
+		p.ZAdd(ctx, k.Score(), scores...)
+		for g := range benchGroups {
+			p.SAdd(ctx, k.Groups(), "g"+strconv.Itoa(g))
+		}
+		if _, err := p.Exec(ctx); err != nil {
+			b.Fatalf("populate: %v", err)
+		}
+	}
+}
+
+// slowest is a go-redis hook recording the longest single call (a command
+// or a whole pipeline) as the client sees it, and every call's duration.
+type slowest struct {
+	mu  sync.Mutex
+	max time.Duration
+	cmd string
+	all []time.Duration
+}
+
+func (s *slowest) note(d time.Duration, what string) {
+	s.mu.Lock()
+	if d > s.max {
+		s.max, s.cmd = d, what
+	}
+	s.all = append(s.all, d)
+	s.mu.Unlock()
+}
+
+func (s *slowest) reset() { s.mu.Lock(); s.max, s.cmd, s.all = 0, "", nil; s.mu.Unlock() }
+
+// quantile returns the q-quantile of the recorded durations.
+func (s *slowest) quantile(q float64) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.all) == 0 {
+		return 0
+	}
+	d := slices.Clone(s.all)
+	slices.Sort(d)
+	return d[min(len(d)-1, int(q*float64(len(d))))]
+}
+
+// loadavg is /proc/loadavg's first three fields, for the log: the
+// benchmark machine may be shared, and waiting for a CPU shows up in every
+// latency.
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	return strings.Join(f[:min(3, len(f))], " ")
+}
+
+func (s *slowest) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (s *slowest) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		t := time.Now()
+		err := next(ctx, cmd)
+		s.note(time.Since(t), cmd.Name())
+		return err
+	}
+}
+
+func (s *slowest) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		t := time.Now()
+		err := next(ctx, cmds)
+		s.note(time.Since(t), fmt.Sprintf("pipeline of %d", len(cmds)))
+		return err
+	}
+}
+
+// serverSlowest returns the longest command execution SLOWLOG recorded
+// since slowlogReset (commands of 1 ms or more; SLOWLOG and CONFIG left
+// out), in microseconds, and its command name; it logs the five slowest
+// and how many took over 10 ms. Zero means no call took 1 ms.
+func serverSlowest(b *testing.B, c *redis.Client) (int64, string) {
+	b.Helper()
+	ctx := context.Background()
+	all, err := c.SlowLogGet(ctx, -1).Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var logs []redis.SlowLog
+	for _, l := range all {
+		if len(l.Args) > 0 && !strings.EqualFold(l.Args[0], "slowlog") && !strings.EqualFold(l.Args[0], "config") {
+			logs = append(logs, l)
+		}
+	}
+	slices.SortFunc(logs, func(x, y redis.SlowLog) int { return cmp.Compare(y.Duration, x.Duration) })
+	// go-redis sends command names in lower case and the scripts call
+	// Redis in upper case: a lower-case entry is a call of ours.
+	over, calls := 0, 0
+	for _, l := range logs {
+		if l.Args[0] != strings.ToLower(l.Args[0]) {
+			continue
+		}
+		calls++
+		if l.Duration > 10*time.Millisecond {
+			over++
+		}
+	}
+	var top []string
+	for _, l := range logs[:min(5, len(logs))] {
+		top = append(top, fmt.Sprintf("%s %.2fms", l.Args[0], float64(l.Duration.Microseconds())/1000))
+	}
+	b.Logf("SLOWLOG: %d calls of 1 ms or more, %d over 10 ms (plus commands inside scripts: %d entries in all); slowest: %s",
+		calls, over, len(logs), strings.Join(top, ", "))
+	if len(logs) == 0 {
+		return 0, ""
+	}
+	return logs[0].Duration.Microseconds(), logs[0].Args[0]
+}
+
+// slowlogReset makes SLOWLOG record every command of 1 ms or more from now
+// on.
+func slowlogReset(b *testing.B, c *redis.Client) {
+	b.Helper()
+	ctx := context.Background()
+	for _, kv := range [][2]string{{"slowlog-log-slower-than", "1000"}, {"slowlog-max-len", "100000"}} {
+		if err := c.ConfigSet(ctx, kv[0], kv[1]).Err(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := c.SlowLogReset(ctx).Err(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func benchStore(b *testing.B, c redis.UniversalClient, formula string, fc clock.Clock) *news.Store {
+	b.Helper()
+	cfg := config.DefaultConfig().News
+	cfg.Formula = formula
+	s, err := news.New(c, prefix, cfg, news.WithClock(fc), news.WithLogger(quiet()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// BenchmarkRebuild rebuilds score: for 1,000,000 articles:
+//
+//	(a) newsrank's linear rebuild (one server-side script);
+//	(b) the original's loop (seed 004): read time: with scores, then per
+//	    article HGET its votes and ZADD its score, one round trip each —
+//	    timed on benchSample articles and extrapolated per article;
+//	(c) the ceiling for client-side work: 1,000,000 members written with
+//	    raw pipelined ZADD in ascending score order, one member per
+//	    command (c1) and 500 members per command, 10 commands per round
+//	    trip (c2, the write pattern the rebuild uses);
+//	(d) newsrank's client-side rebuild with the hot formula.
+//
+// Targets: (a) at least 20× faster than (b); (d) within 1.5× of (c); we
+// hold (d) to the stricter (c2).
+func BenchmarkRebuild(b *testing.B) {
+	ctx := context.Background()
+	s := redistest.Start(b)
+	c := s.Client()
+	now := time.Now()
+	fc := clock.NewFake(now)
+	lin := benchStore(b, c, "linear", fc)
+	k := lin.Keys()
+	populate(b, c, k, benchArticles, now)
+	b.Logf("populated %d articles", benchArticles)
+	hook := &slowest{}
+	c.AddHook(hook)
+
+	for range b.N {
+		// (c1) raw pipelined ZADD, one member per command, 1000 per round
+		// trip, in ascending score order (the cheapest order for Redis).
+		t := time.Now()
+		for start := 0; start < benchArticles; start += 1000 {
+			p := c.Pipeline()
+			for i := start; i < start+1000; i++ {
+				p.ZAdd(ctx, "raw1", redis.Z{Score: float64(i), Member: benchID(i)})
+			}
+			if _, err := p.Exec(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+		rawOne := time.Since(t)
+		c.Unlink(ctx, "raw1")
+
+		// (c2) raw pipelined ZADD, 500 members per command, 10 per round
+		// trip, ascending: the same write pattern as the rebuild's.
+		t = time.Now()
+		zs := make([]redis.Z, 500)
+		for start := 0; start < benchArticles; start += 5000 {
+			p := c.Pipeline()
+			for j := start; j < start+5000; j += 500 {
+				for i := range zs {
+					zs[i] = redis.Z{Score: float64(j + i), Member: benchID(j + i)}
+				}
+				p.ZAdd(ctx, "raw2", zs...)
+			}
+			if _, err := p.Exec(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+		rawMulti := time.Since(t)
+		c.Unlink(ctx, "raw2")
+
+		// (a) newsrank's linear rebuild.
+		slowlogReset(b, c)
+		t = time.Now()
+		res, err := New(c, lin, WithLogger(quiet())).Rebuild(ctx)
+		if err != nil || res.Articles != benchArticles {
+			b.Fatalf("linear rebuild: %+v, %v", res, err)
+		}
+		linearTook := time.Since(t)
+		linMax, _ := serverSlowest(b, c)
+
+		// (d) newsrank's client-side rebuild (hot).
+		hot := benchStore(b, c, "hot", fc)
+		slowlogReset(b, c)
+		hook.reset()
+		t = time.Now()
+		res, err = New(c, hot, WithLogger(quiet()), WithClock(fc)).Rebuild(ctx)
+		if err != nil || res.Articles != benchArticles {
+			b.Fatalf("hot rebuild: %+v, %v", res, err)
+		}
+		hotTook := time.Since(t)
+		clientMax, clientCmd := hook.max, hook.cmd
+		hotMax, hotMaxCmd := serverSlowest(b, c)
+
+		// (b) the original's per-article loop, on a sample.
+		t = time.Now()
+		sample, err := c.ZRangeWithScores(ctx, k.Time(), 0, benchSample-1).Result()
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, z := range sample {
+			id := z.Member.(string)
+			v, err := c.HGet(ctx, k.Article(id), "votes").Float64()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := c.ZAdd(ctx, "baseline", redis.Z{Score: z.Score + 432*v, Member: id}).Err(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		perArticle := time.Since(t) / benchSample
+		baseline := perArticle * benchArticles
+		c.Del(ctx, "baseline")
+
+		b.ReportMetric(linearTook.Seconds(), "linear-s")
+		b.ReportMetric(baseline.Seconds(), "baseline-s")
+		b.ReportMetric(baseline.Seconds()/linearTook.Seconds(), "linear-speedup")
+		b.ReportMetric(hotTook.Seconds(), "hot-s")
+		b.ReportMetric(rawOne.Seconds(), "rawzadd1-s")
+		b.ReportMetric(rawMulti.Seconds(), "rawzadd500-s")
+		b.ReportMetric(hotTook.Seconds()/rawOne.Seconds(), "hot/rawzadd1")
+		b.ReportMetric(hotTook.Seconds()/rawMulti.Seconds(), "hot/rawzadd500")
+		b.ReportMetric(float64(linMax)/1000, "linear-max-call-ms")
+		b.ReportMetric(float64(hotMax)/1000, "hot-max-call-ms")
+		b.Logf("(a) linear rebuild of %d articles: %s (one script; Redis busy %.0f ms in its longest call)", benchArticles, linearTook.Round(time.Millisecond), float64(linMax)/1000)
+		b.Logf("(b) original per-article loop: %s per article on a sample of %d, extrapolated to %s for %d", perArticle, benchSample, baseline.Round(time.Millisecond), benchArticles)
+		b.Logf("(c1) raw pipelined ZADD, 1 member per command: %s; (c2) 500 members per command: %s", rawOne.Round(time.Millisecond), rawMulti.Round(time.Millisecond))
+		b.Logf("(d) hot (client-side) rebuild: %s, %d batches; longest server call %.2f ms (%s), longest client round trip %s (%s)",
+			hotTook.Round(time.Millisecond), res.Batches, float64(hotMax)/1000, hotMaxCmd, clientMax.Round(time.Microsecond), clientCmd)
+		b.Logf("target (a) >= 20x (b): %.0fx; target (d) <= 1.5x (c): %.2fx of c1, %.2fx of c2; load average %s",
+			baseline.Seconds()/linearTook.Seconds(), hotTook.Seconds()/rawOne.Seconds(), hotTook.Seconds()/rawMulti.Seconds(), loadavg())
+	}
+}
+
+// BenchmarkPrune prunes 1,000,000 articles of which half are out of the
+// window and reports the slowest single Redis call, as SLOWLOG measures the
+// server's execution time and as a go-redis hook sees the round trip.
+// Target: slowest call under 10 ms.
+func BenchmarkPrune(b *testing.B) {
+	ctx := context.Background()
+	for range b.N {
+		s := redistest.Start(b)
+		c := s.Client()
+		now := time.Now()
+		st := benchStore(b, c, "linear", clock.NewFake(now))
+		populate(b, c, st.Keys(), benchArticles, now)
+		hook := &slowest{}
+		c.AddHook(hook)
+		slowlogReset(b, c)
+		t := time.Now()
+		res, err := New(c, st, WithLogger(quiet())).Prune(ctx, now)
+		if err != nil {
+			b.Fatal(err)
+		}
+		took := time.Since(t)
+		clientMax, clientCmd := hook.max, hook.cmd
+		if res.Removed < benchArticles/2-1 || res.Removed > benchArticles/2+1 {
+			b.Fatalf("removed %d, want half of %d", res.Removed, benchArticles)
+		}
+		srvMax, srvCmd := serverSlowest(b, c)
+		p50, p99 := hook.quantile(0.5), hook.quantile(0.99)
+		b.ReportMetric(float64(p50.Microseconds())/1000, "p50-roundtrip-ms")
+		b.ReportMetric(float64(p99.Microseconds())/1000, "p99-roundtrip-ms")
+		b.ReportMetric(took.Seconds(), "prune-s")
+		b.ReportMetric(float64(res.Removed)/took.Seconds(), "articles/s")
+		b.ReportMetric(float64(srvMax)/1000, "max-server-call-ms")
+		b.ReportMetric(float64(clientMax.Microseconds())/1000, "max-roundtrip-ms")
+		b.Logf("pruned %d of %d articles in %s (%d batches of %d); slowest call: %.2f ms on the server (%s), %s round trip (%s); round trips p50 %s, p99 %s; target < 10 ms; load average %s",
+			res.Removed, benchArticles, took.Round(time.Millisecond), res.Batches, DefaultPruneBatch, float64(srvMax)/1000, srvCmd,
+			clientMax.Round(time.Microsecond), clientCmd, p50.Round(time.Microsecond), p99.Round(time.Microsecond), loadavg())
+	}
+}
