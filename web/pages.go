@@ -188,7 +188,8 @@ type articleView struct {
 	Image    string
 }
 
-// GET /news/{id} — one article; the view counts as the visitor's visit.
+// GET /news/{id} — one article; the view counts as the visitor's visit
+// (once a day, and only for a visitor who already has the cookie).
 func (s *Server) articlePage(w http.ResponseWriter, r *http.Request) error {
 	st, err := s.newsStore()
 	if err != nil {
@@ -202,11 +203,17 @@ func (s *Server) articlePage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	returning := s.session.user(r) != ""
 	p, err := s.newPage(w, r, it.Title, "")
 	if err != nil {
 		return err
 	}
-	s.recordActivity(r.Context(), board.Event{User: p.User, Action: "visit", Target: r.URL.Path})
+	// Only a visitor who came back with our cookie earns the visit:
+	// clients that keep no cookies (crawlers, scripts) would otherwise
+	// put a new anonymous user on the board with every request.
+	if returning {
+		s.recordActivity(r.Context(), board.Event{User: p.User, Action: "visit", Target: r.URL.Path})
+	}
 	var v articleView
 	v.Item.Item = it
 	v.Item.Vote = s.voteView(p, it)

@@ -139,6 +139,14 @@ func TestArticlePageCountsVisitOncePerDay(t *testing.T) {
 	if len(bj.Entries) != 1 || bj.Entries[0].Score != 1 || !strings.HasPrefix(bj.Entries[0].User, uidPrefix) {
 		t.Fatalf("after 3 views the day board is %+v; want one visitor with 1 point", bj.Entries)
 	}
+	// A client without cookies is never on the board.
+	for range 3 {
+		e.do("GET", "/news/"+id, "", "")
+	}
+	e.get("/api/boards/activity", &bj)
+	if len(bj.Entries) != 1 {
+		t.Fatalf("cookie-less views reached the board: %+v", bj.Entries)
+	}
 	if code, _ := b.get("/news/0123456789abcdef"); code != http.StatusNotFound {
 		t.Fatalf("unknown article page = %d", code)
 	}
@@ -247,6 +255,7 @@ func TestBoardsAndOpsPages(t *testing.T) {
 	ctx := context.Background()
 	id := e.seed(1)[0]
 	b := newBrowser(t, e)
+	b.get("/")           // the visitor gets the cookie
 	b.get("/news/" + id) // a visit: 1 point for this visitor
 	if _, err := e.inv.Register(ctx, "new1", "ivy"); err != nil {
 		t.Fatal(err)
