@@ -16,8 +16,7 @@ import (
 
 	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/crawler"
-	"github.com/newsrank/newsrank/news"
-	"github.com/newsrank/newsrank/queue"
+	"github.com/newsrank/newsrank/jobs"
 )
 
 const crawlAbout = `
@@ -79,20 +78,12 @@ func runCrawl(ctx context.Context, std *stdio, args []string) error {
 			return usageError("-source %q: not in crawler.sources (%s)", n, strings.Join(names, ", "))
 		}
 	}
-	rc, err := openRedis(ctx, cfg, log)
+	a, err := newApp(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
-	defer rc.Close()
-	store, err := news.New(rc, rc.Prefix, cfg.News, news.WithLogger(log))
-	if err != nil {
-		return fmt.Errorf("%w: %w", errConfig, err)
-	}
-	c, err := crawler.New(cfg.Crawler, cfg.Queue, rc, rc.Prefix, store, crawler.WithLogger(log),
-		crawler.WithQueueOptions(queue.WithLogger(log)))
-	if err != nil {
-		return fmt.Errorf("%w: %w", errConfig, err)
-	}
+	defer a.Close()
+	c := a.crawler
 
 	if !*once {
 		return crawlForever(ctx, log, c, sources)
@@ -105,17 +96,22 @@ func runCrawl(ctx context.Context, std *stdio, args []string) error {
 		}
 	}
 	p := newProgressPrinter(std.err, mode, log)
-	rep, err := c.RunOnce(ctx, p.update, sources...)
+	// The "crawl" job's run: the same lock as the daemon's scheduled crawl
+	// and the systemd timer, recorded in the job's history.
+	rep, err := a.crawlOnce(ctx, jobs.TriggerManual, p.update, sources...)
 	p.finish()
 	summary := printCrawlSummary
 	if *asJSON {
 		summary = printCrawlJSON
 	}
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			summary(std.out, rep)
-			fmt.Fprintln(std.err, "newsrank crawl: interrupted; the URLs left stay queued for the next run")
-		}
+	switch {
+	case errors.Is(err, jobs.ErrLocked):
+		return fmt.Errorf("%w: another crawl (the daemon's schedule, a timer or another crawl -once) is running", errSkipped)
+	case errors.Is(err, context.Canceled):
+		summary(std.out, rep)
+		fmt.Fprintln(std.err, "newsrank crawl: interrupted; the URLs left stay queued for the next run")
+		return err
+	case err != nil && len(rep.FailedSources()) == 0:
 		return err
 	}
 	summary(std.out, rep)

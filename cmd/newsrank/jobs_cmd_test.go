@@ -187,3 +187,46 @@ func newsrankBinary(t *testing.T) string {
 	}
 	return path
 }
+
+// TestCrawlOnceTakesTheCrawlLock: newsrank crawl -once is the "crawl" job:
+// skipped (exit 3) while the daemon's scheduled crawl or a timer holds the
+// lock, recorded in the job's history when it runs.
+func TestCrawlOnceTakesTheCrawlLock(t *testing.T) {
+	s := redistest.Start(t)
+	c := s.Client()
+	ctx := context.Background()
+	site, _ := slowSite(t, 3, 0)
+	cfg := jobsConfig(t, s.URL(), fmt.Sprintf(`
+crawler:
+  delay: 0s
+  jitter: 0s
+  obey_robots: false
+  sources:
+    - name: quick
+      kind: html
+      urls: ["%s/list"]
+      link_selector: "a.article"
+      max_pages: 1
+`, site.URL))
+	lock := "jt:{jobs}:lock:crawl"
+	c.Set(ctx, lock, `{"token":"x","holder":"daemon-host/1","since":"2024-01-01T00:00:00Z"}`, time.Minute)
+	code, out, errs := runCLI(t, "crawl", "-once", "-progress", "none", "-config", cfg)
+	if code != exitSkipped || !strings.Contains(errs, "skipped") {
+		t.Fatalf("crawl -once while the crawl lock is held: exit %d, want 3\n%s\n%s", code, out, errs)
+	}
+	if n, _ := c.ZCard(ctx, news.NewKeys("jt:").Time()).Result(); n != 0 {
+		t.Fatal("a skipped crawl stored articles")
+	}
+	c.Del(ctx, lock)
+	code, out, errs = runCLI(t, "crawl", "-once", "-progress", "none", "-config", cfg)
+	if code != 0 {
+		t.Fatalf("crawl -once: exit %d\n%s\n%s", code, out, errs)
+	}
+	if n, _ := c.ZCard(ctx, news.NewKeys("jt:").Time()).Result(); n != 3 {
+		t.Fatalf("crawl -once stored %d articles, want 3", n)
+	}
+	code, out, _ = runCLI(t, "jobs", "-config", cfg, "-history", "2")
+	if code != 0 || !strings.Contains(out, "created=3") || !strings.Contains(out, "daemon-host/1") {
+		t.Fatalf("jobs after the crawl:\n%s", out)
+	}
+}
