@@ -7,20 +7,6 @@ import (
 	"github.com/newsrank/newsrank/board"
 )
 
-func init() {
-	registerErrors(
-		errorEntry{board.ErrAlreadyRegistered, http.StatusConflict, CodeAlreadyRegistered},
-		errorEntry{board.ErrOverflow, http.StatusInternalServerError, CodeOverflow},
-	)
-	for _, e := range []error{
-		board.ErrUnknownAction, board.ErrEmptyUser, board.ErrBadUser, board.ErrBadTarget,
-		board.ErrNotRevocable, board.ErrEventTime, board.ErrBadPeriod, board.ErrBadDate,
-		board.ErrBadLimit, board.ErrSelfInvite,
-	} {
-		registerErrors(errorEntry{e, http.StatusBadRequest, CodeInvalid})
-	}
-}
-
 // defaultTopN is how many entries a board shows by default (the seeds'
 // top 30).
 const defaultTopN = 30

@@ -12,15 +12,6 @@ import (
 	"github.com/newsrank/newsrank/queue"
 )
 
-func init() {
-	registerErrors(
-		errorEntry{news.ErrNotFound, http.StatusNotFound, CodeNotFound},
-		errorEntry{news.ErrVotingClosed, http.StatusConflict, CodeVotingClosed},
-		errorEntry{news.ErrDuplicate, http.StatusConflict, CodeDuplicate},
-		errorEntry{news.ErrBadInput, http.StatusBadRequest, CodeInvalid},
-	)
-}
-
 // newsRoutes are the article endpoints.
 func (s *Server) newsRoutes() []route {
 	return []route{

@@ -12,13 +12,6 @@ import (
 	"github.com/newsrank/newsrank/queue"
 )
 
-func init() {
-	registerErrors(
-		errorEntry{jobs.ErrUnknownJob, http.StatusNotFound, CodeNotFound},
-		errorEntry{jobs.ErrLocked, http.StatusConflict, CodeJobRunning},
-	)
-}
-
 // opsRoutes are the operations endpoints: jobs and the URL queue.
 func (s *Server) opsRoutes() []route {
 	return []route{

@@ -11,6 +11,11 @@ import (
 	"syscall"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/newsrank/newsrank/board"
+	"github.com/newsrank/newsrank/jobs"
+	"github.com/newsrank/newsrank/news"
+	"github.com/newsrank/newsrank/queue"
 )
 
 // Error codes: the "code" member of every JSON error body. Clients act on
@@ -74,11 +79,31 @@ type errorEntry struct {
 // HTTP statuses and codes. The message sent is the wrapped error's text,
 // which names the problem (the article id, the job name, ...). Order
 // matters only when an error wraps two sentinels: the first entry wins.
-var errorTable = []errorEntry{}
+// Errors in no entry are 503 when Redis could not answer (unavailable),
+// else 500.
+var errorTable = []errorEntry{
+	{news.ErrNotFound, http.StatusNotFound, CodeNotFound},
+	{news.ErrVotingClosed, http.StatusConflict, CodeVotingClosed},
+	{news.ErrDuplicate, http.StatusConflict, CodeDuplicate},
+	{news.ErrBadInput, http.StatusBadRequest, CodeInvalid},
+	{queue.ErrBadURL, http.StatusBadRequest, CodeInvalid},
 
-// registerErrors appends entries to errorTable; called from the init of
-// the file that imports the domain package.
-func registerErrors(entries ...errorEntry) { errorTable = append(errorTable, entries...) }
+	{board.ErrAlreadyRegistered, http.StatusConflict, CodeAlreadyRegistered},
+	{board.ErrOverflow, http.StatusInternalServerError, CodeOverflow},
+	{board.ErrUnknownAction, http.StatusBadRequest, CodeInvalid},
+	{board.ErrEmptyUser, http.StatusBadRequest, CodeInvalid},
+	{board.ErrBadUser, http.StatusBadRequest, CodeInvalid},
+	{board.ErrBadTarget, http.StatusBadRequest, CodeInvalid},
+	{board.ErrNotRevocable, http.StatusBadRequest, CodeInvalid},
+	{board.ErrEventTime, http.StatusBadRequest, CodeInvalid},
+	{board.ErrBadPeriod, http.StatusBadRequest, CodeInvalid},
+	{board.ErrBadDate, http.StatusBadRequest, CodeInvalid},
+	{board.ErrBadLimit, http.StatusBadRequest, CodeInvalid},
+	{board.ErrSelfInvite, http.StatusBadRequest, CodeInvalid},
+
+	{jobs.ErrUnknownJob, http.StatusNotFound, CodeNotFound},
+	{jobs.ErrLocked, http.StatusConflict, CodeJobRunning},
+}
 
 // classify turns any error into the *Error sent to the client.
 func classify(err error) *Error {
@@ -95,6 +120,9 @@ func classify(err error) *Error {
 		if errors.Is(err, t.err) {
 			return &Error{Status: t.status, Code: t.code, Message: err.Error(), Err: err}
 		}
+	}
+	if board.IsBadInput(err) { // a bad-input sentinel added to board later
+		return &Error{Status: http.StatusBadRequest, Code: CodeInvalid, Message: err.Error(), Err: err}
 	}
 	if unavailable(err) {
 		return &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
