@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
@@ -28,6 +29,8 @@ type Client struct {
 	// Addr names the server(s) for messages.
 	Addr string
 	mini *miniredis.Miniredis
+	stop chan struct{} // stops the embedded Redis's expiry clock
+	done chan struct{}
 }
 
 // Embedded reports whether the client talks to the in-process Redis.
@@ -37,6 +40,8 @@ func (c *Client) Embedded() bool { return c.mini != nil }
 func (c *Client) Close() error {
 	err := c.UniversalClient.Close()
 	if c.mini != nil {
+		close(c.stop)
+		<-c.done
 		c.mini.Close()
 	}
 	return err
@@ -75,7 +80,10 @@ func New(cfg config.Redis, log *slog.Logger) (*Client, error) {
 		log.Warn("redis.url is embedded: using an in-process Redis; data is kept in memory only and lost when newsrank exits", "addr", m.Addr())
 		opt := &redis.Options{Addr: m.Addr()}
 		applyCommon(opt, cfg)
-		return &Client{UniversalClient: redis.NewClient(opt), Prefix: cfg.KeyPrefix, Addr: "embedded (" + m.Addr() + ")", mini: m}, nil
+		c := &Client{UniversalClient: redis.NewClient(opt), Prefix: cfg.KeyPrefix, Addr: "embedded (" + m.Addr() + ")",
+			mini: m, stop: make(chan struct{}), done: make(chan struct{})}
+		go c.expireLoop(time.Second)
+		return c, nil
 	case "url":
 		opt, err := redis.ParseURL(cfg.URL)
 		if err != nil {
@@ -144,6 +152,24 @@ func New(cfg config.Redis, log *slog.Logger) (*Client, error) {
 		return &Client{UniversalClient: redis.NewClusterClient(opt), Prefix: cfg.KeyPrefix, Addr: addr}, nil
 	}
 	return nil, fmt.Errorf("redis: unknown mode %q", cfg.Mode())
+}
+
+// expireLoop makes the embedded Redis expire keys as a real one does:
+// miniredis only counts TTLs down when told that time has passed.
+func (c *Client) expireLoop(every time.Duration) {
+	defer close(c.done)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	last := time.Now()
+	for {
+		select {
+		case <-c.stop:
+			return
+		case now := <-t.C:
+			c.mini.FastForward(now.Sub(last))
+			last = now
+		}
+	}
 }
 
 // applyCommon sets the timeouts, retries and protocol every single-server

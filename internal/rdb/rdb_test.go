@@ -124,3 +124,22 @@ func TestClusterAndSentinelBuildClients(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+func TestEmbeddedExpiresKeys(t *testing.T) {
+	ctx := context.Background()
+	c, err := Open(ctx, config.DefaultConfig().Redis, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Set(ctx, "short", "1", 1500*time.Millisecond).Err(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for c.Exists(ctx, "short").Val() == 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("a key with a 1.5s TTL still exists after 10s in embedded mode")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
