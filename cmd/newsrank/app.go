@@ -111,7 +111,7 @@ func (a *app) build(s appSettings) error {
 			Schedule: cfg.Jobs.Crawl.Schedule, Enabled: cfg.Jobs.Crawl.Enabled, Run: a.produceJob},
 		jobs.Job{Name: jobs.Prune, About: "remove articles older than news.window",
 			Schedule: cfg.Jobs.Prune.Schedule, Enabled: cfg.Jobs.Prune.Enabled, Run: a.pruneJob},
-		jobs.Job{Name: jobs.Rescore, About: "rebuild score: from time: and votes: (" + a.news.Formula().Name() + ")",
+		jobs.Job{Name: jobs.Rescore, About: "rebuild score: from time: and votes: with the " + a.news.Formula().Name() + " formula",
 			Schedule: cfg.Jobs.Rescore.Schedule, Enabled: cfg.Jobs.Rescore.Enabled, Run: a.rescoreJob},
 	)
 	if err != nil {
