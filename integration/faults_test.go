@@ -1,0 +1,417 @@
+package integration
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/internal/redistest"
+	"github.com/newsrank/newsrank/news"
+	"github.com/newsrank/newsrank/rescore"
+)
+
+// stored is how many articles time: ranks.
+func (s *stack) stored() int64 {
+	n, _ := s.rdb.ZCard(context.Background(), s.store.Keys().Time()).Result()
+	return n
+}
+
+// TestFaultConsumersKilled kills every consumer process with SIGKILL in
+// the middle of a crawl, while they hold leases, then starts new ones:
+// the leases of the dead expire, their URLs are claimed again, and the
+// crawl ends with every URL done or dead and every article stored.
+func TestFaultConsumersKilled(t *testing.T) {
+	rs := redistest.Start(t)
+	d := startDemo(t, 120, 150*time.Millisecond)
+	cfg := testConfig(rs.Config())
+	cfg.Crawler.Workers = 2
+	cfg.Queue.Lease = config.Duration(2 * time.Second)
+	cfg.Crawler.Sources = d.sources()
+	s := newStack(t, cfg)
+	ctx := context.Background()
+	path := writeConfig(t, cfg)
+
+	var first []*consumer
+	for i := range 3 {
+		first = append(first, startConsumer(t, s.rdb, path, fmt.Sprintf("doomed-%d", i)))
+	}
+	if _, err := s.cr.Produce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 60*time.Second, "the crawl to be under way", func() bool {
+		st, err := totals(ctx, s.queues())
+		return err == nil && s.stored() >= 15 && st.InFlight >= 3
+	})
+	for _, p := range first {
+		p.kill(t)
+	}
+	st, err := totals(ctx, s.queues())
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := s.stored()
+	t.Logf("after SIGKILL of 3 consumers: %d articles stored, queues %+v", stored, st)
+	if st.InFlight == 0 || st.Pending == 0 {
+		t.Fatalf("nothing leased or pending when the consumers died: the test proves nothing (%+v)", st)
+	}
+
+	var second []*consumer
+	for i := range 2 {
+		second = append(second, startConsumer(t, s.rdb, path, fmt.Sprintf("survivor-%d", i)))
+	}
+	s.waitSettled(2 * time.Minute)
+	for _, p := range second {
+		p.terminate(t)
+	}
+	s.checkDemoCrawl(d)
+}
+
+// TestFaultRedisRestartMidCrawl kills Redis (appendonly, fsync always)
+// twice while consumers crawl and starts it again in place: the consumers
+// ride through, and the crawl ends with nothing lost.
+func TestFaultRedisRestartMidCrawl(t *testing.T) {
+	rs := redistest.Start(t, redistest.Options{AppendOnly: true})
+	d := startDemo(t, 120, 60*time.Millisecond)
+	cfg := testConfig(rs.Config())
+	cfg.Crawler.Workers = 3
+	cfg.Crawler.Sources = d.sources()
+	s := newStack(t, cfg)
+	ctx := context.Background()
+	if _, err := s.cr.Produce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cctx, stop := context.WithCancel(ctx)
+	defer stop()
+	consumed := make(chan error, 1)
+	go func() { consumed <- s.cr.Consume(cctx) }()
+	fresh, _, _ := d.truth(cfg.News.Window.D())
+	for _, at := range []int64{15, int64(len(fresh)) / 2} {
+		waitFor(t, 60*time.Second, fmt.Sprintf("%d articles stored", at), func() bool { return s.stored() >= at })
+		rs.Restart()
+		t.Logf("redis-server restarted with %d articles stored", s.stored())
+	}
+	s.waitSettled(2 * time.Minute)
+	stop()
+	if err := <-consumed; err != nil {
+		t.Fatalf("Consume: %v", err)
+	}
+	s.checkDemoCrawl(d)
+}
+
+// TestFaultRedisRestartMidRebuild kills Redis while a client-side rebuild
+// (gravity, in batches) is writing its temporary ranking, then starts it
+// again: score: is the old ranking, intact, and the next rebuild succeeds.
+func TestFaultRedisRestartMidRebuild(t *testing.T) {
+	rs := redistest.Start(t, redistest.Options{AppendOnly: true})
+	cfg := testConfig(rs.Config())
+	cfg.News.Formula = "gravity"
+	s := newStack(t, cfg)
+	ctx := context.Background()
+	keys := s.store.Keys()
+	const n = 20000
+	rng := rand.New(rand.NewPCG(1, 2))
+	now := time.Now()
+	for b := 0; b < n; b += 1000 {
+		as := make([]news.Article, 1000)
+		for i := range as {
+			as[i] = news.Article{URL: fmt.Sprintf("https://news.example.com/a/%d.html", b+i), Title: fmt.Sprintf("Story %d", b+i),
+				PostTime: now.Add(-time.Duration(rng.Int64N(int64(6 * 24 * time.Hour)))), Comments: rng.Int64N(500)}
+		}
+		if _, err := s.store.IngestBatch(ctx, as); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rebuildKeys := func() []string {
+		var out []string
+		iter := s.rdb.Scan(ctx, 0, keys.Score()+"rebuild:*", 1000).Iterator()
+		for iter.Next(ctx) {
+			out = append(out, iter.Val())
+		}
+		return out
+	}
+
+	var before map[string]float64
+	hit := false
+	for try := 0; try < 5 && !hit; try++ {
+		var err error
+		if before, err = zmembers(ctx, s.rdb, keys.Score()); err != nil {
+			t.Fatal(err)
+		}
+		rctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		done := make(chan error, 1)
+		go func() {
+			_, err := rescore.New(s.rdb, s.store, rescore.WithLogger(s.log), rescore.WithBatch(100)).Rebuild(rctx)
+			done <- err
+		}()
+		var rebuildErr error
+		finished := false
+		for !finished && len(rebuildKeys()) == 0 {
+			select {
+			case rebuildErr = <-done:
+				finished = true
+			case <-time.After(2 * time.Millisecond):
+			}
+		}
+		if !finished {
+			rs.Restart()
+			rebuildErr = <-done
+		}
+		cancel()
+		switch {
+		case finished:
+			t.Logf("try %d: the rebuild finished before the restart (%v); again", try, rebuildErr)
+		case rebuildErr == nil:
+			t.Logf("try %d: the rebuild swapped its ranking in just before the restart; again", try)
+		default:
+			hit = true
+			t.Logf("try %d: the rebuild failed as Redis restarted mid-way: %v", try, rebuildErr)
+		}
+	}
+	if !hit {
+		t.Fatal("no restart landed in the middle of a rebuild in 5 tries")
+	}
+
+	// score: is the ranking from before the failed rebuild, untouched.
+	after, err := zmembers(ctx, s.rdb, keys.Score())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != n {
+		t.Fatalf("score: holds %d articles after the failed rebuild, want %d", len(after), n)
+	}
+	for id, sc := range before {
+		if after[id] != sc {
+			t.Fatalf("the failed rebuild changed score: (%s: %g → %g)", id, sc, after[id])
+		}
+	}
+	checkRanking(t, s.rdb, keys)
+	t.Logf("temporary rankings left by the failed rebuild: %v", rebuildKeys())
+
+	res, err := rescore.New(s.rdb, s.store, rescore.WithLogger(s.log), rescore.WithBatch(1000)).Rebuild(ctx)
+	if err != nil || res.Articles != n {
+		t.Fatalf("rebuild after the restart: %+v, %v", res, err)
+	}
+	checkRanking(t, s.rdb, keys)
+	scores, _ := zmembers(ctx, s.rdb, keys.Score())
+	times, _ := zmembers(ctx, s.rdb, keys.Time())
+	votes, _ := zmembers(ctx, s.rdb, keys.Votes())
+	f, now := s.store.Formula(), time.Now()
+	for id, sc := range scores {
+		want := f.Score(time.Unix(int64(times[id]), 0), votes[id], now)
+		if math.Abs(sc-want) > 1e-3*math.Abs(want)+1e-12 {
+			t.Fatalf("%s: score %g after the rebuild, want about %g", id, sc, want)
+		}
+	}
+}
+
+// TestFaultRedisUnreachableDaemon runs the newsrank binary's daemon
+// against a redis-server and the demo site, shuts Redis down for 10
+// seconds in the middle of the crawl and starts it again. The daemon keeps
+// running, logs the failures, answers /readyz 503 during the outage and
+// 200 after, finishes the crawl with nothing lost, and exits 0 on SIGTERM.
+// It takes about 30 seconds (the outage is 10 of them).
+func TestFaultRedisUnreachableDaemon(t *testing.T) {
+	bin := buildNewsrank(t)
+	rs := redistest.Start(t, redistest.Options{AppendOnly: true})
+	d := startDemo(t, 120, 100*time.Millisecond)
+	cfg := testConfig(rs.Config())
+	cfg.Log.Level = "info"
+	cfg.Crawler.Workers = 2
+	cfg.Crawler.Sources = d.sources()
+	cfg.Jobs.ShutdownTimeout = config.Duration(30 * time.Second)
+	s := newStack(t, cfg) // this process's view, for checks
+
+	dm := startDaemon(t, bin, writeConfig(t, cfg))
+	status := func(path string) int {
+		c := http.Client{Timeout: 10 * time.Second}
+		resp, err := c.Get(dm.url + path)
+		if err != nil {
+			t.Fatalf("GET %s: %v (the daemon should answer whatever Redis does)\n%s", path, err, dm.log.tail(8<<10))
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	waitFor(t, 60*time.Second, "the daemon to crawl a few articles", func() bool { return s.stored() >= 10 })
+	if code := status("/readyz"); code != http.StatusOK {
+		t.Fatalf("/readyz = %d before the outage, want 200", code)
+	}
+
+	rs.Stop()
+	outage := time.Now()
+	t.Log("redis-server stopped")
+	waitFor(t, 15*time.Second, "/readyz to report the outage", func() bool { return status("/readyz") == http.StatusServiceUnavailable })
+	for time.Since(outage) < 10*time.Second {
+		if err := dm.exitedErr(); err != nil {
+			t.Fatalf("the daemon exited during the outage: %v\n%s", err, dm.log.tail(8<<10))
+		}
+		if code := status("/readyz"); code != http.StatusServiceUnavailable {
+			t.Fatalf("/readyz = %d with Redis down, want 503", code)
+		}
+		if code := status("/healthz"); code != http.StatusOK {
+			t.Fatalf("/healthz = %d with Redis down, want 200 (the process is up)", code)
+		}
+		time.Sleep(time.Second)
+	}
+	rs.Start()
+	t.Logf("redis-server started again after %v", time.Since(outage).Round(time.Second))
+	waitFor(t, 30*time.Second, "/readyz to report ready again", func() bool { return status("/readyz") == http.StatusOK })
+
+	s.waitSettled(2 * time.Minute)
+	s.checkDemoCrawl(d)
+	if err := dm.exitedErr(); err != nil {
+		t.Fatalf("the daemon exited: %v", err)
+	}
+	// The crawl the daemon caught up at start (it had never run) queued
+	// the URLs; it is in the job history.
+	if runs := jobRuns(t, s, "crawl"); len(runs) == 0 || runs[len(runs)-1]["status"] != "ok" {
+		t.Errorf("crawl job history: %v; want the catch-up run, ok", runs)
+	}
+	if log := dm.log.String(); !logHas(log, "connection refused") {
+		t.Errorf("the daemon's log does not mention the refused connections to Redis:\n%s", dm.log.tail(8<<10))
+	}
+	if testing.Verbose() {
+		t.Logf("daemon log:\n%s", dm.log.tail(32<<10))
+	}
+	if code := dm.stop(t, syscall.SIGTERM); code != 0 {
+		t.Fatalf("daemon exit status %d after SIGTERM, want 0\n%s", code, dm.log.tail(8<<10))
+	}
+}
+
+// buildNewsrank builds the newsrank binary into a temporary directory
+// (with -race when this test binary has it, reusing its build cache).
+func buildNewsrank(t *testing.T) string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	path := filepath.Join(t.TempDir(), "newsrank")
+	args := []string{"build", "-o", path}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	args = append(args, "github.com/newsrank/newsrank/cmd/newsrank")
+	cmd := exec.Command(goBin, args...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return path
+}
+
+// daemon is a running `newsrank daemon` process.
+type daemon struct {
+	cmd    *exec.Cmd
+	url    string
+	log    *syncBuffer
+	exited chan error
+}
+
+// startDaemon runs `bin daemon -config cfgPath` and waits for its
+// "serving" line.
+func startDaemon(t *testing.T, bin, cfgPath string) *daemon {
+	t.Helper()
+	d := &daemon{cmd: exec.Command(bin, "daemon", "-config", cfgPath), log: &syncBuffer{}, exited: make(chan error, 1)}
+	d.cmd.Stderr = d.log
+	out, err := d.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(sc.Text(), "newsrank daemon: serving "); ok {
+				urls <- u
+			}
+		}
+		io.Copy(io.Discard, out)
+		d.exited <- d.cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		d.cmd.Process.Kill()
+		if t.Failed() {
+			t.Logf("daemon log (tail):\n%s", d.log.tail(16<<10))
+		}
+	})
+	select {
+	case d.url = <-urls:
+	case err := <-d.exited:
+		t.Fatalf("daemon exited at start: %v\n%s", err, d.log)
+	case <-time.After(60 * time.Second):
+		t.Fatalf("daemon did not start within 60s\n%s", d.log)
+	}
+	return d
+}
+
+// exitedErr returns a non-nil error when the daemon has exited.
+func (d *daemon) exitedErr() error {
+	select {
+	case err := <-d.exited:
+		d.exited <- err
+		if err == nil {
+			err = errors.New("exit status 0")
+		}
+		return err
+	default:
+		return nil
+	}
+}
+
+// stop sends sig and returns the exit status.
+func (d *daemon) stop(t *testing.T, sig syscall.Signal) int {
+	t.Helper()
+	if err := d.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-d.exited:
+		d.exited <- err
+		var ee *exec.ExitError
+		switch {
+		case err == nil:
+			return 0
+		case errors.As(err, &ee):
+			return ee.ExitCode()
+		}
+		t.Fatalf("daemon: %v", err)
+	case <-time.After(60 * time.Second):
+		t.Fatalf("daemon still running 60s after %v", sig)
+	}
+	return -1
+}
+
+// jobRuns reads a job's history as the daemon recorded it.
+func jobRuns(t *testing.T, s *stack, job string) []map[string]any {
+	t.Helper()
+	raw, err := s.rdb.LRange(context.Background(), prefix+"{jobs}:runs:"+job, 0, -1).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, r := range raw {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(r), &m); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
