@@ -284,9 +284,6 @@ func TestFaultRedisUnreachableDaemon(t *testing.T) {
 	if log := dm.log.String(); !logHas(log, "connection refused") {
 		t.Errorf("the daemon's log does not mention the refused connections to Redis:\n%s", dm.log.tail(8<<10))
 	}
-	if testing.Verbose() {
-		t.Logf("daemon log:\n%s", dm.log.tail(32<<10))
-	}
 	if code := dm.stop(t, syscall.SIGTERM); code != 0 {
 		t.Fatalf("daemon exit status %d after SIGTERM, want 0\n%s", code, dm.log.tail(8<<10))
 	}
