@@ -317,7 +317,10 @@ const (
 )
 
 // writeSorted sorts zs by score (then id) and adds them to tmp in
-// pipelined ZADDs, pushing tmp's expiry back with each round trip.
+// pipelined ZADDs, pushing tmp's expiry back with each round trip. Each
+// round trip is one MULTI/EXEC, so the ZADDs that create tmp and its
+// PEXPIRE are applied together: however the process or Redis dies, a
+// temporary ranking never exists without an expiry.
 func (r *Rescorer) writeSorted(ctx context.Context, tmp string, zs []redis.Z) error {
 	slices.SortFunc(zs, func(a, b redis.Z) int {
 		if c := cmp.Compare(a.Score, b.Score); c != 0 {
@@ -329,7 +332,7 @@ func (r *Rescorer) writeSorted(ctx context.Context, tmp string, zs []redis.Z) er
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		p := r.c.Pipeline()
+		p := r.c.TxPipeline()
 		end := min(start+writeBatch*writePipeline, len(zs))
 		for i := start; i < end; i += writeBatch {
 			p.ZAdd(ctx, tmp, zs[i:min(i+writeBatch, end)]...)
