@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -28,6 +29,10 @@ const (
 	// housekeepingLimit bounds the due retries promoted and the expired
 	// leases reaped by one claim or reap call.
 	housekeepingLimit = 100
+	// housekeepingEvery is how often (by the queue's clock) a process's
+	// claims do the housekeeping while pending has enough URLs; a claim
+	// that finds fewer than it asked for always does it.
+	housekeepingEvery = time.Second
 	// maxClaim bounds n of one claim.
 	maxClaim = 1000
 	// maxErrorLen bounds the stored error text.
@@ -48,6 +53,10 @@ type Queue struct {
 	rand   func() float64
 	err    error  // a bad name: every method returns it
 	keyTag string // "<prefix>{q:<name>}:", the start of every key
+
+	// nextHousekeeping is when (unix ms, queue clock) the next claim
+	// does the housekeeping even if pending has enough URLs.
+	nextHousekeeping atomic.Int64
 }
 
 // Option configures a Queue.
@@ -172,13 +181,15 @@ func (q *Queue) wake(ctx context.Context) {
 // claimResult is what one claim script call found.
 type claimResult struct {
 	urls     []string
-	left     int64     // pending after the claim
+	left     int64     // pending after the claim; -1: not counted
 	next     time.Time // earliest retry due or lease deadline; zero: none
 	more     bool      // housekeeping hit its limit: call again at once
 	promoted int64     // due retries and expired leases moved to pending
 }
 
-func (q *Queue) claimOnce(ctx context.Context, n int, lease time.Duration) (claimResult, error) {
+// claimOnce runs the claim script once; wantLeft asks it to count the
+// pending URLs left (it does anyway when housekeeping moved some there).
+func (q *Queue) claimOnce(ctx context.Context, n int, lease time.Duration, wantLeft bool) (claimResult, error) {
 	if q.err != nil {
 		return claimResult{}, q.err
 	}
@@ -190,8 +201,17 @@ func (q *Queue) claimOnce(ctx context.Context, n int, lease time.Duration) (clai
 		lease = q.cfg.Lease.D()
 	}
 	now := q.now()
-	res, err := claimCmd.Run(ctx, q.c, q.stateKeys(), now.UnixMilli(), n, now.Add(lease).UnixMilli(),
-		q.cfg.MaxAttempts, housekeepingLimit, q.cfg.DoneRetention.D().Milliseconds()).Slice()
+	ms := now.UnixMilli()
+	housekeep := 0
+	if next := q.nextHousekeeping.Load(); ms >= next && q.nextHousekeeping.CompareAndSwap(next, ms+housekeepingEvery.Milliseconds()) {
+		housekeep = 1
+	}
+	left := 0
+	if wantLeft {
+		left = 1
+	}
+	res, err := claimCmd.Run(ctx, q.c, q.stateKeys(), ms, n, now.Add(lease).UnixMilli(),
+		q.cfg.MaxAttempts, housekeepingLimit, q.cfg.DoneRetention.D().Milliseconds(), housekeep, left).Slice()
 	if err != nil {
 		return claimResult{}, q.wrap("claim", err)
 	}
@@ -230,12 +250,13 @@ func asInt(v any) int64 {
 }
 
 // TryClaim leases up to n URLs (n <= 0: claim_batch; at most 1000) for
-// lease (<= 0: config lease) without waiting: it may return none. It also
-// moves due retries to pending and reaps a bounded number of expired
+// lease (<= 0: config lease) without waiting: it may return none. When
+// pending has fewer than n URLs, and at least once a second anyway, it
+// also moves due retries to pending and reaps a bounded number of expired
 // leases.
 func (q *Queue) TryClaim(ctx context.Context, n int, lease time.Duration) ([]string, error) {
 	for {
-		r, err := q.claimOnce(ctx, n, lease)
+		r, err := q.claimOnce(ctx, n, lease, false)
 		if err != nil {
 			return nil, err
 		}

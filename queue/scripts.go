@@ -113,27 +113,42 @@ end
 return added
 `)
 
-// claimCmd promotes due retries to pending, reaps expired leases (both
-// bounded), then moves up to n random pending URLs into the lease set.
+// claimCmd moves up to n random pending URLs into the lease set. When
+// asked to (about once a second per process), or when pending had fewer
+// than n, it first does the housekeeping: it promotes due retries to
+// pending and reaps expired leases (both bounded); then it tops the claim
+// up from pending.
 //
 //	KEYS[1..6] state keys
 //	ARGV[1] now (unix ms), ARGV[2] n, ARGV[3] lease deadline (unix ms),
 //	ARGV[4] max attempts, ARGV[5] housekeeping limit (URLs promoted or
-//	reaped per call), ARGV[6] dead-letter retention (ms)
+//	reaped per call), ARGV[6] dead-letter retention (ms), ARGV[7] 1: do
+//	the housekeeping, ARGV[8] 1: count the pending URLs left
 //
-// Reply: {claimed urls, pending left, when none was claimed the earliest
-// retry due or lease deadline (unix ms, -1: none or some claimed), 1 if
-// housekeeping hit its limit else 0, URLs promoted or reaped into
-// pending}.
+// Reply: {claimed urls, pending left (-1: not counted; counted when asked
+// or when housekeeping moved URLs to pending), when none was claimed the
+// earliest retry due or lease deadline (unix ms, -1: none or some
+// claimed), 1 if housekeeping hit its limit else 0, URLs promoted or
+// reaped into pending}.
 var claimCmd = redis.NewScript(prelude + `
 local now, n, maxAttempts, limit, deadRet = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
-local due = redis.call('ZRANGEBYSCORE', DELAYED, '-inf', ARGV[1], 'LIMIT', 0, limit)
-for _, u in ipairs(due) do
-  redis.call('ZREM', DELAYED, u)
-  redis.call('SADD', PENDING, u)
-end
-local expired, requeued = reapExpired(now, limit, maxAttempts, deadRet)
 local urls = redis.call('SPOP', PENDING, n)
+local promoted, more = 0, 0
+if ARGV[7] == '1' or #urls < n then
+  local due = redis.call('ZRANGEBYSCORE', DELAYED, '-inf', ARGV[1], 'LIMIT', 0, limit)
+  if #due > 0 then
+    redis.call('ZREM', DELAYED, unpack(due))
+    redis.call('SADD', PENDING, unpack(due))
+  end
+  local expired, requeued = reapExpired(now, limit, maxAttempts, deadRet)
+  promoted = #due + requeued
+  if #due >= limit or expired >= limit then more = 1 end
+  if #urls < n and promoted > 0 then
+    for _, u in ipairs(redis.call('SPOP', PENDING, n - #urls)) do
+      urls[#urls + 1] = u
+    end
+  end
+end
 local nextDue = -1
 if #urls > 0 then
   local args = {'+inf', SENTINEL}
@@ -148,10 +163,9 @@ else
   local l = redis.call('ZRANGE', LEASE, 0, 0, 'WITHSCORES')
   if l[2] and l[1] ~= SENTINEL and (nextDue < 0 or tonumber(l[2]) < nextDue) then nextDue = tonumber(l[2]) end
 end
-local left = redis.call('SCARD', PENDING)
-local more = 0
-if #due >= limit or expired >= limit then more = 1 end
-return {urls, left, nextDue, more, #due + requeued}
+local left = -1
+if ARGV[8] == '1' or promoted > 0 then left = redis.call('SCARD', PENDING) end
+return {urls, left, nextDue, more, promoted}
 `)
 
 // ackCmd marks URLs done: removes them from every state, forgets their

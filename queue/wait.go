@@ -70,7 +70,7 @@ func ClaimAny(ctx context.Context, qs []*Queue, n int, lease time.Duration) (*Qu
 				continue
 			}
 			q := qs[k]
-			r, err := q.claimOnce(ctx, n, lease)
+			r, err := q.claimOnce(ctx, n, lease, woken)
 			if err != nil {
 				return nil, nil, err
 			}
