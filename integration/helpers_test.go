@@ -69,7 +69,7 @@ func testConfig(r config.Redis) config.Config {
 }
 
 // writeConfig writes cfg as YAML for another process and returns the path.
-func writeConfig(t *testing.T, cfg config.Config) string {
+func writeConfig(t testing.TB, cfg config.Config) string {
 	t.Helper()
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("config: %v", err)
@@ -115,7 +115,7 @@ func (s *syncBuffer) tail(n int) string {
 
 // testLog returns a logger whose output is shown only when t fails (so no
 // goroutine logs into a finished test).
-func testLog(t *testing.T, level slog.Level) (*slog.Logger, *syncBuffer) {
+func testLog(t testing.TB, level slog.Level) (*slog.Logger, *syncBuffer) {
 	t.Helper()
 	buf := &syncBuffer{}
 	t.Cleanup(func() {
@@ -127,7 +127,7 @@ func testLog(t *testing.T, level slog.Level) (*slog.Logger, *syncBuffer) {
 }
 
 // waitFor polls cond every 20 ms until it holds, failing t after timeout.
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for !cond() {
@@ -154,7 +154,7 @@ type demo struct {
 }
 
 // startDemo serves a demo site of n articles anchored at the current time.
-func startDemo(t *testing.T, n int, articleDelay time.Duration) *demo {
+func startDemo(t testing.TB, n int, articleDelay time.Duration) *demo {
 	t.Helper()
 	now := time.Now().UTC().Truncate(time.Second)
 	d := &demo{site: demosite.New(demosite.Options{Articles: n, Now: now, Seed: 9}),
@@ -219,7 +219,7 @@ func (d *demo) truth(window time.Duration) (fresh, old, private []demosite.Artic
 
 // stack is newsrank's parts on one Redis deployment, in this process.
 type stack struct {
-	t     *testing.T
+	t     testing.TB
 	cfg   config.Config
 	rdb   *rdb.Client
 	store *news.Store
@@ -229,7 +229,7 @@ type stack struct {
 }
 
 // newStack opens Redis as cfg says and builds the store and the crawler.
-func newStack(t *testing.T, cfg config.Config) *stack {
+func newStack(t testing.TB, cfg config.Config) *stack {
 	t.Helper()
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("config: %v", err)
@@ -316,7 +316,7 @@ func (s *stack) deadLetters(ctx context.Context) map[string]queue.DeadLetter {
 }
 
 // canonical is queue.Canonical that fails t on an error.
-func canonical(t *testing.T, raw string) string {
+func canonical(t testing.TB, raw string) string {
 	t.Helper()
 	u, err := queue.Canonical(raw)
 	if err != nil {
@@ -411,7 +411,7 @@ func zmembers(ctx context.Context, c redis.UniversalClient, key string) (map[str
 // checkRanking checks the ranking's invariants: time:, score: and votes:
 // hold the same ids, and every id has its article hash. It returns how
 // many articles are ranked.
-func checkRanking(t *testing.T, c redis.UniversalClient, k news.Keys) int {
+func checkRanking(t testing.TB, c redis.UniversalClient, k news.Keys) int {
 	t.Helper()
 	ctx := context.Background()
 	byTime, err := zmembers(ctx, c, k.Time())
@@ -532,7 +532,7 @@ type consumer struct {
 
 // startConsumer starts a consumer process on the config file cfgPath and
 // waits until it consumes.
-func startConsumer(t *testing.T, c redis.UniversalClient, cfgPath, name string) *consumer {
+func startConsumer(t testing.TB, c redis.UniversalClient, cfgPath, name string) *consumer {
 	t.Helper()
 	p := &consumer{name: name, out: &syncBuffer{}, exited: make(chan error, 1)}
 	p.cmd = exec.Command(os.Args[0], "-test.run=^TestHelperConsumer$", "-test.timeout=10m")
@@ -568,7 +568,7 @@ func startConsumer(t *testing.T, c redis.UniversalClient, cfgPath, name string) 
 }
 
 // kill sends SIGKILL and waits for the process to be gone.
-func (p *consumer) kill(t *testing.T) {
+func (p *consumer) kill(t testing.TB) {
 	t.Helper()
 	if err := p.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
@@ -578,7 +578,7 @@ func (p *consumer) kill(t *testing.T) {
 }
 
 // terminate sends SIGTERM and expects a clean exit within a minute.
-func (p *consumer) terminate(t *testing.T) {
+func (p *consumer) terminate(t testing.TB) {
 	t.Helper()
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
