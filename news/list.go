@@ -14,19 +14,6 @@ import (
 // MaxPage is the highest page number accepted.
 const MaxPage = 1_000_000_000
 
-// itemFields are the article hash fields an Item is built from, in the
-// order the list scripts return them.
-var itemFields = []string{"title", "url", "source", "summary", "image", "user", "time", "crawled", "comments", "up", "down", "votes"}
-
-// itemFieldArgs is itemFields as script arguments.
-var itemFieldArgs = func() []any {
-	a := make([]any, len(itemFields))
-	for i, f := range itemFields {
-		a[i] = f
-	}
-	return a
-}()
-
 // itemFromHash builds an Item from an article hash's fields.
 func itemFromHash(id string, h map[string]string) Item {
 	it := Item{
@@ -100,8 +87,9 @@ func (s *Store) ranking(o Order) (string, error) {
 }
 
 // List returns page (1-based) of size articles in order o (highest first),
-// fields included, in one round trip. size 0 means news.page_size; size
-// above news.max_page_size is ErrBadInput. A page past the end is empty and
+// fields included: in one round trip when the page holds the articles it
+// held when this Store last read it, else two (page.go). size 0 means
+// news.page_size; size above news.max_page_size is ErrBadInput. A page past the end is empty and
 // reports Pages. An article whose hash expired before the prune job removed
 // it from the ranking is left out of the page.
 func (s *Store) List(ctx context.Context, o Order, page, size int) (Page, error) {
@@ -113,51 +101,9 @@ func (s *Store) List(ctx context.Context, o Order, page, size int) (Page, error)
 	if err != nil {
 		return Page{}, err
 	}
-	args := append([]any{start, stop, s.keys.ArticlePrefix()}, itemFieldArgs...)
-	reply, err := listCmd.Run(ctx, s.c, []string{rk, s.keys.Score()}, args...).Slice()
+	p, err := s.readPage(ctx, zsetPage(rk, start, stop, o == ByScore), page, size)
 	if err != nil {
 		return Page{}, fmt.Errorf("list by %s page %d: %w", o, page, err)
-	}
-	p, err := parsePage(reply, page, size)
-	if err != nil {
-		return Page{}, fmt.Errorf("list by %s page %d: %w", o, page, err)
-	}
-	return p, nil
-}
-
-// parsePage decodes the reply of pageLua.
-func parsePage(reply []any, page, size int) (Page, error) {
-	p := Page{Page: page, Size: size, Items: []Item{}}
-	if len(reply) == 0 {
-		return p, errors.New("empty reply")
-	}
-	total, ok := reply[0].(int64)
-	if !ok {
-		return p, fmt.Errorf("unexpected total %T", reply[0])
-	}
-	p.Total = int(total)
-	p.Pages = (p.Total + size - 1) / size
-	row := 2 + len(itemFields)
-	rest := reply[1:]
-	if len(rest)%row != 0 {
-		return p, fmt.Errorf("reply of %d values is not rows of %d", len(rest), row)
-	}
-	h := make(map[string]string, len(itemFields))
-	for ; len(rest) > 0; rest = rest[row:] {
-		id, _ := rest[0].(string)
-		score, _ := rest[1].(string)
-		clear(h)
-		for i, f := range itemFields {
-			if v, ok := rest[2+i].(string); ok {
-				h[f] = v
-			}
-		}
-		if h["url"] == "" {
-			continue // expired, not yet pruned
-		}
-		it := itemFromHash(id, h)
-		it.Score, _ = strconv.ParseFloat(score, 64)
-		p.Items = append(p.Items, it)
 	}
 	return p, nil
 }
@@ -274,14 +220,15 @@ func (s *Store) GroupList(ctx context.Context, group string, o Order, page, size
 	if err != nil {
 		return Page{}, err
 	}
-	k := s.keys
-	ttl := int64(s.cfg.GroupCacheTTL.D() / time.Second)
-	args := append([]any{ttl, start, stop, k.ArticlePrefix()}, itemFieldArgs...)
-	reply, err := groupListCmd.Run(ctx, s.c, []string{k.GroupCache(group, o), k.Group(group), rk, k.Score()}, args...).Slice()
-	if err != nil {
-		return Page{}, fmt.Errorf("group %s by %s page %d: %w", group, o, page, err)
+	rr := s.groupPage(group, o, rk, start, stop)
+	p, err := s.readPage(ctx, rr, page, size)
+	if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
+		// The server does not know the script yet (or lost its script
+		// cache in a restart): load it and read again.
+		if err = groupPageCmd.Load(ctx, s.c).Err(); err == nil {
+			p, err = s.readPage(ctx, rr, page, size)
+		}
 	}
-	p, err := parsePage(reply, page, size)
 	if err != nil {
 		return Page{}, fmt.Errorf("group %s by %s page %d: %w", group, o, page, err)
 	}

@@ -216,63 +216,28 @@ redis.call('ZADD', KEYS[4], score, ARGV[1])
 return {'ok', up, down, num(votes), score, prev}
 `)
 
-// pageLua reads one page of a ranking with each article's fields: the
-// article hashes are not in KEYS (their ids come from the ranking), but
-// every news key carries the {news} hash tag, so they are in the slot of
-// the declared keys and the script runs on a cluster. Fields are read with
-// HMGET and scores with one ZMSCORE: far fewer values to convert than
-// HGETALL and a ZSCORE per article.
-const pageLua = `
-local function page(ranking, scores, start, stop, prefix, fields)
-  local ids = redis.call('ZREVRANGE', ranking, start, stop)
-  local out = {redis.call('ZCARD', ranking)}
-  if #ids == 0 then return out end
-  local sc = redis.call('ZMSCORE', scores, unpack(ids))
-  local n = 1
-  for i, id in ipairs(ids) do
-    out[n+1] = id; out[n+2] = sc[i]; n = n + 2
-    local h = redis.call('HMGET', prefix .. id, unpack(fields))
-    for j = 1, #fields do out[n+j] = h[j] end
-    n = n + #fields
-  end
-  return out
-end
-`
-
-// listCmd returns a page of a ranking.
-//
-// KEYS[1] -> the ranking: time: or score: ZSET
-// KEYS[2] -> score: ZSET
-// ARGV[1], ARGV[2] -> start and stop ranks (0-based, inclusive)
-// ARGV[3] -> article hash key prefix (Keys.ArticlePrefix)
-// ARGV[4...] -> the hash fields to return (itemFields)
-//
-// Returns {total, id, score, field values..., id, score, ...}; a missing
-// score or field is nil (an expired article has all fields nil).
-var listCmd = redis.NewScript(pageLua + `
-return page(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], {unpack(ARGV, 4)})
-`)
-
-// groupListCmd returns a page of a group's ranking, building the cached
-// intersection first when it is missing.
+// groupPageCmd returns the ids of a page of a group's ranking, building
+// the cached intersection first when it is missing (so the cache cannot
+// expire between the build and the read). It reads no article: the
+// fields are read by HMGET in the same pipeline (page.go).
 //
 // KEYS[1] -> cache:<order>:<group> ZSET
 // KEYS[2] -> group:<group> SET
 // KEYS[3] -> the ranking: time: or score: ZSET
-// KEYS[4] -> score: ZSET
 // ARGV[1] -> cache TTL (s)
 // ARGV[2], ARGV[3] -> start and stop ranks (0-based, inclusive)
-// ARGV[4] -> article hash key prefix
-// ARGV[5...] -> the hash fields to return (itemFields)
 //
-// Returns what listCmd returns.
-var groupListCmd = redis.NewScript(pageLua + `
+// Returns {total, id, id, ...}: the cache's size, then the page's ids,
+// highest first.
+var groupPageCmd = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then
   if redis.call('ZINTERSTORE', KEYS[1], 2, KEYS[2], KEYS[3], 'WEIGHTS', 0, 1) > 0 then
     redis.call('EXPIRE', KEYS[1], ARGV[1])
   end
 end
-return page(KEYS[1], KEYS[4], ARGV[2], ARGV[3], ARGV[4], {unpack(ARGV, 5)})
+local ids = redis.call('ZREVRANGE', KEYS[1], ARGV[2], ARGV[3])
+table.insert(ids, 1, redis.call('ZCARD', KEYS[1]))
+return ids
 `)
 
 // groupsCmd adds an article to groups or removes it from them.

@@ -31,6 +31,7 @@ type Store struct {
 	formula Formula
 	clock   clock.Clock
 	log     *slog.Logger
+	guesses guesses // the ids each page held when last read (page.go)
 }
 
 // Option configures a Store.
