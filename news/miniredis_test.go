@@ -144,6 +144,13 @@ func TestEmbeddedMiniredis(t *testing.T) {
 			if err != nil || v.Up != 0 || v.Down != 1 || v.Previous != Up {
 				t.Fatalf("author switching to down: %+v, %v", v, err)
 			}
+			mine, err := s.VotesOf(ctx, "alice", post, id, even[1])
+			if err != nil || len(mine) != 1 || mine[post] != Down {
+				t.Fatalf("VotesOf(alice) = %v, %v; want only %s: down", mine, err, post)
+			}
+			if mine, err = s.VotesOf(ctx, "user7", id, post); err != nil || len(mine) != 1 || mine[id] != Up {
+				t.Fatalf("VotesOf(user7) = %v, %v; want only %s: up", mine, err, id)
+			}
 			fc.Advance(week + time.Second)
 			if _, err := s.Vote(ctx, "bob", post, Up); !errors.Is(err, ErrVotingClosed) {
 				t.Fatalf("vote after the window: %v, want ErrVotingClosed", err)

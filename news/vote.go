@@ -2,11 +2,14 @@ package news
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/newsrank/newsrank/internal/metrics"
 )
@@ -78,4 +81,58 @@ func (s *Store) Vote(ctx context.Context, user, id string, d Dir) (VoteResult, e
 		return res, nil
 	}
 	return VoteResult{}, fmt.Errorf("vote on %s: unexpected reply %q", id, r)
+}
+
+// MaxVotesOf is the most ids VotesOf takes in one call.
+const MaxVotesOf = 1000
+
+// VotesOf returns user's current votes on the articles ids, in one round
+// trip (a pipeline of HGET voted:<id> user), so that a page can show
+// which articles the visitor already voted on. Ids voted on map to Up or
+// Down; the others are absent, so a lookup gives None. A vote is visible
+// as long as voted:<id> lives (Grace past the window); an unknown article
+// simply has no vote. Errors: ErrBadInput for a bad user, a bad id or more
+// than MaxVotesOf ids.
+func (s *Store) VotesOf(ctx context.Context, user string, ids ...string) (map[string]Dir, error) {
+	if err := checkUser(user); err != nil {
+		return nil, err
+	}
+	if len(ids) > MaxVotesOf {
+		return nil, fmt.Errorf("%w: at most %d ids per call, got %d", ErrBadInput, MaxVotesOf, len(ids))
+	}
+	for _, id := range ids {
+		if err := checkID(id); err != nil {
+			return nil, err
+		}
+	}
+	out := make(map[string]Dir)
+	if len(ids) == 0 {
+		return out, nil
+	}
+	cmds := make([]*redis.StringCmd, len(ids))
+	_, err := s.c.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, id := range ids {
+			cmds[i] = p.HGet(ctx, s.keys.Voted(id), user)
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, fmt.Errorf("votes of %s: %w", user, err)
+	}
+	for i, c := range cmds {
+		v, err := c.Result()
+		if errors.Is(err, redis.Nil) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("votes of %s on %s: %w", user, ids[i], err)
+		}
+		switch v {
+		case "1":
+			out[ids[i]] = Up
+		case "-1":
+			out[ids[i]] = Down
+		}
+	}
+	return out, nil
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -304,5 +306,64 @@ func TestJSON(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`{"previous":"sideways"}`), &back); !errors.Is(err, ErrBadInput) {
 		t.Fatalf("bad dir: %v", err)
+	}
+}
+
+// TestVotesOf: a user's current votes on a page of articles, after votes,
+// a switch and a cancel; other users' votes do not show; unknown articles
+// have none; bad input is refused.
+func TestVotesOf(t *testing.T) {
+	e := newEnv(t, nil)
+	var idv []string
+	for i := range 5 {
+		idv = append(idv, e.ingest(t, article(i, t0.Add(-time.Hour), 0)).ID)
+	}
+	vote := func(user, id string, d Dir) {
+		t.Helper()
+		if _, err := e.s.Vote(e.ctx, user, id, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vote("ann", idv[0], Up)
+	vote("ann", idv[1], Down)
+	vote("ann", idv[2], Up)
+	vote("ann", idv[2], Down) // switched
+	vote("ann", idv[3], Up)
+	vote("ann", idv[3], None) // cancelled
+	vote("bob", idv[4], Up)
+	unknown := ID("https://nowhere.example/")
+	got, err := e.s.VotesOf(e.ctx, "ann", append(slices.Clone(idv), unknown)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Dir{idv[0]: Up, idv[1]: Down, idv[2]: Down}
+	if !maps.Equal(got, want) {
+		t.Fatalf("VotesOf(ann) = %v, want %v", got, want)
+	}
+	if got[idv[3]] != None || got[idv[4]] != None {
+		t.Fatalf("cancelled or someone else's vote shows: %v", got)
+	}
+	if got, err := e.s.VotesOf(e.ctx, "carol", idv...); err != nil || len(got) != 0 {
+		t.Fatalf("VotesOf(carol) = %v, %v; want none", got, err)
+	}
+	if got, err := e.s.VotesOf(e.ctx, "ann"); err != nil || len(got) != 0 {
+		t.Fatalf("VotesOf with no ids = %v, %v", got, err)
+	}
+	// The vote still shows after voting closed, while voted:<id> lives.
+	e.clock.Advance(week)
+	if got, err := e.s.VotesOf(e.ctx, "ann", idv[0]); err != nil || got[idv[0]] != Up {
+		t.Fatalf("after the window: %v, %v; want up", got, err)
+	}
+	for _, bad := range []struct {
+		user string
+		ids  []string
+	}{
+		{"", idv},
+		{"ann", []string{"nope"}},
+		{"ann", make([]string, MaxVotesOf+1)},
+	} {
+		if _, err := e.s.VotesOf(e.ctx, bad.user, bad.ids...); !errors.Is(err, ErrBadInput) {
+			t.Errorf("VotesOf(%q, %d ids) = %v, want ErrBadInput", bad.user, len(bad.ids), err)
+		}
 	}
 }
