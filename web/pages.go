@@ -139,6 +139,7 @@ func (s *Server) listPage(w http.ResponseWriter, r *http.Request, o news.Order) 
 	if err != nil {
 		return err
 	}
+	returning := s.session.user(r) != ""
 	title, nav, base := "This week's hot", "hot", "/"
 	if o == news.ByTime {
 		title, nav, base = "Latest", "latest", "/latest"
@@ -172,8 +173,36 @@ func (s *Server) listPage(w http.ResponseWriter, r *http.Request, o news.Order) 
 	if v.Groups, err = s.opts.News.Groups(ctx); err != nil {
 		return err
 	}
+	ids := make([]string, 0, len(np.Items)+sideSize)
+	for _, lv := range []*listView{&v.Main, v.Side} {
+		if lv != nil {
+			for _, it := range lv.Items {
+				ids = append(ids, it.ID)
+			}
+		}
+	}
+	mine, err := s.myVotes(ctx, returning, p.User, ids)
+	if err != nil {
+		return err
+	}
+	for _, lv := range []*listView{&v.Main, v.Side} {
+		if lv != nil {
+			for i := range lv.Items {
+				lv.Items[i].Vote.Mine = int(mine[lv.Items[i].ID])
+			}
+		}
+	}
 	p.Data = v
 	return s.render(w, http.StatusOK, "home", p)
+}
+
+// myVotes reads the visitor's votes on ids, so the pages mark them on the
+// vote buttons. A visitor who came without the cookie has none: no lookup.
+func (s *Server) myVotes(ctx context.Context, returning bool, uid string, ids []string) (map[string]news.Dir, error) {
+	if !returning || len(ids) == 0 {
+		return nil, nil
+	}
+	return s.opts.News.VotesOf(ctx, uid, ids...)
 }
 
 // articleView is the article page.
@@ -217,6 +246,11 @@ func (s *Server) articlePage(w http.ResponseWriter, r *http.Request) error {
 	var v articleView
 	v.Item.Item = it
 	v.Item.Vote = s.voteView(p, it)
+	mine, err := s.myVotes(r.Context(), returning, p.User, []string{id})
+	if err != nil {
+		return err
+	}
+	v.Item.Vote.Mine = int(mine[id])
 	v.Up, v.Down = it.Up, it.Down
 	v.Score = strconv.FormatFloat(it.Score, 'f', -1, 64)
 	v.Summary = it.Summary

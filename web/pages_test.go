@@ -197,6 +197,86 @@ func TestVoteFormWithoutJavaScript(t *testing.T) {
 	}
 }
 
+// voteMarks returns, for each vote form of article id in a page, which
+// button is marked as the visitor's vote: "up", "down" or "".
+func voteMarks(t *testing.T, page, id string) []string {
+	t.Helper()
+	var out []string
+	for rest := page; ; {
+		i := strings.Index(rest, `action="/news/`+id+`/vote"`)
+		if i < 0 {
+			break
+		}
+		rest = rest[i:]
+		form, _, _ := strings.Cut(rest, "</form>")
+		mark := ""
+		if strings.Contains(form, `class="up on"`) {
+			mark = "up"
+		}
+		if strings.Contains(form, `class="down on"`) {
+			mark += "down"
+		}
+		out = append(out, mark)
+		rest = rest[len(form):]
+	}
+	if len(out) == 0 {
+		t.Fatalf("no vote form for %s in the page", id)
+	}
+	return out
+}
+
+// TestVoteShownAfterReload: a visitor who voted sees their vote marked on
+// the buttons when the page loads again (hot list, latest, article page);
+// another visitor sees no mark.
+func TestVoteShownAfterReload(t *testing.T) {
+	e := newEnv(t)
+	ids := e.seed(3)
+	b := newBrowser(t, e)
+	_, page := b.get("/")
+	form := url.Values{"csrf": {csrf(t, page)}, "return": {"/"}}
+	for _, v := range []struct{ id, dir string }{{ids[0], "up"}, {ids[1], "down"}} {
+		form.Set("dir", v.dir)
+		if code, _, body := b.postForm("/news/"+v.id+"/vote", form); code != http.StatusSeeOther {
+			t.Fatalf("vote %s on %s = %d: %s", v.dir, v.id, code, body)
+		}
+	}
+	want := map[string]string{ids[0]: "up", ids[1]: "down", ids[2]: ""}
+	for _, path := range []string{"/", "/latest"} {
+		code, page := b.get(path)
+		if code != http.StatusOK {
+			t.Fatalf("GET %s = %d", path, code)
+		}
+		for id, w := range want {
+			for _, got := range voteMarks(t, page, id) {
+				if got != w {
+					t.Errorf("%s after reload: article %s marked %q, want %q", path, id, got, w)
+				}
+			}
+		}
+	}
+	for id, w := range want {
+		_, page := b.get("/news/" + id)
+		if got := voteMarks(t, page, id); len(got) != 1 || got[0] != w {
+			t.Errorf("article page %s: marked %q, want %q", id, got, w)
+		}
+	}
+	// Another visitor (and a first visit without the cookie) sees no mark.
+	_, other := newBrowser(t, e).get("/")
+	for _, id := range ids {
+		for _, got := range voteMarks(t, other, id) {
+			if got != "" {
+				t.Errorf("another visitor sees %s marked %q", id, got)
+			}
+		}
+	}
+	// Taking the vote back removes the mark.
+	form.Set("dir", "up")
+	b.postForm("/news/"+ids[0]+"/vote", form)
+	if _, page := b.get("/"); voteMarks(t, page, ids[0])[0] != "" {
+		t.Errorf("after cancelling, %s is still marked", ids[0])
+	}
+}
+
 func TestVoteFormRefusesForgeries(t *testing.T) {
 	e := newEnv(t)
 	id := e.seed(1)[0]
