@@ -14,12 +14,13 @@ import (
 
 // redisProxy forwards TCP connections to a Redis server and reads the
 // commands clients send, so that a test can strike between two commands
-// of one pipeline: hook sees every command before it is forwarded and
-// returns false to drop it and close the connection instead.
+// of one pipeline: hook sees every command before it is forwarded, and
+// whether the connection is inside MULTI (queueing, not executing), and
+// returns false to drop the command and close the connection instead.
 type redisProxy struct {
 	l      net.Listener
 	target string
-	hook   func(args []string) bool
+	hook   func(args []string, inMulti bool) bool
 
 	mu    sync.Mutex
 	conns map[net.Conn]bool
@@ -27,7 +28,7 @@ type redisProxy struct {
 }
 
 // startProxy listens on a free port and forwards to target (host:port).
-func startProxy(t *testing.T, target string, hook func(args []string) bool) *redisProxy {
+func startProxy(t *testing.T, target string, hook func(args []string, inMulti bool) bool) *redisProxy {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -90,13 +91,22 @@ func (p *redisProxy) handle(c net.Conn) {
 		c.Close()
 	}()
 	r := bufio.NewReader(c)
+	inMulti := false
 	for {
 		raw, args, err := readCommand(r)
 		if err != nil {
 			return
 		}
-		if p.hook != nil && !p.hook(args) {
+		if p.hook != nil && !p.hook(args, inMulti) {
 			return
+		}
+		if len(args) > 0 {
+			switch strings.ToUpper(args[0]) {
+			case "MULTI":
+				inMulti = true
+			case "EXEC", "DISCARD":
+				inMulti = false
+			}
 		}
 		if _, err := s.Write(raw); err != nil {
 			return
