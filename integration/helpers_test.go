@@ -119,7 +119,7 @@ func testLog(t testing.TB, level slog.Level) (*slog.Logger, *syncBuffer) {
 	t.Helper()
 	buf := &syncBuffer{}
 	t.Cleanup(func() {
-		if t.Failed() {
+		if t.Failed() && buf.String() != "" {
 			t.Logf("newsrank log (tail):\n%s", buf.tail(16<<10))
 		}
 	})
