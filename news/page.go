@@ -67,35 +67,32 @@ var itemFieldArgs = func() (a [len(itemFields)]any) {
 	return a
 }()
 
-// itemFromFields builds an Item from HMGET itemFields; ok is false when
-// the hash is gone (an expired article not yet pruned from the rankings).
-func itemFromFields(id string, v []any) (it Item, ok bool) {
-	if len(v) != len(itemFields) {
-		return Item{}, false
-	}
-	str := func(i int) string { s, _ := v[i].(string); return s }
-	if str(fURL) == "" {
+// itemFromFields builds an Item from HMGET itemFields (a missing field
+// reads as ""); ok is false when the hash is gone (an expired article not
+// yet pruned from the rankings).
+func itemFromFields(id string, v []string) (it Item, ok bool) {
+	if len(v) != len(itemFields) || v[fURL] == "" {
 		return Item{}, false
 	}
 	it = Item{
 		ID:      id,
-		Title:   str(fTitle),
-		URL:     str(fURL),
-		Source:  str(fSource),
-		Summary: str(fSummary),
-		Image:   str(fImage),
-		User:    str(fUser),
+		Title:   v[fTitle],
+		URL:     v[fURL],
+		Source:  v[fSource],
+		Summary: v[fSummary],
+		Image:   v[fImage],
+		User:    v[fUser],
 	}
-	if t, err := strconv.ParseInt(str(fTime), 10, 64); err == nil {
+	if t, err := strconv.ParseInt(v[fTime], 10, 64); err == nil {
 		it.PostTime = time.Unix(t, 0)
 	}
-	if t, err := strconv.ParseInt(str(fCrawled), 10, 64); err == nil {
+	if t, err := strconv.ParseInt(v[fCrawled], 10, 64); err == nil {
 		it.CrawlTime = time.Unix(t, 0)
 	}
-	it.Comments, _ = strconv.ParseInt(str(fComments), 10, 64)
-	it.Up, _ = strconv.ParseInt(str(fUp), 10, 64)
-	it.Down, _ = strconv.ParseInt(str(fDown), 10, 64)
-	it.Votes, _ = strconv.ParseFloat(str(fVotes), 64)
+	it.Comments, _ = strconv.ParseInt(v[fComments], 10, 64)
+	it.Up, _ = strconv.ParseInt(v[fUp], 10, 64)
+	it.Down, _ = strconv.ParseInt(v[fDown], 10, 64)
+	it.Votes, _ = strconv.ParseFloat(v[fVotes], 64)
 	return it, true
 }
 
@@ -188,21 +185,22 @@ func zsetPage(key string, start, stop int64, withScores bool) rankRead {
 // fieldReads are the queued reads of some articles' fields and scores.
 type fieldReads struct {
 	ids    []string
-	fields []*redis.SliceCmd
+	fields []*redis.StringSliceCmd
 	scores *redis.FloatSliceCmd // nil when the ranking gave the scores
 }
 
 func (s *Store) queueFields(ctx context.Context, p redis.Pipeliner, ids []string, withScores bool) fieldReads {
-	r := fieldReads{ids: ids, fields: make([]*redis.SliceCmd, len(ids))}
+	r := fieldReads{ids: ids, fields: make([]*redis.StringSliceCmd, len(ids))}
 	// HMGET built by hand from one argument array with the field names
-	// boxed once (p.HMGet would allocate per field per article).
+	// boxed once (p.HMGet would allocate per field per article), its
+	// reply read as strings (nil as ""), not boxed in []any.
 	const n = 2 + len(itemFieldArgs)
 	args := make([]any, n*len(ids))
 	for i, id := range ids {
 		a := args[i*n : (i+1)*n : (i+1)*n]
 		a[0], a[1] = "hmget", s.keys.Article(id)
 		copy(a[2:], itemFieldArgs[:])
-		r.fields[i] = redis.NewSliceCmd(ctx, a...)
+		r.fields[i] = redis.NewStringSliceCmd(ctx, a...)
 		_ = p.Process(ctx, r.fields[i])
 	}
 	if withScores && len(ids) > 0 {
