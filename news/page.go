@@ -239,10 +239,12 @@ func (s *Store) readPage(ctx context.Context, rr rankRead, page, size int) (Page
 	}
 	p := Page{Page: page, Size: size, Total: int(total), Pages: int((total + int64(size) - 1) / int64(size)), Items: make([]Item, 0, len(ids))}
 
-	// The ids the guess did not cover.
+	// Where each id's fields are in first; the ids the guess did not
+	// cover go in missing.
+	at := make([]int, len(ids))
 	var missing []string
 	for i, id := range ids {
-		if first.find(id, i) < 0 {
+		if at[i] = first.find(id, i); at[i] < 0 {
 			missing = append(missing, id)
 		}
 	}
@@ -259,10 +261,12 @@ func (s *Store) readPage(ctx context.Context, rr rankRead, page, size int) (Page
 		s.guesses.put(rr.key, ids)
 	}
 
+	next := 0 // the next id in second
 	for i, id := range ids {
-		r, j := &first, first.find(id, i)
+		r, j := &first, at[i]
 		if j < 0 {
-			r, j = &second, second.find(id, len(second.ids))
+			r, j = &second, second.find(id, next)
+			next++
 		}
 		if j < 0 {
 			return Page{}, fmt.Errorf("no fields read for %s", id) // cannot happen
