@@ -46,6 +46,16 @@
 // post time means the crawl time. IngestBatch sends up to IngestChunk
 // articles per script call and all calls in one pipeline.
 //
+// Refresh applies comment counts a list page carried (a feed's
+// slash:comments, a list API's replyCount) to articles already stored,
+// without their pages: the crawler's producer calls it for each list page,
+// since the queue does not fetch a known URL again for a while. It never
+// creates an article, leaves alone those older than the window, and
+// changes nothing when the count is the stored one or 0 ("not known"); a
+// different count, lower ones included, replaces the stored one, as on a
+// re-crawl. The refresh and the re-crawl share one Lua function (engage),
+// so both rescore with the same code and formula.
+//
 // # Votes and scores
 //
 // votes = up − down + comments × news.comment_weight: crawled comments count

@@ -27,6 +27,31 @@ local function num(x)
 end
 `
 
+// engageLua is prepended to the scripts that change a stored article's
+// engagement: ingestCmd on a re-crawl and refreshCmd. It is the one place
+// that turns a comment count into votes and a score, so a refresh rescores
+// exactly as a re-ingest does.
+//
+// engage(key, h, cs, cw, formula, param, now): h is HMGET key time up down
+// comments; cs is the new comment count as a string, where "0" means "not
+// known" and keeps the stored count (any other count replaces it, lower
+// ones too). It writes comments and votes to the hash and returns votes and
+// score, formatted by num. The caller writes them to votes: and score:.
+const engageLua = `
+local function engage(key, h, cs, cw, formula, param, now)
+  local comments = tonumber(cs)
+  if comments > 0 then
+    redis.call('HSET', key, 'comments', cs)
+  else
+    comments = tonumber(h[4]) or 0
+  end
+  local v = (tonumber(h[2]) or 0) - (tonumber(h[3]) or 0) + comments * cw
+  local votes = num(v)
+  redis.call('HSET', key, 'votes', votes)
+  return votes, num(rank(formula, param, tonumber(h[1]), v, now))
+end
+`
+
 // ingestCmd creates or refreshes a batch of crawled articles. One script
 // call takes many articles, the ZSET updates go out as one ZADD per key
 // per call, and each article takes few arguments (the cost of a script
@@ -55,7 +80,7 @@ end
 // Returns per article "created" (the caller knows votes and score), or
 // "updated", votes, score, or "conflict", the stored URL, "" when the id's
 // hash holds another URL.
-var ingestCmd = redis.NewScript(formulaLua + `
+var ingestCmd = redis.NewScript(formulaLua + engageLua + `
 local cw = tonumber(ARGV[1])
 local formula, param, now = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local life = tonumber(ARGV[5])
@@ -78,21 +103,12 @@ while ARGV[a] do
     tz[nt+1] = ARGV[a+3]; tz[nt+2] = id; nt = nt + 2
   elseif stored == url then
     status = 'updated'
-    stored = redis.call('HMGET', key, 'time', 'up', 'down', 'comments')
-    local comments = tonumber(ARGV[a+5])
-    if comments > 0 then
-      redis.call('HSET', key, 'comments', ARGV[a+5], 'crawled', ARGV[a+4])
-    else
-      comments = tonumber(stored[4]) or 0
-      redis.call('HSET', key, 'crawled', ARGV[a+4])
-    end
+    local h = redis.call('HMGET', key, 'time', 'up', 'down', 'comments')
+    redis.call('HSET', key, 'crawled', ARGV[a+4])
     for i = f, f + no - 2, 2 do
       redis.call('HSETNX', key, ARGV[i], ARGV[i+1])
     end
-    local v = (tonumber(stored[2]) or 0) - (tonumber(stored[3]) or 0) + comments * cw
-    votes = num(v)
-    score = num(rank(formula, param, tonumber(stored[1]), v, now))
-    redis.call('HSET', key, 'votes', votes)
+    votes, score = engage(key, h, ARGV[a+5], cw, formula, param, now)
   else
     status, votes, score = 'conflict', stored, ''
   end
@@ -122,6 +138,46 @@ if nv > 0 then
   redis.call('ZADD', KEYS[3], unpack(sz))
 end
 return out
+`)
+
+// refreshCmd sets the comment counts a list page carried on articles the
+// store already has, and rescores them (engage, as a re-crawl would). It
+// never creates an article: an id without a hash, whose hash holds another
+// URL, or whose post time is older than the window (a closed article, maybe
+// already pruned from the rankings) is left alone. A count equal to the
+// stored one changes nothing.
+//
+// KEYS[1] -> votes: ZSET
+// KEYS[2] -> score: ZSET
+// KEYS[2+i] -> news:<id_i> HASH, one per article
+// ARGV[1] -> comment weight
+// ARGV[2], ARGV[3] -> formula name and parameter
+// ARGV[4] -> now (Unix s)
+// ARGV[5] -> window (s): an article is refreshed while now <= post time + window
+// then, per article i, ARGV[6+3(i-1)] .. ARGV[8+3(i-1)]: id, canonical URL,
+// comment count (> 0)
+//
+// Returns the number of articles whose count changed and that were
+// rescored.
+var refreshCmd = redis.NewScript(formulaLua + engageLua + `
+local cw = tonumber(ARGV[1])
+local formula, param, now = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+local window = tonumber(ARGV[5])
+local updated = 0
+local k, a = 3, 6
+while ARGV[a] do
+  local key, id, url, cs = KEYS[k], ARGV[a], ARGV[a+1], ARGV[a+2]
+  local h = redis.call('HMGET', key, 'time', 'up', 'down', 'comments', 'url')
+  local t = tonumber(h[1])
+  if t and h[5] == url and now <= t + window and tonumber(h[4]) ~= tonumber(cs) then
+    local votes, score = engage(key, h, cs, cw, formula, param, now)
+    redis.call('ZADD', KEYS[1], votes, id)
+    redis.call('ZADD', KEYS[2], score, id)
+    updated = updated + 1
+  end
+  k, a = k + 1, a + 3
+end
+return updated
 `)
 
 // postCmd creates a user-submitted article with the author's up-vote
