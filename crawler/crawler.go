@@ -9,6 +9,20 @@
 // store, then acknowledge the URL. A failed page is retried with backoff
 // or sent to the dead letters, with a reason.
 //
+// # Engagement between crawls
+//
+// The queue does not fetch a URL again while it remembers it as done
+// (queue.done_retention), but comment counts grow between crawls. So the
+// producer hands the comment counts each list page carries (a feed's
+// slash:comments or thr:total, a list API's mapped "comments" field) to
+// the store's Refresh, one call per page: articles already stored and
+// still in the window get the new count and are rescored as a re-crawl
+// would rescore them, without their pages being fetched; URLs the store
+// does not have go through the queue as before. A count of 0 means "not
+// known" and changes nothing; a lower count is applied, as on a re-crawl.
+// SourceProduce.Refreshed counts the articles refreshed. HTML list pages
+// carry no counts: their articles keep the count of their last fetch.
+//
 // # Keyspace
 //
 // Besides the queue's own keys, the crawler keeps one key per queued URL
@@ -54,7 +68,11 @@ import (
 
 // Store is where the crawler puts articles: *news.Store.
 type Store interface {
+	// Ingest stores an article page's article (the consumers).
 	Ingest(ctx context.Context, a news.Article) (news.IngestResult, error)
+	// Refresh applies the comment counts a list page carried to the
+	// articles already stored, and returns how many changed (the producer).
+	Refresh(ctx context.Context, es []news.Engagement) (int, error)
 }
 
 // ErrUnknownSource is returned for a source name that is not configured.

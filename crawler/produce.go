@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/internal/metrics"
+	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/queue"
 )
 
@@ -34,6 +35,10 @@ type SourceProduce struct {
 	// Skipped counts listed URLs dropped: off the allowed domains, not
 	// http(s), or list items without a URL.
 	Skipped int
+	// Refreshed counts stored articles whose comment count the list
+	// carried anew (news.Store.Refresh): rescored without fetching their
+	// pages, which the queue's done memory would not fetch again yet.
+	Refreshed int
 	// Err is set when the source failed entirely: no list page could be
 	// read (it wraps the last page's error), or Redis failed.
 	Err error
@@ -55,6 +60,16 @@ func (r ProduceReport) New() int {
 	n := 0
 	for _, s := range r.Sources {
 		n += s.New
+	}
+	return n
+}
+
+// Refreshed is the number of stored articles whose comment count was
+// refreshed from the lists, over all sources.
+func (r ProduceReport) Refreshed() int {
+	n := 0
+	for _, s := range r.Sources {
+		n += s.Refreshed
 	}
 	return n
 }
@@ -128,7 +143,7 @@ func (c *Crawler) produce(ctx context.Context, s *source) SourceProduce {
 		lvl = c.log.Error
 	}
 	lvl("produced", "source", s.cfg.Name, "pages", w.rep.Pages, "page_errors", w.rep.PageErrors,
-		"found", w.rep.Found, "new", w.rep.New, "skipped", w.rep.Skipped, "took", time.Since(start).Round(time.Millisecond),
+		"found", w.rep.Found, "new", w.rep.New, "refreshed", w.rep.Refreshed, "skipped", w.rep.Skipped, "took", time.Since(start).Round(time.Millisecond),
 		"err", w.rep.Err)
 	return w.rep
 }
@@ -226,8 +241,9 @@ func sleep(ctx context.Context, d time.Duration) error {
 }
 
 // push canonicalises items, drops those off the allowed domains and those
-// already found in this run, saves their fields and queues them. It
-// returns how many URLs were new to this run.
+// already found in this run, saves their fields and queues them, and
+// refreshes the comment counts of the articles already stored. It returns
+// how many URLs were new to this run.
 func (w *walk) push(ctx context.Context, items []ListItem) (int, error) {
 	var urls []string
 	var keep []ListItem
@@ -262,7 +278,36 @@ func (w *walk) push(ctx context.Context, items []ListItem) (int, error) {
 		return 0, fmt.Errorf("source %s: push %d URLs: %w", w.s.cfg.Name, len(urls), err)
 	}
 	w.rep.New += added
+	if err := w.refresh(ctx, urls, keep); err != nil {
+		return 0, err
+	}
 	return len(urls), nil
+}
+
+// refresh hands the comment counts of a list page's items to the store
+// (one call per page), so an article already stored gets its current
+// count and score even while the queue skips its URL as recently done.
+// A URL the store does not have is left to the queue; a count of 0 is
+// "not known", as on a re-crawl. urls[i] is items[i]'s canonical URL.
+func (w *walk) refresh(ctx context.Context, urls []string, items []ListItem) error {
+	var es []news.Engagement
+	for i, it := range items {
+		if it.Comments != nil && *it.Comments > 0 {
+			es = append(es, news.Engagement{URL: urls[i], Comments: *it.Comments})
+		}
+	}
+	if len(es) == 0 {
+		return nil
+	}
+	n, err := w.c.store.Refresh(ctx, es)
+	w.rep.Refreshed += n
+	switch {
+	case errors.Is(err, news.ErrBadInput):
+		w.c.log.Warn("comment counts rejected", "source", w.s.cfg.Name, "err", err)
+	case err != nil:
+		return fmt.Errorf("source %s: refresh %d comment counts: %w", w.s.cfg.Name, len(es), err)
+	}
+	return nil
 }
 
 // html walks HTML list pages: each start URL and the next-page links
