@@ -609,6 +609,11 @@ func (c *Crawler) read(j job, resp *response) (news.Article, *FetchError) {
 	if f.Comments != nil {
 		a.Comments = *f.Comments
 	}
+	if a.URL != j.url {
+		// Stored under the page's canonical or final URL: the list's URL
+		// still leads to it when the producer refreshes its comment count.
+		a.Aliases = []string{j.url}
+	}
 	return a, nil
 }
 

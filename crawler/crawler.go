@@ -20,8 +20,11 @@
 // would rescore them, without their pages being fetched; URLs the store
 // does not have go through the queue as before. A count of 0 means "not
 // known" and changes nothing; a lower count is applied, as on a re-crawl.
-// SourceProduce.Refreshed counts the articles refreshed. HTML list pages
-// carry no counts: their articles keep the count of their last fetch.
+// SourceProduce.Refreshed counts the articles refreshed. An article stored
+// under another URL than its list's (the page declared a canonical URL, or
+// redirected) is handed to the store with the list's URL as an alias, so
+// the refresh finds it. HTML list pages carry no counts: their articles
+// keep the count of their last fetch.
 //
 // # Keyspace
 //

@@ -107,10 +107,15 @@ func refreshScenario(t *testing.T, e *env, client redis.UniversalClient, prefix,
 		w.Header().Set("Content-Type", "application/javascript")
 		fmt.Fprintf(w, `artiList({"items":[%s]});`, b.String())
 	})
-	// The article pages carry no comment count: only the lists do.
+	// The article pages carry no comment count: only the lists do. Page 2
+	// declares another canonical URL, so it is stored under that one.
 	e.site.handle(engageHost+"/n/*", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprintf(w, `<html><head><title>Page %s</title></head><body><article><p>Body.</p></article></body></html>`, r.URL.Path)
+		canonical := ""
+		if r.URL.Path == "/n/2.html" {
+			canonical = `<link rel="canonical" href="http://` + engageHost + `/story/2">`
+		}
+		fmt.Fprintf(w, `<html><head><title>Page %s</title>%s</head><body><article><p>Body.</p></article></body></html>`, r.URL.Path, canonical)
 	})
 	src := config.Source{Name: "engage", Kind: kind, URLs: []string{"http://" + engageHost + "/list"}}
 	if kind == "jsonp" {
@@ -126,7 +131,12 @@ func refreshScenario(t *testing.T, e *env, client redis.UniversalClient, prefix,
 	if err != nil {
 		t.Fatal(err)
 	}
-	urlOf := func(i int) string { return fmt.Sprintf("http://%s/n/%d.html", engageHost, i) }
+	urlOf := func(i int) string { // the URL an article is stored under
+		if i == 2 {
+			return "http://" + engageHost + "/story/2"
+		}
+		return fmt.Sprintf("http://%s/n/%d.html", engageHost, i)
+	}
 	get := func(i int) (news.Item, error) { return store.Get(ctx, news.ID(urlOf(i))) }
 	hits := func(i int) int { return e.site.hitCount(fmt.Sprintf("%s/n/%d.html", engageHost, i)) }
 
@@ -156,7 +166,7 @@ func refreshScenario(t *testing.T, e *env, client redis.UniversalClient, prefix,
 		t.Fatal(err)
 	}
 	if p := prep.Sources[0]; p.Refreshed != 3 || prep.Refreshed() != 3 || p.New != 1 || p.Err != nil {
-		t.Fatalf("second produce = %+v: want 3 refreshed (0, 1, 2), 1 new URL (9)", p)
+		t.Fatalf("second produce = %+v: want 3 refreshed (0, 1, 2 through its alias), 1 new URL (9)", p)
 	}
 	for i := range 3 {
 		it, err := get(i)

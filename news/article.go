@@ -27,6 +27,11 @@ type Article struct {
 	BodyLen int
 	// Groups the article joins (config crawler.sources[].groups).
 	Groups []string
+	// Aliases are other canonical URLs that lead to this article, such
+	// as the URL a list gave when the page declared another canonical
+	// URL or redirected: Refresh finds the article by them. Optional; an
+	// alias that is not an absolute http(s) URL is ignored.
+	Aliases []string
 	// CrawlTime is when the page was fetched.
 	CrawlTime time.Time
 }

@@ -15,7 +15,7 @@ import (
 )
 
 // TestCluster runs ingest, votes, pages (read cold and again), a group's
-// page and VotesOf on a three-node Redis Cluster: every key carries the
+// page, VotesOf and Refresh (with an alias) on a three-node Redis Cluster: every key carries the
 // {news} hash tag, so each script and pipeline lands on one node.
 func TestCluster(t *testing.T) {
 	ctx := context.Background()
@@ -31,6 +31,9 @@ func TestCluster(t *testing.T) {
 		a := article(i, t0.Add(-time.Duration(i)*time.Minute), int64(i%4))
 		if i%3 == 0 {
 			a.Groups = []string{"third"}
+		}
+		if i == 9 {
+			a.Aliases = []string{"https://m.example.com/9"}
 		}
 		batch = append(batch, a)
 	}
@@ -77,5 +80,16 @@ func TestCluster(t *testing.T) {
 	mine, err := s.VotesOf(ctx, "ann", rs[5].ID, rs[6].ID, rs[7].ID)
 	if err != nil || !reflect.DeepEqual(mine, map[string]Dir{rs[5].ID: Up, rs[6].ID: Down}) {
 		t.Fatalf("VotesOf(ann) = %v, %v", mine, err)
+	}
+	n, err := s.Refresh(ctx, []Engagement{{URL: batch[8].URL, Comments: 100}, {URL: "https://m.example.com/9", Comments: 90},
+		{URL: "https://m.example.com/unknown", Comments: 1}})
+	if err != nil || n != 2 {
+		t.Fatalf("Refresh = %d, %v; want 2", n, err)
+	}
+	for i, want := range map[int]int64{8: 100, 9: 90} {
+		it, err := s.Get(ctx, rs[i].ID)
+		if err != nil || it.Comments != want || it.Score != float64(batch[i].PostTime.Unix())+432*float64(want) {
+			t.Fatalf("article %d after Refresh: %+v, %v; want %d comments", i, it, err, want)
+		}
 	}
 }

@@ -23,6 +23,7 @@
 //	<p>{news}:group:<name>      SET    ids in the group
 //	<p>{news}:groups:           SET    names of the groups that have members
 //	<p>{news}:cache:<o>:<name>  ZSET   a group's ranking by score or time (ZINTERSTORE), kept news.group_cache_ttl
+//	<p>{news}:alias:<id>        STRING the URL an article is stored under, for another URL of it (id = ID of that URL); expires window + Grace after it is written
 //
 // The article hash holds title, url, source, summary, image, user (who
 // posted it; empty for crawled articles), time (post time, Unix seconds),
@@ -54,7 +55,11 @@
 // changes nothing when the count is the stored one or 0 ("not known"); a
 // different count, lower ones included, replaces the stored one, as on a
 // re-crawl. The refresh and the re-crawl share one Lua function (engage),
-// so both rescore with the same code and formula.
+// so both rescore with the same code and formula. An article whose page
+// declared another canonical URL than its list gave (or redirected) is
+// stored under that URL; the crawler passes the list's URL as an alias
+// (Article.Aliases) and Refresh follows alias:<id> for a URL it has no
+// article under.
 //
 // # Votes and scores
 //

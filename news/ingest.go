@@ -150,6 +150,9 @@ func (s *Store) IngestBatch(ctx context.Context, as []Article) ([]IngestResult, 
 		if err := s.runIngest(ctx, as, calls, todo, res, now); err != nil {
 			return nil, err
 		}
+		if err := s.saveAliases(ctx, as, res); err != nil {
+			return nil, err
+		}
 	}
 	var counts [TooOld + 1]int
 	for i := range res {
@@ -166,6 +169,43 @@ func (s *Store) IngestBatch(ctx context.Context, as []Article) ([]IngestResult, 
 		}
 	}
 	return res, nil
+}
+
+// MaxAliases is how many aliases of one article are kept.
+const MaxAliases = 4
+
+// saveAliases writes the alias keys of the stored articles of as, in one
+// pipeline (none when no article has aliases). An alias key is a pointer
+// only: written after the article, it never leads to a missing one, and
+// it expires window + Grace from now, no earlier than the article.
+func (s *Store) saveAliases(ctx context.Context, as []Article, res []IngestResult) error {
+	ttl := s.cfg.Window.D() + Grace
+	var pipe redis.Pipeliner
+	n := 0
+	for i, a := range as {
+		if len(a.Aliases) == 0 || res[i].Err != nil || (res[i].Status != Created && res[i].Status != Updated) {
+			continue
+		}
+		kept := 0
+		for _, alias := range a.Aliases {
+			if alias == a.URL || checkURL(alias) != nil || kept == MaxAliases {
+				continue
+			}
+			if pipe == nil {
+				pipe = s.c.Pipeline()
+			}
+			pipe.Set(ctx, s.keys.Alias(ID(alias)), a.URL, ttl)
+			kept++
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return fmt.Errorf("save %d article aliases: %w", n, err)
+	}
+	return nil
 }
 
 // IngestChunk is how many articles one ingest script call takes.

@@ -21,6 +21,11 @@ func (k Keys) Article(id string) string { return k.base + "news:" + id }
 // it. // HASH keys prefix
 func (k Keys) ArticlePrefix() string { return k.base + "news:" }
 
+// Alias leads from another canonical URL of an article (its id here is
+// ID of that URL) to the URL the article is stored under (Article.Aliases).
+// It expires with the window. // STRING canonical URL
+func (k Keys) Alias(id string) string { return k.base + "alias:" + id }
+
 // Time orders articles by post time. // ZSET id → post time (Unix seconds)
 func (k Keys) Time() string { return k.base + "time:" }
 

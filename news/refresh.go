@@ -30,7 +30,10 @@ const RefreshChunk = 100
 // rankings already), is left alone, as is a count equal to the stored one
 // or 0 ("not known"). A count lower than the stored one is applied, as a
 // re-crawl applies it (comments get deleted); only 0 keeps the stored
-// count. The crawl time is not changed: the page was not fetched.
+// count. The crawl time is not changed: the page was not fetched. A URL
+// the store has no article under leads to the article one of its aliases
+// names (Article.Aliases: the page declared another canonical URL or
+// redirected), read with one MGET for all of them.
 //
 // updated is the number of articles whose count changed. Entries are sent
 // up to RefreshChunk per script call, all calls in one pipeline. An entry
@@ -60,9 +63,9 @@ func (s *Store) Refresh(ctx context.Context, es []Engagement) (updated int, err 
 		counts[e.URL] = e.Comments
 	}
 	if len(order) > 0 {
-		updated, err = s.runRefresh(ctx, order, counts)
+		updated, err = s.refreshWithAliases(ctx, order, counts)
 		if err != nil {
-			return 0, err
+			return updated, err
 		}
 	}
 	if len(bad) > 0 {
@@ -71,9 +74,44 @@ func (s *Store) Refresh(ctx context.Context, es []Engagement) (updated int, err 
 	return updated, nil
 }
 
+// refreshWithAliases refreshes urls, then, for those the store has no
+// article under, the URLs their alias keys lead to (one MGET).
+func (s *Store) refreshWithAliases(ctx context.Context, urls []string, counts map[string]int64) (int, error) {
+	updated, missing, err := s.runRefresh(ctx, urls, counts)
+	if err != nil || len(missing) == 0 {
+		return updated, err
+	}
+	keys := make([]string, len(missing))
+	for i, u := range missing {
+		keys[i] = s.keys.Alias(ID(u))
+	}
+	vals, err := s.c.MGet(ctx, keys...).Result()
+	if err != nil {
+		return updated, fmt.Errorf("refresh: read %d aliases: %w", len(keys), err)
+	}
+	targets := map[string]int64{}
+	var order []string
+	for i, v := range vals {
+		t, ok := v.(string)
+		if !ok || t == missing[i] || checkURL(t) != nil {
+			continue
+		}
+		if _, seen := targets[t]; !seen {
+			order = append(order, t)
+		}
+		targets[t] = counts[missing[i]]
+	}
+	if len(order) == 0 {
+		return updated, nil
+	}
+	n, _, err := s.runRefresh(ctx, order, targets)
+	return updated + n, err
+}
+
 // runRefresh sends urls (distinct, valid) with their counts through
-// refreshCmd, RefreshChunk per call, in one pipeline.
-func (s *Store) runRefresh(ctx context.Context, urls []string, counts map[string]int64) (int, error) {
+// refreshCmd, RefreshChunk per call, in one pipeline. missing are the URLs
+// the store has no article under.
+func (s *Store) runRefresh(ctx context.Context, urls []string, counts map[string]int64) (updated int, missing []string, err error) {
 	now := s.clock.Now().Unix()
 	name, param := s.formula.scriptArgs()
 	window := int64(s.cfg.Window.D() / time.Second)
@@ -92,15 +130,21 @@ func (s *Store) runRefresh(ctx context.Context, urls []string, counts map[string
 		return keys, args
 	})
 	if err != nil {
-		return 0, fmt.Errorf("refresh %d articles: %w", len(urls), err)
+		return 0, nil, fmt.Errorf("refresh %d articles: %w", len(urls), err)
 	}
-	n := 0
-	for _, cmd := range cmds {
-		v, err := cmd.Int()
-		if err != nil {
-			return 0, fmt.Errorf("refresh %d articles: %w", len(urls), err)
+	for c, cmd := range cmds {
+		part := urls[c*RefreshChunk : min(len(urls), (c+1)*RefreshChunk)]
+		r, err := cmd.Int64Slice()
+		if err != nil || len(r) == 0 {
+			return 0, nil, fmt.Errorf("refresh %d articles: reply %v: %w", len(part), r, err)
 		}
-		n += v
+		updated += int(r[0])
+		for _, i := range r[1:] {
+			if i < 1 || int(i) > len(part) {
+				return 0, nil, fmt.Errorf("refresh %d articles: bad position %d in reply", len(part), i)
+			}
+			missing = append(missing, part[i-1])
+		}
 	}
-	return n, nil
+	return updated, missing, nil
 }

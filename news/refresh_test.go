@@ -185,6 +185,7 @@ func TestRefreshOnMiniredis(t *testing.T) {
 	for i := range 5 {
 		batch = append(batch, article(i, t0.Add(-time.Duration(i)*time.Hour), 2))
 	}
+	batch[1].Aliases = []string{"https://m.example.com/1"} // refreshed through its alias
 	old := article(7, t0.Add(-week+time.Minute), 4)
 	if _, err := s.IngestBatch(ctx, append(batch, old)); err != nil {
 		t.Fatal(err)
@@ -192,7 +193,11 @@ func TestRefreshOnMiniredis(t *testing.T) {
 	fc.Advance(time.Hour)
 	es := []Engagement{{URL: old.URL, Comments: 40}, {URL: "https://news.example.com/unknown", Comments: 3}}
 	for i, a := range batch {
-		es = append(es, Engagement{URL: a.URL, Comments: int64(2 + i)}) // the first one unchanged
+		u := a.URL
+		if len(a.Aliases) > 0 {
+			u = a.Aliases[0]
+		}
+		es = append(es, Engagement{URL: u, Comments: int64(2 + i)}) // the first one unchanged
 	}
 	n, err := s.Refresh(ctx, es)
 	if err != nil || n != len(batch)-1 {
@@ -210,5 +215,49 @@ func TestRefreshOnMiniredis(t *testing.T) {
 	}
 	if _, err := s.Get(ctx, ID("https://news.example.com/unknown")); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("unknown article: %v, want ErrNotFound", err)
+	}
+}
+
+// TestRefreshFollowsAliases: an article stored under another URL than the
+// list's (a declared canonical URL) is refreshed through its alias; an
+// alias never creates an article, and an unknown URL without one is left
+// alone.
+func TestRefreshFollowsAliases(t *testing.T) {
+	e := newEnv(t, nil)
+	a := article(1, t0.Add(-time.Hour), 3)
+	listURL := "https://m.example.com/a/1.html"
+	a.Aliases = []string{listURL, a.URL, "not a url"}
+	r := e.ingest(t, a)
+	k := e.s.Keys()
+	if got := e.c.Get(e.ctx, k.Alias(ID(listURL))).Val(); got != a.URL {
+		t.Fatalf("alias of %s = %q, want %s", listURL, got, a.URL)
+	}
+	if n := e.c.Exists(e.ctx, k.Alias(ID(a.URL))).Val(); n != 0 {
+		t.Fatal("an article is its own alias")
+	}
+	if ttl := e.c.TTL(e.ctx, k.Alias(ID(listURL))).Val(); ttl <= week || ttl > week+Grace {
+		t.Fatalf("alias TTL %v, want window + grace", ttl)
+	}
+	// An alias to an article that expired leads nowhere.
+	ghost := "https://m.example.com/a/2.html"
+	if err := e.c.Set(e.ctx, k.Alias(ID(ghost)), article(2, t0, 0).URL, time.Hour).Err(); err != nil {
+		t.Fatal(err)
+	}
+	n, err := e.s.Refresh(e.ctx, []Engagement{{URL: listURL, Comments: 40}, {URL: ghost, Comments: 5},
+		{URL: "https://m.example.com/a/3.html", Comments: 6}})
+	if err != nil || n != 1 {
+		t.Fatalf("Refresh = %d, %v; want 1 (through the alias)", n, err)
+	}
+	want := float64(a.PostTime.Unix()) + 432*40
+	if it := e.get(t, r.ID); it.Comments != 40 || it.Score != want {
+		t.Fatalf("aliased article %+v: want 40 comments, score %v", it, want)
+	}
+	for _, u := range []string{listURL, ghost, article(2, t0, 0).URL, "https://m.example.com/a/3.html"} {
+		if n := e.c.Exists(e.ctx, k.Article(ID(u))).Val(); n != 0 {
+			t.Fatalf("Refresh created an article for %s", u)
+		}
+	}
+	if n := e.c.ZCard(e.ctx, k.Score()).Val(); n != 1 {
+		t.Fatalf("score: has %d entries, want 1", n)
 	}
 }

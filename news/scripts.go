@@ -157,27 +157,30 @@ return out
 // then, per article i, ARGV[6+3(i-1)] .. ARGV[8+3(i-1)]: id, canonical URL,
 // comment count (> 0)
 //
-// Returns the number of articles whose count changed and that were
-// rescored.
+// Returns {updated, i, ...}: the number of articles whose count changed
+// and that were rescored, then the positions (1-based, in this call) of
+// the articles that have no hash, so the caller can try their aliases.
 var refreshCmd = redis.NewScript(formulaLua + engageLua + `
 local cw = tonumber(ARGV[1])
 local formula, param, now = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local window = tonumber(ARGV[5])
-local updated = 0
+local out = {0}
 local k, a = 3, 6
 while ARGV[a] do
   local key, id, url, cs = KEYS[k], ARGV[a], ARGV[a+1], ARGV[a+2]
   local h = redis.call('HMGET', key, 'time', 'up', 'down', 'comments', 'url')
   local t = tonumber(h[1])
-  if t and h[5] == url and now <= t + window and tonumber(h[4]) ~= tonumber(cs) then
+  if not h[5] then
+    out[#out+1] = k - 2
+  elseif t and h[5] == url and now <= t + window and tonumber(h[4]) ~= tonumber(cs) then
     local votes, score = engage(key, h, cs, cw, formula, param, now)
     redis.call('ZADD', KEYS[1], votes, id)
     redis.call('ZADD', KEYS[2], score, id)
-    updated = updated + 1
+    out[1] = out[1] + 1
   end
   k, a = k + 1, a + 3
 end
-return updated
+return out
 `)
 
 // postCmd creates a user-submitted article with the author's up-vote
