@@ -22,14 +22,6 @@ type Queue struct {
 	// IdlePoll is the longest an idle consumer waits between looks at an
 	// empty queue.
 	IdlePoll Duration `yaml:"idle_poll"`
-	// DoneCapacity is the most URLs one queue is expected to finish
-	// within done_retention/4 (one time bucket of the done memory). It
-	// sizes the done memory's hash buckets so that each stays in Redis'
-	// compact listpack encoding (about 20 bytes per URL); beyond it the
-	// memory still works, at about 70 bytes per URL. Changing it makes the
-	// queue forget most of what it has done (done URLs may be fetched once
-	// more).
-	DoneCapacity int `yaml:"done_capacity"`
 }
 
 func defaultQueue() Queue {
@@ -41,7 +33,6 @@ func defaultQueue() Queue {
 		DoneRetention: Duration(30 * 24 * time.Hour),
 		ClaimBatch:    8,
 		IdlePoll:      Duration(time.Second),
-		DoneCapacity:  1_000_000,
 	}
 }
 
@@ -58,8 +49,4 @@ func (q *Queue) validate(v *validator) {
 		v.addf("claim_batch", "must be <= 1000, got %d", q.ClaimBatch)
 	}
 	v.minDur("idle_poll", q.IdlePoll, 10*time.Millisecond)
-	v.min("done_capacity", q.DoneCapacity, 1000)
-	if int64(q.DoneCapacity) > 1<<31 {
-		v.addf("done_capacity", "must be <= %d, got %d", int64(1)<<31, q.DoneCapacity)
-	}
 }

@@ -2,54 +2,45 @@ package queue
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
-	"math/bits"
 	"time"
 )
 
-// The done memory remembers each finished URL as 8 bytes (a slice of the
-// SHA-256 of its canonical form) plus the seconds since its generation
-// began, in hash buckets small enough for Redis' listpack encoding.
+// The done memory remembers each finished URL as a 12-byte field (a slice
+// of the SHA-256 of its canonical form) whose value is when, within its
+// generation, it was finished (whole minutes, rounded up), in one HASH per
+// generation, so an ack of any number of URLs writes them with one HSET.
 //
 // Time is cut into generations of done_retention/4. A URL finished in
-// generation g is written to bucket key done:<g>:<b> (b: 32 other bits of
-// its hash, masked to the bucket count), which expires when generation g
-// is older than the retention. A lookup checks the live generations (the
-// 5 or 6 that can hold URLs finished within the retention) and compares
-// the stored time with now - retention, so the retention is exact to the
-// second while memory is held at most 1.25 × the retention. Each bucket
-// also holds the field "t" (never a URL field, which is 8 bytes): the ack
-// that adds it created the bucket and sets its TTL, so acks need no
-// PEXPIRE per URL, and a bucket deleted meanwhile (purge, eviction) gets
-// its TTL again.
+// generation g is written to done:<g>. A lookup (Push) checks the live
+// generations (the 5 or 6 that can hold URLs finished within the
+// retention) with one HMGET each and compares the stored time with now -
+// retention, so a URL is remembered for the retention (at most a minute
+// more) while memory is held at most 1.25 × the retention.
+//
+// A generation's hash is deleted with UNLINK, which frees it off Redis'
+// main thread, by the claims' housekeeping once all it holds is older than
+// the retention (the two generations before the oldest live one are
+// unlinked each time). It also expires one generation later, a safety net
+// for a queue nobody claims from any more; Redis frees an expired key in
+// its main thread unless lazyfree-lazy-expire is yes.
 const generationsPerRetention = 4
 
-// targetPerBucket is the mean number of URLs per bucket at done_capacity.
-// Redis keeps a hash in a listpack up to hash-max-listpack-entries (128 by
-// default); with a mean of 64 a bucket exceeds 128 with probability below
-// 1e-12 (Poisson tail), so buckets stay compact even with random spread.
-const targetPerBucket = 64
+// doneFieldLen is the length of a done memory field. Redis stores a field
+// of up to 14 bytes in a 16-byte allocation, so 12 bytes (96 bits) cost no
+// more memory than 8: a new URL is wrongly taken for done only if its
+// field equals that of one of the m URLs remembered in the live
+// generations, with chance m / 2^96 (about 1e-21 per lookup at 100
+// million).
+const doneFieldLen = 12
 
-// doneHash returns the bucket (before masking) and the 8-byte field of a
-// canonical URL. A new URL is wrongly taken for done only if its 64-bit
-// field equals that of a URL remembered in the same bucket: with m URLs in
-// its bucket across the live generations (about 5 × 64 at capacity) the
-// chance is m / 2^64, about 2e-17 per lookup; even 1,000 times over
-// capacity it stays below 1e-13.
-func doneHash(url string) (bucket uint32, field string) {
+// doneField returns the done memory's field of a canonical URL.
+func doneField(url string) string {
 	h := sha256.Sum256([]byte(url))
-	return binary.BigEndian.Uint32(h[0:4]), string(h[4:12])
+	return string(h[:doneFieldLen])
 }
 
-// doneBuckets returns the number of buckets per generation: a power of two
-// giving about targetPerBucket URLs each at capacity.
-func doneBuckets(capacity int) uint32 {
-	n := (capacity + targetPerBucket - 1) / targetPerBucket
-	if n < 16 {
-		n = 16
-	}
-	return 1 << bits.Len32(uint32(n-1))
-}
+// minuteMs is the unit of the stored done times.
+const minuteMs = 60_000
 
 // span is the live part of the done memory at one instant.
 type span struct {
@@ -67,11 +58,15 @@ func (q *Queue) span(now time.Time) span {
 	return span{now: ms, glen: glen, g0: floorDiv(ms-ret, glen), gcur: floorDiv(ms, glen), ret: ret}
 }
 
-func (s span) ngen() int { return int(s.gcur - s.g0 + 1) }
+// minutes is the value stored for a URL finished now: whole minutes since
+// the current generation began, rounded up, so that the URL is remembered
+// at least the retention.
+func (s span) minutes() int64 { return (s.now - s.gcur*s.glen + minuteMs - 1) / minuteMs }
 
-// ttl is how long (ms) the current generation's keys must live: until the
-// generation's last URL is older than the retention.
-func (s span) ttl() int64 { return (s.gcur+1)*s.glen + s.ret - s.now }
+// expireAt is when (unix ms) the current generation's hash expires, if
+// the housekeeping has not unlinked it before: one generation after its
+// last URL is older than the retention.
+func (s span) expireAt() int64 { return (s.gcur+2)*s.glen + s.ret + minuteMs }
 
 func floorDiv(a, b int64) int64 {
 	q := a / b
@@ -81,35 +76,38 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-// doneCurrentArgs appends the current generation's done bucket key of
-// each URL to keys and the pair (url, field) to argv for the ack script.
-func (q *Queue) doneCurrentArgs(s span, urls []string, keys []string, argv []any) ([]string, []any) {
-	mask := doneBuckets(q.cfg.DoneCapacity) - 1
-	for _, u := range urls {
-		b, field := doneHash(u)
-		keys = append(keys, q.doneKey(s.gcur, b&mask))
-		argv = append(argv, u, field)
+// liveDoneKeys returns the keys of the live generations, oldest first.
+func (q *Queue) liveDoneKeys(s span) []string {
+	keys := make([]string, 0, s.gcur-s.g0+1)
+	for g := s.g0; g <= s.gcur; g++ {
+		keys = append(keys, q.doneKey(g))
 	}
-	return keys, argv
+	return keys
 }
 
-// doneArgs appends the done bucket keys to keys and the per-URL triples
-// (url, field, bucket index) to argv for a push or ack script.
-func (q *Queue) doneArgs(s span, urls []string, keys []string, argv []any) ([]string, []any) {
-	mask := doneBuckets(q.cfg.DoneCapacity) - 1
-	index := make(map[uint32]int, len(urls))
-	for _, u := range urls {
-		b, field := doneHash(u)
-		b &= mask
-		j, ok := index[b]
-		if !ok {
-			j = len(index)
-			index[b] = j
-			for g := s.g0; g <= s.gcur; g++ {
-				keys = append(keys, q.doneKey(g, b))
-			}
-		}
-		argv = append(argv, u, field, j)
+// deadDoneKeys returns the keys of the two generations before the oldest
+// live one, which the housekeeping unlinks. Every claim needs them, so
+// they are kept until the generation changes; the slice is shared (its
+// capacity is its length).
+func (q *Queue) deadDoneKeys(s span) []string {
+	if d := q.deadDone.Load(); d != nil && d.g0 == s.g0 {
+		return d.keys
 	}
-	return keys, argv
+	d := &deadDone{g0: s.g0, keys: []string{q.doneKey(s.g0 - 2), q.doneKey(s.g0 - 1)}}
+	q.deadDone.Store(d)
+	return d.keys
+}
+
+// deadDone caches deadDoneKeys for one oldest live generation.
+type deadDone struct {
+	g0   int64
+	keys []string
+}
+
+// urlFieldArgs appends the pair (url, done field) of each URL to argv.
+func urlFieldArgs(urls []string, argv []any) []any {
+	for _, u := range urls {
+		argv = append(argv, u, doneField(u))
+	}
+	return argv
 }

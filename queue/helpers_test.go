@@ -21,7 +21,6 @@ const testPrefix = "test:"
 func testConfig() config.Queue {
 	cfg := config.DefaultConfig().Queue
 	cfg.IdlePoll = config.Duration(100 * time.Millisecond)
-	cfg.DoneCapacity = 10_000
 	return cfg
 }
 

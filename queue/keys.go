@@ -33,29 +33,21 @@ func (q *Queue) errorsKey() string { return q.tag() + "errors" } // HASH url →
 // deadKey holds the dead letters and when they died.
 func (q *Queue) deadKey() string { return q.tag() + "dead" } // ZSET url → died at (unix ms)
 
-// doneKey is one bucket of the done memory (the original's done:) for
-// generation gen (unix ms / generation length).
-func (q *Queue) doneKey(gen int64, bucket uint32) string { // HASH 8-byte URL hash → seconds into the generation, and "t" → 1
-	b := make([]byte, 0, len(q.keyTag)+32)
-	b = append(b, q.keyTag...)
-	b = append(b, "done:"...)
-	b = strconv.AppendInt(b, gen, 10)
-	b = append(b, ':')
-	b = strconv.AppendUint(b, uint64(bucket), 16)
-	return string(b)
-}
-
-// doneCountKey counts the URLs done in generation gen.
-func (q *Queue) doneCountKey(gen int64) string { // STRING integer
-	return q.tag() + "donen:" + strconv.FormatInt(gen, 10)
+// doneKey is generation gen (unix ms / generation length) of the done
+// memory (the original's done:).
+func (q *Queue) doneKey(gen int64) string { // HASH 12-byte URL hash → minutes into the generation
+	return q.tag() + "done:" + strconv.FormatInt(gen, 10)
 }
 
 // wakeKey is the list Push signals so idle consumers of the queue wake up.
 func (q *Queue) wakeKey() string { return q.prefix + "{q-wake}:" + q.name } // LIST queue name tokens
 
-// stateKeys are KEYS[1..6] of every state script.
-func (q *Queue) stateKeys() []string {
-	return []string{q.pendingKey(), q.leaseKey(), q.delayedKey(), q.attemptsKey(), q.errorsKey(), q.deadKey()}
+// stateKeys are KEYS[1..6] of every state script. The slice is shared:
+// its capacity is its length, so appending to it copies.
+func (q *Queue) stateKeys() []string { return q.state[:len(q.state):len(q.state)] }
+
+func (q *Queue) initStateKeys() {
+	q.state = []string{q.pendingKey(), q.leaseKey(), q.delayedKey(), q.attemptsKey(), q.errorsKey(), q.deadKey()}
 }
 
 // ErrBadName is returned (wrapped) by every method of a Queue whose name

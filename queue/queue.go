@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -51,12 +52,20 @@ type Queue struct {
 	clock  clock.Clock
 	log    *slog.Logger
 	rand   func() float64
-	err    error  // a bad name: every method returns it
-	keyTag string // "<prefix>{q:<name>}:", the start of every key
+	err    error    // a bad name: every method returns it
+	keyTag string   // "<prefix>{q:<name>}:", the start of every key
+	state  []string // stateKeys
 
 	// nextHousekeeping is when (unix ms, queue clock) the next claim
 	// does the housekeeping even if pending has enough URLs.
 	nextHousekeeping atomic.Int64
+	// short is set when the last claim found fewer pending URLs than it
+	// asked for: the next one goes straight to the housekeeping script.
+	short atomic.Bool
+	// expirySet is 1 + the done memory generation whose expiry this
+	// process's acks have set (0: none).
+	expirySet atomic.Int64
+	deadDone  atomic.Pointer[deadDone]
 }
 
 // Option configures a Queue.
@@ -78,8 +87,8 @@ func WithRand(f func() float64) Option { return func(q *Queue) { q.rand = f } }
 // New returns the queue name (a crawler source name) on c; every key
 // starts with prefix (config redis.key_prefix). cfg should be valid
 // (config.Validate); every process using a queue must use the same
-// done_retention and done_capacity. A name ValidName refuses makes every
-// method return an error wrapping ErrBadName.
+// done_retention. A name ValidName refuses makes every method return an
+// error wrapping ErrBadName.
 func New(c redis.UniversalClient, prefix, name string, cfg config.Queue, opts ...Option) *Queue {
 	q := &Queue{c: c, prefix: prefix, name: name, cfg: cfg, clock: clock.Real{}, log: slog.Default(), rand: rand.Float64}
 	for _, o := range opts {
@@ -87,6 +96,7 @@ func New(c redis.UniversalClient, prefix, name string, cfg config.Queue, opts ..
 	}
 	q.err = ValidName(name)
 	q.keyTag = prefix + "{q:" + name + "}:"
+	q.initStateKeys()
 	q.log = q.log.With("queue", name)
 	return q
 }
@@ -107,7 +117,10 @@ func (q *Queue) wrap(op string, err error) error {
 // reported in one error wrapping ErrBadURL (at most 5 named).
 func canonicalAll(urls []string) ([]string, error) {
 	out := make([]string, 0, len(urls))
-	seen := make(map[string]bool, len(urls))
+	var seen map[string]bool // for long lists; short ones are searched
+	if len(urls) > 32 {
+		seen = make(map[string]bool, len(urls))
+	}
 	var bad []error
 	nbad := 0
 	for _, raw := range urls {
@@ -118,10 +131,16 @@ func canonicalAll(urls []string) ([]string, error) {
 			}
 			continue
 		}
-		if !seen[u] {
+		switch {
+		case seen != nil:
+			if seen[u] {
+				continue
+			}
 			seen[u] = true
-			out = append(out, u)
+		case slices.Contains(out, u):
+			continue
 		}
+		out = append(out, u)
 	}
 	if nbad > 5 {
 		bad = append(bad, fmt.Errorf("%w: and %d more", ErrBadURL, nbad-5))
@@ -154,9 +173,8 @@ func (q *Queue) Push(ctx context.Context, urls ...string) (added int, err error)
 	good, badErr := canonicalAll(urls)
 	for _, batch := range chunks(good) {
 		s := q.span(q.now())
-		keys := []string{q.pendingKey(), q.leaseKey(), q.delayedKey(), q.attemptsKey(), q.errorsKey(), q.deadKey()}
-		argv := []any{s.now, s.g0 * s.glen, s.glen, s.ngen(), s.ret}
-		keys, argv = q.doneArgs(s, batch, keys, argv)
+		keys := append(q.stateKeys(), q.liveDoneKeys(s)...)
+		argv := urlFieldArgs(batch, append(make([]any, 0, 4+2*len(batch)), s.now, s.g0*s.glen, s.glen, s.ret))
 		n, err := pushCmd.Run(ctx, q.c, keys, argv...).Int()
 		if err != nil {
 			return added, q.wrap("push", err)
@@ -187,8 +205,12 @@ type claimResult struct {
 	promoted int64     // due retries and expired leases moved to pending
 }
 
-// claimOnce runs the claim script once; wantLeft asks it to count the
-// pending URLs left (it does anyway when housekeeping moved some there).
+// claimOnce claims up to n URLs with one script call, or two when
+// pending runs short. A busy queue is claimed from with claimFastCmd;
+// claimCmd, which also does the housekeeping and tells the caller when to
+// look again, runs about once a second, when the caller wants the pending
+// URLs left counted (wantLeft), and when pending has run short, until a
+// claim gets n URLs again.
 func (q *Queue) claimOnce(ctx context.Context, n int, lease time.Duration, wantLeft bool) (claimResult, error) {
 	if q.err != nil {
 		return claimResult{}, q.err
@@ -202,28 +224,46 @@ func (q *Queue) claimOnce(ctx context.Context, n int, lease time.Duration, wantL
 	}
 	now := q.now()
 	ms := now.UnixMilli()
-	housekeep := 0
+	deadline := now.Add(lease).UnixMilli()
+	housekeep := false
 	if next := q.nextHousekeeping.Load(); ms >= next && q.nextHousekeeping.CompareAndSwap(next, ms+housekeepingEvery.Milliseconds()) {
-		housekeep = 1
+		housekeep = true
 	}
-	left := 0
-	if wantLeft {
-		left = 1
+	var fast []string
+	if !housekeep && !wantLeft && !q.short.Load() {
+		urls, err := claimFastCmd.Run(ctx, q.c, q.state[:2], n, deadline).StringSlice()
+		if err != nil {
+			return claimResult{}, q.wrap("claim", err)
+		}
+		if len(urls) == n {
+			return claimResult{urls: urls, left: -1}, nil
+		}
+		fast, n = urls, n-len(urls)
 	}
-	res, err := claimCmd.Run(ctx, q.c, q.stateKeys(), ms, n, now.Add(lease).UnixMilli(),
-		q.cfg.MaxAttempts, housekeepingLimit, q.cfg.DoneRetention.D().Milliseconds(), housekeep, left).Slice()
+	s := q.span(now)
+	keys := append(q.stateKeys(), q.deadDoneKeys(s)...)
+	keys = append(keys, q.doneKey(s.gcur))
+	res, err := claimCmd.Run(ctx, q.c, keys, ms, n, deadline, q.cfg.MaxAttempts, housekeepingLimit,
+		q.cfg.DoneRetention.D().Milliseconds(), 1, boolArg(wantLeft), s.expireAt()).Slice()
 	if err != nil {
+		if len(fast) > 0 {
+			// They are leased: whoever claimed them gets them after the
+			// lease, as with a lost reply.
+			q.log.Debug("claim: housekeeping failed after a partial claim", "err", err)
+			return claimResult{urls: fast, left: -1}, nil
+		}
 		return claimResult{}, q.wrap("claim", err)
 	}
 	if len(res) != 5 {
 		return claimResult{}, q.wrap("claim", fmt.Errorf("unexpected reply %v", res))
 	}
-	var r claimResult
+	r := claimResult{urls: fast}
 	for _, u := range asSlice(res[0]) {
 		if s, ok := u.(string); ok {
 			r.urls = append(r.urls, s)
 		}
 	}
+	q.short.Store(len(r.urls)-len(fast) < n)
 	r.left = asInt(res[1])
 	if ms := asInt(res[2]); ms >= 0 {
 		r.next = time.UnixMilli(ms)
@@ -231,6 +271,13 @@ func (q *Queue) claimOnce(ctx context.Context, n int, lease time.Duration, wantL
 	r.more = asInt(res[3]) == 1
 	r.promoted = asInt(res[4])
 	return r, nil
+}
+
+func boolArg(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func asSlice(v any) []any {
@@ -300,12 +347,25 @@ func (q *Queue) AckCount(ctx context.Context, urls ...string) (int, error) {
 	fresh := 0
 	for _, batch := range chunks(good) {
 		s := q.span(q.now())
-		keys := append(q.stateKeys(), q.doneCountKey(s.gcur))
-		argv := []any{(s.now - s.gcur*s.glen) / 1000, s.ttl()}
-		keys, argv = q.doneCurrentArgs(s, batch, keys, argv)
+		keys := append(q.stateKeys(), q.doneKey(s.gcur))
+		expireAt := int64(0)
+		if q.expirySet.Load() != s.gcur+1 {
+			expireAt = s.expireAt()
+		}
+		argv := make([]any, 3, 3+2*len(batch))
+		argv[0], argv[1], argv[2] = s.minutes(), expireAt, len(batch)
+		for _, u := range batch {
+			argv = append(argv, u)
+		}
+		for _, u := range batch {
+			argv = append(argv, doneField(u))
+		}
 		n, err := ackCmd.Run(ctx, q.c, keys, argv...).Int()
 		if err != nil {
 			return fresh, q.wrap("ack", err)
+		}
+		if expireAt != 0 {
+			q.expirySet.Store(s.gcur + 1)
 		}
 		fresh += n
 	}
@@ -491,27 +551,24 @@ func (q *Queue) Stats(ctx context.Context) (Stats, error) {
 	if q.err != nil {
 		return Stats{}, q.err
 	}
-	s := q.span(q.now())
-	var countKeys []string
-	for g := s.g0; g <= s.gcur; g++ {
-		countKeys = append(countKeys, q.doneCountKey(g))
-	}
 	var pending, lease, delayed, dead *redis.IntCmd
 	var sentinel *redis.FloatCmd
-	var done *redis.SliceCmd
+	var done []*redis.IntCmd
 	_, err := q.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		pending = p.SCard(ctx, q.pendingKey())
 		lease = p.ZCard(ctx, q.leaseKey())
 		sentinel = p.ZScore(ctx, q.leaseKey(), leaseSentinel)
 		delayed = p.ZCard(ctx, q.delayedKey())
 		dead = p.ZCard(ctx, q.deadKey())
-		done = p.MGet(ctx, countKeys...)
+		for _, k := range q.liveDoneKeys(q.span(q.now())) {
+			done = append(done, p.HLen(ctx, k))
+		}
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) { // Nil: no sentinel
 		return Stats{}, q.wrap("stats", err)
 	}
-	for _, c := range []redis.Cmder{pending, lease, delayed, dead, done} {
+	for _, c := range append([]*redis.IntCmd{pending, lease, delayed, dead}, done...) {
 		if err := c.Err(); err != nil {
 			return Stats{}, q.wrap("stats", err)
 		}
@@ -520,8 +577,8 @@ func (q *Queue) Stats(ctx context.Context) (Stats, error) {
 	if sentinel.Err() == nil {
 		st.InFlight--
 	}
-	for _, v := range done.Val() {
-		st.Done += asInt(v)
+	for _, c := range done {
+		st.Done += c.Val()
 	}
 	return st, nil
 }
@@ -599,39 +656,24 @@ func (q *Queue) RequeueDead(ctx context.Context, urls ...string) (int, error) {
 }
 
 // Purge deletes every key of this queue: its states, attempts, errors,
-// dead letters and the done memory of the live generations (computed, not
-// scanned; at most 1,000 keys per UNLINK). Done-memory keys of earlier
-// generations (or of another done_capacity) expire on their own.
+// dead letters and the done memory (the live generations and the two
+// before them, computed, not scanned), with UNLINK, which frees big keys
+// off Redis' main thread.
 func (q *Queue) Purge(ctx context.Context) error {
 	if q.err != nil {
 		return q.err
 	}
 	s := q.span(q.now())
-	keys := append(q.stateKeys(), q.wakeKey())
-	flush := func(force bool) error {
-		if len(keys) == 0 || (!force && len(keys) < 1000) {
-			return nil
-		}
-		if err := q.c.Unlink(ctx, keys...).Err(); err != nil {
-			return q.wrap("purge", err)
-		}
-		keys = keys[:0]
-		return nil
+	keys := append(q.stateKeys(), q.deadDoneKeys(s)...)
+	keys = append(keys, q.liveDoneKeys(s)...)
+	keys = append(keys, q.doneKey(s.gcur+1))
+	q.expirySet.Store(0)
+	if err := q.c.Unlink(ctx, keys...).Err(); err != nil {
+		return q.wrap("purge", err)
 	}
 	// The wake key has another hash tag: delete it apart.
 	if err := q.c.Unlink(ctx, q.wakeKey()).Err(); err != nil {
 		return q.wrap("purge", err)
 	}
-	keys = keys[:len(keys)-1]
-	nb := doneBuckets(q.cfg.DoneCapacity)
-	for g := s.g0 - 1; g <= s.gcur+1; g++ {
-		keys = append(keys, q.doneCountKey(g))
-		for b := range nb {
-			keys = append(keys, q.doneKey(g, b))
-			if err := flush(false); err != nil {
-				return err
-			}
-		}
-	}
-	return flush(true)
+	return nil
 }

@@ -27,10 +27,17 @@ const leaseSentinel = "~lease-sentinel~keeps-this-zset-in-skiplist-encoding~not-
 // script moves it, removing it from one state in the same script that adds
 // it to the next: a script that fails or whose reply is lost has moved
 // either all or nothing.
-const prelude = `
+//
+// stateNames names the state keys; helpers defines the functions that
+// fail, reap and bury. A Lua function definition runs (allocates a
+// closure) each time the script runs, so the hot scripts, claim and ack,
+// leave helpers out of their common path.
+const stateNames = `
 local PENDING, LEASE, DELAYED, ATTEMPTS, ERRORS, DEAD = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local SENTINEL = '` + leaseSentinel + `'
+`
 
+const helpers = `
 -- num formats a whole number for a command argument without exponent.
 local function num(x) return string.format('%.0f', x) end
 
@@ -70,71 +77,111 @@ local function reapExpired(now, limit, maxAttempts, deadRet)
   end
   return #expired, requeued
 end
-
--- isDone tells whether the done memory holds field (in bucket j) done
--- after now - ret. Done keys start at KEYS[base]; bucket j (0-based) of
--- generation k (0-based, oldest first) is KEYS[base + j*ngen + k];
--- generation k starts at g0 + k*glen (unix ms); values are seconds into
--- the generation.
-local function isDone(base, field, j, g0, glen, ngen, now, ret)
-  for k = 0, ngen - 1 do
-    local v = redis.call('HGET', KEYS[base + j * ngen + k], field)
-    if v and g0 + k * glen + tonumber(v) * 1000 > now - ret then
-      return true
-    end
-  end
-  return false
-end
 `
 
+// prelude is stateNames and helpers.
+const prelude = stateNames + helpers
+
 // pushCmd queues the URLs that are in no state and not done within the
-// retention.
+// retention. Each check is one command for the whole batch.
 //
-//	KEYS[1..6] state keys, KEYS[7..] done buckets (see isDone, base 7)
+//	KEYS[1..6] state keys, KEYS[7..] the live generations of the done
+//	memory (HASH), oldest first
 //	ARGV[1] now (unix ms), ARGV[2] start of the oldest live generation
-//	(unix ms), ARGV[3] generation length (ms), ARGV[4] ngen (live
-//	generations), ARGV[5] retention (ms), then per URL three: canonical
-//	url, 8-byte hash field, bucket j
+//	(unix ms), ARGV[3] generation length (ms), ARGV[4] retention (ms),
+//	then per URL two: canonical url, done field
 //
 // Reply: how many URLs were added to pending.
 var pushCmd = redis.NewScript(prelude + `
-local now, g0, glen, ngen, ret = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-local added = 0
-for i = 6, #ARGV, 3 do
-  local url, field, j = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
-  if redis.call('SISMEMBER', PENDING, url) == 0
-    and not redis.call('ZSCORE', LEASE, url)
-    and not redis.call('ZSCORE', DELAYED, url)
-    and not redis.call('ZSCORE', DEAD, url)
-    and not isDone(7, field, j, g0, glen, ngen, now, ret) then
-    added = added + redis.call('SADD', PENDING, url)
-  end
+local now, g0, glen, ret = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local urls, fields = {}, {}
+for i = 5, #ARGV, 2 do
+  urls[#urls + 1] = ARGV[i]
+  fields[#fields + 1] = ARGV[i + 1]
 end
-return added
+-- keep drops the URLs (and their fields) a check found.
+local function keep(found)
+  local u, f = {}, {}
+  for i = 1, #urls do
+    if not found(i) then
+      u[#u + 1] = urls[i]
+      f[#f + 1] = fields[i]
+    end
+  end
+  urls, fields = u, f
+end
+if #urls == 0 then return 0 end
+local p = redis.call('SMISMEMBER', PENDING, unpack(urls))
+keep(function(i) return p[i] == 1 end)
+for _, key in ipairs({LEASE, DELAYED, DEAD}) do
+  if #urls == 0 then return 0 end
+  local s = redis.call('ZMSCORE', key, unpack(urls))
+  keep(function(i) return s[i] end)
+end
+for k = 7, #KEYS do
+  if #urls == 0 then return 0 end
+  local v = redis.call('HMGET', KEYS[k], unpack(fields))
+  local start = g0 + (k - 7) * glen
+  keep(function(i) return v[i] and start + tonumber(v[i]) * 60000 > now - ret end)
+end
+if #urls == 0 then return 0 end
+return redis.call('SADD', PENDING, unpack(urls))
+`)
+
+// claimFastCmd moves up to n random pending URLs into the lease set: the
+// claim of a busy queue. It leaves the housekeeping to claimCmd, which
+// Queue.claimOnce calls instead about once a second, and when pending runs
+// short. Every key and argument costs a Lua script about a microsecond, so
+// this one takes only what it needs.
+//
+//	KEYS[1] pending SET, KEYS[2] lease ZSET
+//	ARGV[1] n, ARGV[2] lease deadline (unix ms)
+//
+// Reply: the claimed urls.
+var claimFastCmd = redis.NewScript(`
+local urls = redis.call('SPOP', KEYS[1], ARGV[1])
+local k = #urls
+if k > 0 then
+  local args, deadline = {'+inf', '` + leaseSentinel + `'}, ARGV[2]
+  for i = 1, k do
+    args[2 * i + 1] = deadline
+    args[2 * i + 2] = urls[i]
+  end
+  redis.call('ZADD', KEYS[2], unpack(args))
+end
+return urls
 `)
 
 // claimCmd moves up to n random pending URLs into the lease set. When
 // asked to (about once a second per process), or when pending had fewer
 // than n, it first does the housekeeping: it promotes due retries to
-// pending and reaps expired leases (both bounded); then it tops the claim
-// up from pending.
+// pending and reaps expired leases (both bounded), unlinks the done
+// memory's generations older than the retention (UNLINK frees them off
+// the main thread) and sets the current generation's expiry (acks set it
+// once per process and generation); then it tops the claim up from
+// pending.
 //
-//	KEYS[1..6] state keys
+//	KEYS[1..6] state keys, KEYS[7..8] the two done memory generations
+//	before the oldest live one (HASH), KEYS[9] the current one (HASH)
 //	ARGV[1] now (unix ms), ARGV[2] n, ARGV[3] lease deadline (unix ms),
 //	ARGV[4] max attempts, ARGV[5] housekeeping limit (URLs promoted or
 //	reaped per call), ARGV[6] dead-letter retention (ms), ARGV[7] 1: do
-//	the housekeeping, ARGV[8] 1: count the pending URLs left
+//	the housekeeping, ARGV[8] 1: count the pending URLs left, ARGV[9]
+//	when the current generation expires (unix ms)
 //
 // Reply: {claimed urls, pending left (-1: not counted; counted when asked
 // or when housekeeping moved URLs to pending), when none was claimed the
 // earliest retry due or lease deadline (unix ms, -1: none or some
 // claimed), 1 if housekeeping hit its limit else 0, URLs promoted or
 // reaped into pending}.
-var claimCmd = redis.NewScript(prelude + `
-local now, n, maxAttempts, limit, deadRet = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+var claimCmd = redis.NewScript(stateNames + `
+local n = tonumber(ARGV[2])
 local urls = redis.call('SPOP', PENDING, n)
+local k = #urls
 local promoted, more = 0, 0
-if ARGV[7] == '1' or #urls < n then
+if ARGV[7] == '1' or k < n then
+` + helpers + `
+  local now, maxAttempts, limit, deadRet = tonumber(ARGV[1]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
   local due = redis.call('ZRANGEBYSCORE', DELAYED, '-inf', ARGV[1], 'LIMIT', 0, limit)
   if #due > 0 then
     redis.call('ZREM', DELAYED, unpack(due))
@@ -143,18 +190,21 @@ if ARGV[7] == '1' or #urls < n then
   local expired, requeued = reapExpired(now, limit, maxAttempts, deadRet)
   promoted = #due + requeued
   if #due >= limit or expired >= limit then more = 1 end
-  if #urls < n and promoted > 0 then
-    for _, u in ipairs(redis.call('SPOP', PENDING, n - #urls)) do
-      urls[#urls + 1] = u
+  redis.call('UNLINK', KEYS[7], KEYS[8])
+  redis.call('PEXPIREAT', KEYS[9], ARGV[9])
+  if k < n and promoted > 0 then
+    for _, u in ipairs(redis.call('SPOP', PENDING, n - k)) do
+      k = k + 1
+      urls[k] = u
     end
   end
 end
 local nextDue = -1
-if #urls > 0 then
-  local args = {'+inf', SENTINEL}
-  for _, u in ipairs(urls) do
-    args[#args + 1] = ARGV[3]
-    args[#args + 1] = u
+if k > 0 then
+  local args, deadline = {'+inf', SENTINEL}, ARGV[3]
+  for i = 1, k do
+    args[2 * i + 1] = deadline
+    args[2 * i + 2] = urls[i]
   end
   redis.call('ZADD', LEASE, unpack(args))
 else
@@ -170,46 +220,36 @@ return {urls, left, nextDue, more, promoted}
 
 // ackCmd marks URLs done: removes them from every state, forgets their
 // attempts and errors, and records them in the current generation of the
-// done memory.
+// done memory, all with one command per key for the whole batch.
 //
-//	KEYS[1..6] state keys, KEYS[7] done count of the current generation
-//	(STRING), KEYS[7+i] the current generation's done bucket of URL i
-//	ARGV[1] seconds into the current generation, ARGV[2] TTL of the
-//	current generation's keys (ms), then per URL two: canonical url,
-//	8-byte hash field
+//	KEYS[1..6] state keys, KEYS[7] the done memory's current generation
+//	(HASH)
+//	ARGV[1] minutes into the current generation (rounded up), ARGV[2]
+//	when the generation expires (unix ms; 0: its expiry is set already),
+//	ARGV[3] n, ARGV[4..3+n] the canonical urls, ARGV[4+n..3+2n] their done
+//	fields
 //
 // Reply: how many URLs were new to the current generation.
-var ackCmd = redis.NewScript(prelude + `
-local secs, ttl = ARGV[1], ARGV[2]
-local urls = {}
-for i = 3, #ARGV, 2 do
-  urls[#urls + 1] = ARGV[i]
-end
-if #urls == 0 then return 0 end
+var ackCmd = redis.NewScript(stateNames + `
+local n, minutes = tonumber(ARGV[3]), ARGV[1]
+if n == 0 then return 0 end
+local last = 3 + n
 -- A URL is in one state at most: when all were leased, the others need
 -- no look.
-if redis.call('ZREM', LEASE, unpack(urls)) < #urls then
-  redis.call('SREM', PENDING, unpack(urls))
-  redis.call('ZREM', DELAYED, unpack(urls))
-  redis.call('ZREM', DEAD, unpack(urls))
+if redis.call('ZREM', LEASE, unpack(ARGV, 4, last)) < n then
+  redis.call('SREM', PENDING, unpack(ARGV, 4, last))
+  redis.call('ZREM', DELAYED, unpack(ARGV, 4, last))
+  redis.call('ZREM', DEAD, unpack(ARGV, 4, last))
 end
-redis.call('HDEL', ATTEMPTS, unpack(urls))
-redis.call('HDEL', ERRORS, unpack(urls))
--- Every bucket holds the 1-byte field 't' besides the 8-byte URL
--- fields: when HSET adds both, the bucket is new and needs its TTL; when
--- 't' was there, the TTL is set already.
-local fresh = 0
-for i = 1, #urls do
-  local added = redis.call('HSET', KEYS[7 + i], 't', '1', ARGV[2 + 2 * i], secs)
-  if added == 2 then
-    redis.call('PEXPIRE', KEYS[7 + i], ttl)
-    added = 1
-  end
-  fresh = fresh + added
+redis.call('HDEL', ATTEMPTS, unpack(ARGV, 4, last))
+redis.call('HDEL', ERRORS, unpack(ARGV, 4, last))
+local done = {}
+for i = 1, n do
+  done[2 * i - 1] = ARGV[last + i]
+  done[2 * i] = minutes
 end
-if fresh > 0 and redis.call('INCRBY', KEYS[7], fresh) == fresh then
-  redis.call('PEXPIRE', KEYS[7], ttl)
-end
+local fresh = redis.call('HSET', KEYS[7], unpack(done))
+if ARGV[2] ~= '0' then redis.call('PEXPIREAT', KEYS[7], ARGV[2]) end
 return fresh
 `)
 
