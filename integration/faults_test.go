@@ -100,7 +100,7 @@ func TestFaultRedisRestartMidCrawl(t *testing.T) {
 	defer stop()
 	consumed := make(chan error, 1)
 	go func() { consumed <- s.cr.Consume(cctx) }()
-	fresh, _, _ := d.truth(cfg.News.Window.D())
+	fresh, _, _, _ := d.truth(cfg.News.Window.D())
 	for _, at := range []int64{15, int64(len(fresh)) / 2} {
 		waitFor(t, 60*time.Second, fmt.Sprintf("%d articles stored", at), func() bool { return s.stored() >= at })
 		rs.Restart()
