@@ -179,18 +179,19 @@ func printCrawlSummary(w io.Writer, rep crawler.Report) {
 		prod[p.Name] = p
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "source\tlist pages\tURLs found\tnew\tfetched\tstored\tupdated\ttoo old\tfailed\tdead\tleft\tretry later\t")
+	fmt.Fprintln(tw, "source\tlist pages\tURLs found\tnew\trefreshed\tfetched\tstored\tupdated\ttoo old\tfailed\tdead\tleft\tretry later\t")
 	var tp crawler.SourceProduce
 	for _, s := range rep.Sources {
 		p := prod[s.Name]
 		tp.Pages += p.Pages
 		tp.Found += p.Found
 		tp.New += p.New
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", s.Name, p.Pages, p.Found, p.New,
+		tp.Refreshed += p.Refreshed
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", s.Name, p.Pages, p.Found, p.New, p.Refreshed,
 			s.Fetched, s.Created, s.Updated, s.TooOld, s.Failures(), s.Dead, s.Left.Pending+s.Left.InFlight, s.Left.Delayed)
 	}
 	t := rep.Totals()
-	fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", tp.Pages, tp.Found, tp.New,
+	fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", tp.Pages, tp.Found, tp.New, tp.Refreshed,
 		t.Fetched, t.Created, t.Updated, t.TooOld, t.Failures(), t.Dead, t.Left.Pending+t.Left.InFlight, t.Left.Delayed)
 	tw.Flush()
 	if len(t.Failed) > 0 {
@@ -226,6 +227,7 @@ type crawlJSON struct {
 	PageErrors int              `json:"list_page_errors"`
 	Found      int              `json:"urls_found"`
 	New        int              `json:"urls_new"`
+	Refreshed  int              `json:"refreshed"`
 	Fetched    int64            `json:"fetched"`
 	Created    int64            `json:"stored"`
 	Updated    int64            `json:"updated"`
@@ -243,7 +245,7 @@ func printCrawlJSON(w io.Writer, rep crawler.Report) {
 		prod[p.Name] = p
 	}
 	view := func(s crawler.SourceReport, p crawler.SourceProduce) crawlJSON {
-		v := crawlJSON{Source: s.Name, ListPages: p.Pages, PageErrors: p.PageErrors, Found: p.Found, New: p.New,
+		v := crawlJSON{Source: s.Name, ListPages: p.Pages, PageErrors: p.PageErrors, Found: p.Found, New: p.New, Refreshed: p.Refreshed,
 			Fetched: s.Fetched, Created: s.Created, Updated: s.Updated, TooOld: s.TooOld, Failed: s.Failed, Dead: s.Dead,
 			Left: s.Left.Pending + s.Left.InFlight, RetryLater: s.Left.Delayed}
 		if p.Err != nil {
@@ -264,6 +266,7 @@ func printCrawlJSON(w io.Writer, rep crawler.Report) {
 		tp.PageErrors += p.PageErrors
 		tp.Found += p.Found
 		tp.New += p.New
+		tp.Refreshed += p.Refreshed
 		out.Sources = append(out.Sources, view(s, p))
 	}
 	out.Total = view(rep.Totals(), tp)
