@@ -267,9 +267,14 @@ func TestFaultRedisUnreachableDaemon(t *testing.T) {
 		t.Fatalf("/readyz = %d before the outage, want 200", code)
 	}
 
+	fresh, _, _, _ := d.truth(cfg.News.Window.D())
+	n := s.stored()
+	if n >= int64(len(fresh)) {
+		t.Fatalf("the crawl ended before the outage (%d articles stored): the test proves nothing", n)
+	}
 	rs.Stop()
 	outage := time.Now()
-	t.Log("redis-server stopped")
+	t.Logf("redis-server stopped with about %d of %d articles stored", n, len(fresh))
 	waitFor(t, 15*time.Second, "/readyz to report the outage", func() bool { return status("/readyz") == http.StatusServiceUnavailable })
 	for time.Since(outage) < 10*time.Second {
 		if err := dm.exitedErr(); err != nil {
