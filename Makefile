@@ -41,5 +41,10 @@ fuzz:
 bench: deps
 	bash scripts/bench.sh
 
+# The fault-injection suite alone (it also runs in make test): SIGKILLed
+# consumers, Redis restarts, a 10 s Redis outage under the daemon, hostile sites.
+faults: deps
+	bash scripts/faults.sh
+
 clean:
 	rm -rf bin

@@ -71,6 +71,7 @@ func New(cfg config.Redis, log *slog.Logger) (*Client, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	routeClientLog(log)
 	switch cfg.Mode() {
 	case "embedded":
 		m := miniredis.NewMiniRedis()
