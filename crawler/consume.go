@@ -289,7 +289,9 @@ func (r *consumeRun) dispatch(ctx context.Context) error {
 			if err := sleep(ctx, errDelay); err != nil {
 				return err
 			}
-			errDelay = min(errDelay*2, 30*time.Second)
+			// Capped low: after an outage the consumers should be back
+			// within seconds of Redis, not idle for half a minute.
+			errDelay = min(errDelay*2, 5*time.Second)
 			continue
 		}
 		errDelay = r.c.qcfg.IdlePoll.D()
