@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -99,16 +98,16 @@ func BenchmarkBoardGrowth(b *testing.B) {
 				evs = append(evs, board.Event{User: user, Action: "like", Target: fmt.Sprintf("%016x", (u*7+a)%5000)})
 			}
 		}
-		before := usedMemory(b, c)
+		before := redistest.UsedMemory(b, c)
 		for lo := 0; lo < len(evs); lo += board.MaxBatch {
 			if _, err := act.RecordMany(ctx, evs[lo:min(lo+board.MaxBatch, len(evs))]); err != nil {
 				b.Fatal(err)
 			}
 		}
-		ours = float64(usedMemory(b, c)-before) / users
+		ours = float64(redistest.UsedMemory(b, c)-before) / users
 
 		c.FlushAll(ctx)
-		before = usedMemory(b, c)
+		before = redistest.UsedMemory(b, c)
 		day, month := prefix+"{act}:day:"+time.Now().UTC().Format(board.DayLayout), prefix+"{act}:month:"+time.Now().UTC().Format(board.MonthLayout)
 		pipe := c.Pipeline()
 		for i, ev := range evs {
@@ -127,20 +126,20 @@ func BenchmarkBoardGrowth(b *testing.B) {
 		if _, err := pipe.Exec(ctx); err != nil {
 			b.Fatal(err)
 		}
-		base = float64(usedMemory(b, c)-before) / users
+		base = float64(redistest.UsedMemory(b, c)-before) / users
 
 		c.FlushAll(ctx)
 		inv, err := board.NewInvites(c, prefix, cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
-		before = usedMemory(b, c)
+		before = redistest.UsedMemory(b, c)
 		for i := range users {
 			if _, err := inv.Register(ctx, "newcomer-"+strconv.Itoa(i), "inviter-"+strconv.Itoa(i%inviters)); err != nil {
 				b.Fatal(err)
 			}
 		}
-		invitee = float64(usedMemory(b, c)-before) / users
+		invitee = float64(redistest.UsedMemory(b, c)-before) / users
 	}
 	b.ReportMetric(ours, "record-bytes/user-day")
 	b.ReportMetric(base, "zincrby-bytes/user-day")
@@ -148,26 +147,6 @@ func BenchmarkBoardGrowth(b *testing.B) {
 	b.ReportMetric(invitee, "bytes/invitee")
 	b.Logf("activity boards, %d users with 2 visits and 3 likes in a day: Record %.0f bytes/user (day and month entries + 5 ledger entries), raw ZINCRBY %.0f bytes/user, ratio %.1f; invitation board: %.0f bytes per invitee (%d inviters)",
 		users, ours, base, ours/base, invitee, inviters)
-}
-
-// usedMemory reads used_memory from INFO memory.
-func usedMemory(b testing.TB, c *redis.Client) int64 {
-	b.Helper()
-	info, err := c.Info(context.Background(), "memory").Result()
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, line := range strings.Split(info, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "used_memory:"); ok {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				b.Fatal(err)
-			}
-			return n
-		}
-	}
-	b.Fatal("no used_memory in INFO memory")
-	return 0
 }
 
 // BenchmarkVoteGrowth measures Redis memory per vote: 100,000 votes,
@@ -195,7 +174,7 @@ func BenchmarkVoteGrowth(b *testing.B) {
 				}
 				ids[i] = r.ID
 			}
-			before := usedMemory(b, c)
+			before := redistest.UsedMemory(b, c)
 			var wg sync.WaitGroup
 			for w := range 8 {
 				wg.Go(func() {
@@ -216,9 +195,9 @@ func BenchmarkVoteGrowth(b *testing.B) {
 			}
 			wg.Wait()
 			votes := float64(tc.articles * tc.voters)
-			ours = float64(usedMemory(b, c)-before) / votes
+			ours = float64(redistest.UsedMemory(b, c)-before) / votes
 
-			before = usedMemory(b, c)
+			before = redistest.UsedMemory(b, c)
 			pipe := c.Pipeline()
 			for _, id := range ids {
 				for u := range tc.voters {
@@ -233,7 +212,7 @@ func BenchmarkVoteGrowth(b *testing.B) {
 			if _, err := pipe.Exec(ctx); err != nil {
 				b.Fatal(err)
 			}
-			base = float64(usedMemory(b, c)-before) / votes
+			base = float64(redistest.UsedMemory(b, c)-before) / votes
 		}
 		name := fmt.Sprintf("%d-voters-", tc.voters)
 		b.ReportMetric(ours, name+"bytes/vote")

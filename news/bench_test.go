@@ -360,25 +360,6 @@ func BenchmarkListPage(b *testing.B) {
 	b.Logf("redis-server time per page: %.0f µs read again, %.0f µs first read, %.0f µs ZREVRANGE+HGETALL", warmUs/n, coldUs/n, rawUs/n)
 }
 
-func usedMemory(b *testing.B, e *benchEnv) int64 {
-	b.Helper()
-	info, err := e.c.Info(e.ctx, "memory").Result()
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, line := range strings.Split(info, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "used_memory:"); ok {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				b.Fatal(err)
-			}
-			return n
-		}
-	}
-	b.Fatal("no used_memory in INFO memory")
-	return 0
-}
-
 // BenchmarkMemoryPerArticle: Redis memory per article at 100,000 articles
 // (used_memory after − before, divided by 100,000), for articles without
 // and with a summary and image. A hash value over 64 bytes (the summary)
@@ -405,20 +386,20 @@ func BenchmarkMemoryPerArticle(b *testing.B) {
 		var ours, raw float64
 		for range b.N {
 			e.flush(b)
-			before := usedMemory(b, e)
+			before := redistest.UsedMemory(b, e.c)
 			if err := batches(n, 500, func(lo, hi int) error {
 				_, err := e.s.IngestBatch(e.ctx, as[lo:hi])
 				return err
 			}); err != nil {
 				b.Fatal(err)
 			}
-			ours = float64(usedMemory(b, e)-before) / n
+			ours = float64(redistest.UsedMemory(b, e.c)-before) / n
 			e.flush(b)
-			before = usedMemory(b, e)
+			before = redistest.UsedMemory(b, e.c)
 			if err := batches(n, 500, func(lo, hi int) error { return rawIngest(e.ctx, e.c, e.s.Keys(), as[lo:hi]) }); err != nil {
 				b.Fatal(err)
 			}
-			raw = float64(usedMemory(b, e)-before) / n
+			raw = float64(redistest.UsedMemory(b, e.c)-before) / n
 		}
 		b.ReportMetric(ours, tc.name+"-bytes/article")
 		b.ReportMetric(raw, tc.name+"-raw-bytes/article")

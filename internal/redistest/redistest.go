@@ -264,3 +264,23 @@ func CommandCalls(ctx context.Context, c redis.UniversalClient) (map[string]int6
 	}
 	return out, nil
 }
+
+// UsedMemory returns used_memory from INFO memory, failing t when it cannot.
+func UsedMemory(t testing.TB, c redis.UniversalClient) int64 {
+	t.Helper()
+	info, err := c.Info(context.Background(), "memory").Result()
+	if err != nil {
+		t.Fatalf("info memory: %v", err)
+	}
+	for line := range strings.SplitSeq(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "used_memory:"); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				t.Fatalf("info memory: used_memory %q: %v", v, err)
+			}
+			return n
+		}
+	}
+	t.Fatal("INFO memory has no used_memory")
+	return 0
+}
