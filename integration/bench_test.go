@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 
 	"github.com/newsrank/newsrank/board"
 	"github.com/newsrank/newsrank/config"
