@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/newsrank/newsrank/board"
 	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/redistest"
