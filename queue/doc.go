@@ -15,8 +15,9 @@
 //	dead      ZSET  failed for good; score = died at (unix ms)
 //	done      remembered for done_retention after Ack (the original's done:)
 //
-// beside attempts (HASH url → failed attempts) and errors (HASH url →
-// "reason\nlast error"). Push queues a URL only if it is in none of them.
+// beside failures (HASH url → "attempts\nreason\nlast error", one field so
+// that an ack forgets both with one HDEL). Push queues a URL only if it is
+// in none of them.
 // Claim SPOPs up to n pending URLs into the lease set; when pending runs
 // short, and about once a second anyway, it also promotes due retries
 // and reaps expired leases (both at most 100 per call). Fail moves a
@@ -35,8 +36,7 @@
 //	<prefix>{q:<name>}:pending     SET
 //	<prefix>{q:<name>}:lease       ZSET  (and a +inf sentinel keeping it a skiplist)
 //	<prefix>{q:<name>}:delayed     ZSET
-//	<prefix>{q:<name>}:attempts    HASH
-//	<prefix>{q:<name>}:errors      HASH
+//	<prefix>{q:<name>}:failures    HASH
 //	<prefix>{q:<name>}:dead        ZSET
 //	<prefix>{q:<name>}:done:<gen>  HASH  12-byte URL hash → minutes into the generation
 //	<prefix>{q-wake}:<name>        LIST  wake tokens (one slot for all queues)
@@ -82,7 +82,7 @@
 // # Cost
 //
 // Reliability costs Redis work: per batch a claim runs SPOP and one ZADD
-// (the lease set), an ack one ZREM, two HDELs and one HSET, each inside a
+// (the lease set), an ack one ZREM, one HDEL and one HSET, each inside a
 // Lua script; the lean claim script takes only the pending and lease keys,
 // and the housekeeping runs in a second script about once a second. Every
 // key, argument and returned URL crossing into Lua costs redis-server about

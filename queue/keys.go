@@ -24,11 +24,10 @@ func (q *Queue) leaseKey() string { return q.tag() + "lease" } // ZSET url → l
 // delayedKey holds failed URLs waiting for their retry.
 func (q *Queue) delayedKey() string { return q.tag() + "delayed" } // ZSET url → retry due (unix ms)
 
-// attemptsKey counts the failed attempts of URLs not yet done.
-func (q *Queue) attemptsKey() string { return q.tag() + "attempts" } // HASH url → failed attempts
-
-// errorsKey holds the last failure of URLs retrying or dead.
-func (q *Queue) errorsKey() string { return q.tag() + "errors" } // HASH url → "reason\nerror text"
+// failuresKey holds the failed attempts and the last failure of URLs
+// retrying or dead, in one field so that an ack forgets both with one
+// HDEL. The failure is empty when only expired leases were counted.
+func (q *Queue) failuresKey() string { return q.tag() + "failures" } // HASH url → "attempts\nreason\nerror text"
 
 // deadKey holds the dead letters and when they died.
 func (q *Queue) deadKey() string { return q.tag() + "dead" } // ZSET url → died at (unix ms)
@@ -42,12 +41,12 @@ func (q *Queue) doneKey(gen int64) string { // HASH 12-byte URL hash → minutes
 // wakeKey is the list Push signals so idle consumers of the queue wake up.
 func (q *Queue) wakeKey() string { return q.prefix + "{q-wake}:" + q.name } // LIST queue name tokens
 
-// stateKeys are KEYS[1..6] of every state script. The slice is shared:
+// stateKeys are KEYS[1..5] of every state script. The slice is shared:
 // its capacity is its length, so appending to it copies.
 func (q *Queue) stateKeys() []string { return q.state[:len(q.state):len(q.state)] }
 
 func (q *Queue) initStateKeys() {
-	q.state = []string{q.pendingKey(), q.leaseKey(), q.delayedKey(), q.attemptsKey(), q.errorsKey(), q.deadKey()}
+	q.state = []string{q.pendingKey(), q.leaseKey(), q.delayedKey(), q.failuresKey(), q.deadKey()}
 }
 
 // ErrBadName is returned (wrapped) by every method of a Queue whose name

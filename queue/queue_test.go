@@ -266,7 +266,7 @@ func TestRelease(t *testing.T) {
 	if st := mustStats(t, q); st != (Stats{Pending: 4, Done: 1}) {
 		t.Fatalf("stats = %+v", st)
 	}
-	if a := c.HLen(ctx, q.attemptsKey()).Val(); a != 0 {
+	if a := c.HLen(ctx, q.failuresKey()).Val(); a != 0 {
 		t.Errorf("release counted %d attempts", a)
 	}
 }

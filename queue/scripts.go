@@ -5,14 +5,14 @@ import "github.com/redis/go-redis/v9"
 // leaseSentinel is the lease set's permanent member (see below).
 const leaseSentinel = "~lease-sentinel~keeps-this-zset-in-skiplist-encoding~not-a-url~~~~~~"
 
-// The state scripts share KEYS[1..6] (Queue.stateKeys):
+// The state scripts share KEYS[1..5] (Queue.stateKeys):
 //
 //	KEYS[1] pending  SET   url
 //	KEYS[2] lease    ZSET  url → lease deadline (unix ms)
 //	KEYS[3] delayed  ZSET  url → retry due (unix ms)
-//	KEYS[4] attempts HASH  url → failed attempts
-//	KEYS[5] errors   HASH  url → "reason\nerror"
-//	KEYS[6] dead     ZSET  url → died at (unix ms)
+//	KEYS[4] failures HASH  url → "attempts\nreason\nerror" (the failure
+//	                       empty when only expired leases were counted)
+//	KEYS[5] dead     ZSET  url → died at (unix ms)
 //
 // The lease set also holds leaseSentinel with score +inf (added by every
 // claim, in the same ZADD): a member longer than Redis'
@@ -33,13 +33,28 @@ const leaseSentinel = "~lease-sentinel~keeps-this-zset-in-skiplist-encoding~not-
 // closure) each time the script runs, so the hot scripts, claim and ack,
 // leave helpers out of their common path.
 const stateNames = `
-local PENDING, LEASE, DELAYED, ATTEMPTS, ERRORS, DEAD = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local PENDING, LEASE, DELAYED, FAILURES, DEAD = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local SENTINEL = '` + leaseSentinel + `'
 `
 
 const helpers = `
 -- num formats a whole number for a command argument without exponent.
 local function num(x) return string.format('%.0f', x) end
+
+-- failures returns url's failed attempts (0: none) and its last failure
+-- "reason\nerror" (nil: none).
+local function failures(url)
+  local v = redis.call('HGET', FAILURES, url)
+  if not v then return 0, nil end
+  local a, info = string.match(v, '^(%d+)\n(.*)$')
+  if info == '' then info = nil end
+  return tonumber(a) or 0, info
+end
+
+-- setFailures records url's failed attempts and last failure.
+local function setFailures(url, a, info)
+  redis.call('HSET', FAILURES, url, num(a) .. '\n' .. (info or ''))
+end
 
 -- bury moves url (already removed from its state) to the dead letters and
 -- forgets at most 10 dead letters older than deadRet ms.
@@ -48,8 +63,7 @@ local function bury(url, now, deadRet)
   local old = redis.call('ZRANGEBYSCORE', DEAD, '-inf', num(now - deadRet), 'LIMIT', 0, 10)
   for _, u in ipairs(old) do
     redis.call('ZREM', DEAD, u)
-    redis.call('HDEL', ATTEMPTS, u)
-    redis.call('HDEL', ERRORS, u)
+    redis.call('HDEL', FAILURES, u)
   end
 end
 
@@ -61,16 +75,17 @@ local function reapExpired(now, limit, maxAttempts, deadRet)
   local requeued = 0
   for _, u in ipairs(expired) do
     redis.call('ZREM', LEASE, u)
-    local a = redis.call('HINCRBY', ATTEMPTS, u, 1)
+    local a, prev = failures(u)
+    a = a + 1
     if a >= maxAttempts then
       local msg = 'lease expired: the consumer died or did not extend it in time'
-      local prev = redis.call('HGET', ERRORS, u)
       if prev then
         msg = msg .. '; before that: ' .. string.gsub(prev, '\n', ': ')
       end
-      redis.call('HSET', ERRORS, u, 'lease_expired\n' .. msg)
+      setFailures(u, a, 'lease_expired\n' .. msg)
       bury(u, now, deadRet)
     else
+      setFailures(u, a, prev)
       redis.call('SADD', PENDING, u)
       requeued = requeued + 1
     end
@@ -85,7 +100,7 @@ const prelude = stateNames + helpers
 // pushCmd queues the URLs that are in no state and not done within the
 // retention. Each check is one command for the whole batch.
 //
-//	KEYS[1..6] state keys, KEYS[7..] the live generations of the done
+//	KEYS[1..5] state keys, KEYS[6..] the live generations of the done
 //	memory (HASH), oldest first
 //	ARGV[1] now (unix ms), ARGV[2] start of the oldest live generation
 //	(unix ms), ARGV[3] generation length (ms), ARGV[4] retention (ms),
@@ -118,10 +133,10 @@ for _, key in ipairs({LEASE, DELAYED, DEAD}) do
   local s = redis.call('ZMSCORE', key, unpack(urls))
   keep(function(i) return s[i] end)
 end
-for k = 7, #KEYS do
+for k = 6, #KEYS do
   if #urls == 0 then return 0 end
   local v = redis.call('HMGET', KEYS[k], unpack(fields))
-  local start = g0 + (k - 7) * glen
+  local start = g0 + (k - 6) * glen
   keep(function(i) return v[i] and start + tonumber(v[i]) * 60000 > now - ret end)
 end
 if #urls == 0 then return 0 end
@@ -161,8 +176,8 @@ return urls
 // once per process and generation); then it tops the claim up from
 // pending.
 //
-//	KEYS[1..6] state keys, KEYS[7..8] the two done memory generations
-//	before the oldest live one (HASH), KEYS[9] the current one (HASH)
+//	KEYS[1..5] state keys, KEYS[6..7] the two done memory generations
+//	before the oldest live one (HASH), KEYS[8] the current one (HASH)
 //	ARGV[1] now (unix ms), ARGV[2] n, ARGV[3] lease deadline (unix ms),
 //	ARGV[4] max attempts, ARGV[5] housekeeping limit (URLs promoted or
 //	reaped per call), ARGV[6] dead-letter retention (ms), ARGV[7] 1: do
@@ -190,8 +205,8 @@ if ARGV[7] == '1' or k < n then
   local expired, requeued = reapExpired(now, limit, maxAttempts, deadRet)
   promoted = #due + requeued
   if #due >= limit or expired >= limit then more = 1 end
-  redis.call('UNLINK', KEYS[7], KEYS[8])
-  redis.call('PEXPIREAT', KEYS[9], ARGV[9])
+  redis.call('UNLINK', KEYS[6], KEYS[7])
+  redis.call('PEXPIREAT', KEYS[8], ARGV[9])
   if k < n and promoted > 0 then
     for _, u in ipairs(redis.call('SPOP', PENDING, n - k)) do
       k = k + 1
@@ -222,7 +237,7 @@ return {urls, left, nextDue, more, promoted}
 // attempts and errors, and records them in the current generation of the
 // done memory, all with one command per key for the whole batch.
 //
-//	KEYS[1..6] state keys, KEYS[7] the done memory's current generation
+//	KEYS[1..5] state keys, KEYS[6] the done memory's current generation
 //	(HASH)
 //	ARGV[1] minutes into the current generation (rounded up), ARGV[2]
 //	when the generation expires (unix ms; 0: its expiry is set already),
@@ -241,22 +256,21 @@ if redis.call('ZREM', LEASE, unpack(ARGV, 4, last)) < n then
   redis.call('ZREM', DELAYED, unpack(ARGV, 4, last))
   redis.call('ZREM', DEAD, unpack(ARGV, 4, last))
 end
-redis.call('HDEL', ATTEMPTS, unpack(ARGV, 4, last))
-redis.call('HDEL', ERRORS, unpack(ARGV, 4, last))
+redis.call('HDEL', FAILURES, unpack(ARGV, 4, last))
 local done = {}
 for i = 1, n do
   done[2 * i - 1] = ARGV[last + i]
   done[2 * i] = minutes
 end
-local fresh = redis.call('HSET', KEYS[7], unpack(done))
-if ARGV[2] ~= '0' then redis.call('PEXPIREAT', KEYS[7], ARGV[2]) end
+local fresh = redis.call('HSET', KEYS[6], unpack(done))
+if ARGV[2] ~= '0' then redis.call('PEXPIREAT', KEYS[6], ARGV[2]) end
 return fresh
 `)
 
 // failCmd records a failed attempt of a leased URL: it goes to delayed
 // with an exponential backoff, or to the dead letters.
 //
-//	KEYS[1..6] state keys
+//	KEYS[1..5] state keys
 //	ARGV[1] now (unix ms), ARGV[2] url, ARGV[3] "reason\nerror",
 //	ARGV[4] retryable (1/0), ARGV[5] minimum delay (ms), ARGV[6] retry
 //	base (ms), ARGV[7] retry max (ms), ARGV[8] max attempts, ARGV[9] a
@@ -272,13 +286,14 @@ var failCmd = redis.NewScript(prelude + `
 local now, url, info, retryable = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4] == '1'
 local minDelay, base, max, maxAttempts, r, deadRet = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
 if redis.call('ZREM', LEASE, url) == 0 then
+  local a = failures(url)
   if redis.call('SISMEMBER', PENDING, url) == 1 or redis.call('ZSCORE', DELAYED, url) then
-    redis.call('HSET', ERRORS, url, info)
+    setFailures(url, a, info)
   end
-  return {-1, tonumber(redis.call('HGET', ATTEMPTS, url) or '0'), -1}
+  return {-1, a, -1}
 end
-local a = redis.call('HINCRBY', ATTEMPTS, url, 1)
-redis.call('HSET', ERRORS, url, info)
+local a = failures(url) + 1
+setFailures(url, a, info)
 if not retryable or a >= maxAttempts then
   bury(url, now, deadRet)
   return {1, a, -1}
@@ -298,7 +313,7 @@ return {0, a, due}
 
 // extendCmd moves the lease deadline of the URLs still leased.
 //
-//	KEYS[1..6] state keys
+//	KEYS[1..5] state keys
 //	ARGV[1] new deadline (unix ms), ARGV[2..] urls
 //
 // Reply: how many URLs were leased (and extended).
@@ -316,7 +331,7 @@ return n
 // releaseCmd hands leased URLs back to pending without counting an
 // attempt (a consumer shutting down).
 //
-//	KEYS[1..6] state keys
+//	KEYS[1..5] state keys
 //	ARGV[1..] urls
 //
 // Reply: how many were leased and went back to pending.
@@ -334,7 +349,7 @@ return n
 // reapCmd returns up to limit expired leases to pending (or the dead
 // letters), counting an attempt.
 //
-//	KEYS[1..6] state keys
+//	KEYS[1..5] state keys
 //	ARGV[1] now (unix ms), ARGV[2] limit, ARGV[3] max attempts, ARGV[4]
 //	dead-letter retention (ms)
 //
@@ -347,7 +362,7 @@ return {expired, requeued}
 // requeueDeadCmd moves dead letters back to pending with fresh attempts:
 // the given URLs, or (no URLs) the oldest up to limit.
 //
-//	KEYS[1..6] state keys
+//	KEYS[1..5] state keys
 //	ARGV[1] limit, ARGV[2..] urls (none: the oldest limit dead letters)
 //
 // Reply: how many URLs went back to pending.
@@ -360,8 +375,7 @@ end
 local n = 0
 for _, u in ipairs(urls) do
   if redis.call('ZREM', DEAD, u) == 1 then
-    redis.call('HDEL', ATTEMPTS, u)
-    redis.call('HDEL', ERRORS, u)
+    redis.call('HDEL', FAILURES, u)
     redis.call('SADD', PENDING, u)
     n = n + 1
   end
@@ -371,7 +385,7 @@ return n
 
 // deadCmd lists the newest dead letters.
 //
-//	KEYS[1..6] state keys
+//	KEYS[1..5] state keys
 //	ARGV[1] limit
 //
 // Reply: flat {url, died at (unix ms), "reason\nerror", attempts, ...}.
@@ -382,8 +396,9 @@ for i = 1, #rows, 2 do
   local u = rows[i]
   out[#out + 1] = u
   out[#out + 1] = rows[i + 1]
-  out[#out + 1] = redis.call('HGET', ERRORS, u) or ''
-  out[#out + 1] = redis.call('HGET', ATTEMPTS, u) or '0'
+  local a, info = failures(u)
+  out[#out + 1] = info or ''
+  out[#out + 1] = num(a)
 end
 return out
 `)
