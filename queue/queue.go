@@ -231,9 +231,13 @@ func (q *Queue) claimOnce(ctx context.Context, n int, lease time.Duration, wantL
 	}
 	var fast []string
 	if !housekeep && !wantLeft && !q.short.Load() {
-		urls, err := claimFastCmd.Run(ctx, q.c, q.state[:2], n, deadline).StringSlice()
+		joined, err := claimFastCmd.Run(ctx, q.c, q.state[:2], n, deadline).Text()
 		if err != nil {
 			return claimResult{}, q.wrap("claim", err)
+		}
+		var urls []string
+		if joined != "" {
+			urls = strings.Split(joined, "\n")
 		}
 		if len(urls) == n {
 			return claimResult{urls: urls, left: -1}, nil
