@@ -146,10 +146,10 @@ return redis.call('SADD', PENDING, unpack(urls))
 // claimFastCmd moves up to n random pending URLs into the lease set: the
 // claim of a busy queue. It leaves the housekeeping to claimCmd, which
 // Queue.claimOnce calls instead about once a second, and when pending runs
-// short. Every key and argument costs a Lua script about a microsecond, so
-// this one takes only what it needs, and returns the URLs as one string
-// (one bulk reply costs less than one per URL; a canonical URL never holds
-// a newline).
+// short. Every key and argument handed to a Lua script costs about a
+// thousand instructions, as much as a small command, so this one takes
+// only what it needs, and returns the URLs as one string (one bulk reply
+// costs less than one per URL; a canonical URL never holds a newline).
 //
 //	KEYS[1] pending SET, KEYS[2] lease ZSET
 //	ARGV[1] n, ARGV[2] lease deadline (unix ms)
