@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every committed benchmark once and writes BENCHMARKS.md: each figure
+# Runs every committed benchmark once, one package at a time (-p 1, so no
+# two benchmarks share the machine), and writes BENCHMARKS.md: each figure
 # and ratio, the machine, the date and the command that produced it.
 #   make bench                 (all)
 #   BENCH_PKGS=./queue/ make bench   (some packages)
@@ -12,7 +13,7 @@ raw=$(mktemp)
 trap 'rm -f "$raw"' EXIT
 
 echo "running Go benchmarks in $pkgs (this takes several minutes)" >&2
-go test -run '^$' -bench . -benchtime 1x -timeout 60m $pkgs 2>&1 | tee "$raw" >&2
+go test -p 1 -run '^$' -bench . -benchtime 1x -timeout 60m $pkgs 2>&1 | tee "$raw" >&2
 
 crawl=""
 if [ -z "${BENCH_PKGS:-}" ] && [ -x bench/crawl/run.sh ]; then
@@ -24,7 +25,7 @@ fi
 {
   echo "# Benchmarks"
   echo
-  echo "Produced by \`make bench\` (scripts/bench.sh: \`go test -run '^\$' -bench . -benchtime 1x $pkgs\`"
+  echo "Produced by \`make bench\` (scripts/bench.sh: \`go test -p 1 -run '^\$' -bench . -benchtime 1x $pkgs\`"
   echo "and bench/crawl/run.sh). Every ratio compares newsrank with a baseline measured in the same run"
   echo "against the same redis-server; the targets are in each benchmark's comment."
   echo
