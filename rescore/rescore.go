@@ -14,7 +14,7 @@ import (
 // Default batch sizes: how many articles one prune call removes, and how
 // many one read of a client-side rebuild fetches.
 const (
-	DefaultPruneBatch = 200
+	DefaultPruneBatch = 100
 	DefaultReadBatch  = 4000
 )
 

@@ -18,8 +18,13 @@ go test -p 1 -run '^$' -bench . -benchtime 1x -timeout 60m $pkgs 2>&1 | tee "$ra
 crawl=""
 if [ -z "${BENCH_PKGS:-}" ] && [ -x bench/crawl/run.sh ]; then
   echo "running the crawl benchmark (newsrank vs Scrapy)" >&2
-  crawl=$(bash bench/crawl/run.sh 2>&1 | tee /dev/stderr) || crawl="crawl benchmark failed:
-$crawl"
+  crawl_out=$(mktemp)
+  if ! bash bench/crawl/run.sh >"$crawl_out" 2>&1; then
+    echo "crawl benchmark failed" >>"$crawl_out"
+  fi
+  cat "$crawl_out" >&2
+  crawl=$(cat "$crawl_out")
+  rm -f "$crawl_out"
 fi
 
 {

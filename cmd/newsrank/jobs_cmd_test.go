@@ -133,7 +133,7 @@ func TestTwoPruneProcessesRace(t *testing.T) {
 	c := s.Client()
 	ctx := context.Background()
 	cfg := jobsConfig(t, s.URL(), "news:\n  window: 1h\n")
-	// Enough expired articles that a prune takes a while (batches of 200).
+	// Enough expired articles that a prune takes a while (batches of 100).
 	k := news.NewKeys("jt:")
 	old := float64(time.Now().Add(-48 * time.Hour).Unix())
 	for start := 0; start < 200_000; start += 5000 {
