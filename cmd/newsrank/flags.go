@@ -108,3 +108,13 @@ func newLogger(std *stdio, l config.Log) *slog.Logger {
 func openRedis(ctx context.Context, cfg config.Config, log *slog.Logger) (*rdb.Client, error) {
 	return rdb.Open(ctx, cfg.Redis, log)
 }
+
+// app loads the configuration and builds the shared pieces from it, for
+// the commands that need nothing else from the config.
+func (c *common) app(ctx context.Context, std *stdio) (*app, error) {
+	cfg, log, err := c.load(std)
+	if err != nil {
+		return nil, err
+	}
+	return newApp(ctx, cfg, log)
+}

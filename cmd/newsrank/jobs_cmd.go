@@ -32,11 +32,7 @@ rescore (or POST /api/jobs/{name}/run).`)
 	if *n < 0 {
 		return usageError("-history must be >= 0, got %d", *n)
 	}
-	cfg, log, err := common.load(std)
-	if err != nil {
-		return err
-	}
-	a, err := newApp(ctx, cfg, log)
+	a, err := common.app(ctx, std)
 	if err != nil {
 		return err
 	}

@@ -30,11 +30,7 @@ jobs). Exit status: 0 done, 1 failed, 2 usage or configuration error,
 	if *list < 0 {
 		return usageError("-list must be >= 0, got %d", *list)
 	}
-	cfg, log, err := common.load(std)
-	if err != nil {
-		return err
-	}
-	a, err := newApp(ctx, cfg, log)
+	a, err := common.app(ctx, std)
 	if err != nil {
 		return err
 	}
@@ -45,7 +41,7 @@ jobs). Exit status: 0 done, 1 failed, 2 usage or configuration error,
 			return err
 		}
 		fmt.Fprintf(std.out, "prune -dry-run: %d of %d articles are older than %s (posted before %s) and would be removed; nothing was changed\n",
-			res.Removed, res.Removed+res.Kept, cfg.News.Window, res.Cutoff.Format(time.RFC3339))
+			res.Removed, res.Removed+res.Kept, a.cfg.News.Window, res.Cutoff.Format(time.RFC3339))
 		if res.Removed > 0 {
 			fmt.Fprintf(std.out, "posted from %s to %s\n", res.Oldest.Format(time.RFC3339), res.Newest.Format(time.RFC3339))
 		}
@@ -62,6 +58,6 @@ jobs). Exit status: 0 done, 1 failed, 2 usage or configuration error,
 		return jobError(run, err)
 	}
 	fmt.Fprintf(std.out, "prune: removed %d articles older than %s in %d batches; %d kept (%s)\n",
-		run.Counts["removed"], cfg.News.Window, run.Counts["batches"], run.Counts["kept"], run.Duration().Round(time.Millisecond))
+		run.Counts["removed"], a.cfg.News.Window, run.Counts["batches"], run.Counts["kept"], run.Duration().Round(time.Millisecond))
 	return nil
 }

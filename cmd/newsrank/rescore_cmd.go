@@ -24,11 +24,7 @@ because another run holds the lock.`)
 	if err := parse(fs, args, false); err != nil {
 		return err
 	}
-	cfg, log, err := common.load(std)
-	if err != nil {
-		return err
-	}
-	a, err := newApp(ctx, cfg, log)
+	a, err := common.app(ctx, std)
 	if err != nil {
 		return err
 	}
