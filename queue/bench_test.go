@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/newsrank/newsrank/internal/redistest"
 )
 
 // BenchmarkClaimAck measures claim+ack throughput, batched, against the
@@ -191,7 +193,7 @@ func BenchmarkDoneMemory(b *testing.B) {
 			return "https://news.example.com/2024/05/" + strconv.Itoa(i%31+1) + "/article-" + strconv.Itoa(i) + ".html"
 		}
 
-		before := usedMemory(b, c)
+		before := redistest.UsedMemory(b, c)
 		ack := func(from, to int) {
 			batch := make([]string, 0, scriptBatch)
 			for i := from; i < to; i++ {
@@ -207,7 +209,7 @@ func BenchmarkDoneMemory(b *testing.B) {
 		b.ResetTimer()
 		ack(0, total)
 		b.StopTimer()
-		ours := float64(usedMemory(b, c)-before) / total
+		ours := float64(redistest.UsedMemory(b, c)-before) / total
 		if st := mustStats(b, q); st.Done != total {
 			b.Fatalf("done = %d, want %d", st.Done, total)
 		}
@@ -216,10 +218,10 @@ func BenchmarkDoneMemory(b *testing.B) {
 			b.Fatalf("push of done URLs added %d, %v", n, err)
 		}
 		ack(total, past)
-		oursPast := float64(usedMemory(b, c)-before) / past
+		oursPast := float64(redistest.UsedMemory(b, c)-before) / past
 
 		// baseline: the original's done: SET of full URLs
-		before = usedMemory(b, c)
+		before = redistest.UsedMemory(b, c)
 		pipe := c.Pipeline()
 		for i := range total {
 			pipe.SAdd(ctx, "bench:done", url(i))
@@ -229,7 +231,7 @@ func BenchmarkDoneMemory(b *testing.B) {
 				}
 			}
 		}
-		base := float64(usedMemory(b, c)-before) / total
+		base := float64(redistest.UsedMemory(b, c)-before) / total
 
 		b.ReportMetric(ours, "newsrank-bytes/url")
 		b.ReportMetric(oursPast, "newsrank-bytes/url-at-1.1M")
@@ -259,25 +261,6 @@ func redisCPU(b testing.TB, c *redis.Client) float64 {
 		}
 	}
 	return sum
-}
-
-func usedMemory(b testing.TB, c *redis.Client) int64 {
-	b.Helper()
-	info, err := c.Info(context.Background(), "memory").Result()
-	if err != nil {
-		b.Fatal(err)
-	}
-	for line := range strings.SplitSeq(info, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "used_memory:"); ok {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				b.Fatal(err)
-			}
-			return n
-		}
-	}
-	b.Fatal("INFO memory has no used_memory")
-	return 0
 }
 
 // pct returns the p-th percentile of d in milliseconds.
