@@ -11,11 +11,13 @@ import (
 )
 
 // slogAdapter routes go-redis's own messages (failed dials, pool
-// trouble) into the process's structured log instead of raw stderr lines.
+// trouble) into the process's structured log instead of raw stderr lines,
+// at debug level: newsrank reports the errors it gets, with context, where
+// it gets them (a dead Redis at start is one clear error, not five).
 type slogAdapter struct{ log *slog.Logger }
 
 func (a slogAdapter) Printf(ctx context.Context, format string, v ...any) {
-	a.log.WarnContext(ctx, "redis client", "detail", strings.TrimSpace(fmt.Sprintf(format, v...)))
+	a.log.DebugContext(ctx, "redis client", "detail", strings.TrimSpace(fmt.Sprintf(format, v...)))
 }
 
 var setLoggerOnce sync.Once
