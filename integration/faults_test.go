@@ -1,18 +1,13 @@
 package integration
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
 	"net/http"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,6 +15,7 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/internal/proctest"
 	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/internal/redistest"
 	"github.com/newsrank/newsrank/news"
@@ -241,7 +237,7 @@ func TestFaultRedisRestartMidRebuild(t *testing.T) {
 // 200 after, finishes the crawl with nothing lost, and exits 0 on SIGTERM.
 // It takes about 30 seconds (the outage is 10 of them).
 func TestFaultRedisUnreachableDaemon(t *testing.T) {
-	bin := buildNewsrank(t)
+	bin := proctest.Build(t)
 	rs := redistest.Start(t, redistest.Options{AppendOnly: true})
 	d := startDemo(t, 120, 100*time.Millisecond)
 	cfg := testConfig(rs.Config())
@@ -251,12 +247,12 @@ func TestFaultRedisUnreachableDaemon(t *testing.T) {
 	cfg.Jobs.ShutdownTimeout = config.Duration(30 * time.Second)
 	s := newStack(t, cfg) // this process's view, for checks
 
-	dm := startDaemon(t, bin, writeConfig(t, cfg))
+	dm := proctest.StartDaemon(t, bin, writeConfig(t, cfg))
 	status := func(path string) int {
 		c := http.Client{Timeout: 10 * time.Second}
-		resp, err := c.Get(dm.url + path)
+		resp, err := c.Get(dm.URL + path)
 		if err != nil {
-			t.Fatalf("GET %s: %v (the daemon should answer whatever Redis does)\n%s", path, err, dm.log.tail(8<<10))
+			t.Fatalf("GET %s: %v (the daemon should answer whatever Redis does)\n%s", path, err, dm.Log.Tail(8<<10))
 		}
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
@@ -277,8 +273,8 @@ func TestFaultRedisUnreachableDaemon(t *testing.T) {
 	t.Logf("redis-server stopped with about %d of %d articles stored", n, len(fresh))
 	waitFor(t, 15*time.Second, "/readyz to report the outage", func() bool { return status("/readyz") == http.StatusServiceUnavailable })
 	for time.Since(outage) < 10*time.Second {
-		if err := dm.exitedErr(); err != nil {
-			t.Fatalf("the daemon exited during the outage: %v\n%s", err, dm.log.tail(8<<10))
+		if err := dm.Exited(); err != nil {
+			t.Fatalf("the daemon exited during the outage: %v\n%s", err, dm.Log.Tail(8<<10))
 		}
 		if code := status("/readyz"); code != http.StatusServiceUnavailable {
 			t.Fatalf("/readyz = %d with Redis down, want 503", code)
@@ -294,7 +290,7 @@ func TestFaultRedisUnreachableDaemon(t *testing.T) {
 
 	s.waitSettled(2 * time.Minute)
 	s.checkDemoCrawl(d)
-	if err := dm.exitedErr(); err != nil {
+	if err := dm.Exited(); err != nil {
 		t.Fatalf("the daemon exited: %v", err)
 	}
 	// The crawl the daemon caught up at start (it had never run) queued
@@ -302,118 +298,12 @@ func TestFaultRedisUnreachableDaemon(t *testing.T) {
 	if runs := jobRuns(t, s, "crawl"); len(runs) == 0 || runs[len(runs)-1]["status"] != "ok" {
 		t.Errorf("crawl job history: %v; want the catch-up run, ok", runs)
 	}
-	if log := dm.log.String(); !logHas(log, "connection refused") {
-		t.Errorf("the daemon's log does not mention the refused connections to Redis:\n%s", dm.log.tail(8<<10))
+	if log := dm.Log.String(); !logHas(log, "connection refused") {
+		t.Errorf("the daemon's log does not mention the refused connections to Redis:\n%s", dm.Log.Tail(8<<10))
 	}
-	if code := dm.stop(t, syscall.SIGTERM); code != 0 {
-		t.Fatalf("daemon exit status %d after SIGTERM, want 0\n%s", code, dm.log.tail(8<<10))
+	if code := dm.Stop(t, syscall.SIGTERM); code != 0 {
+		t.Fatalf("daemon exit status %d after SIGTERM, want 0\n%s", code, dm.Log.Tail(8<<10))
 	}
-}
-
-// buildNewsrank builds the newsrank binary into a temporary directory
-// (with -race when this test binary has it, reusing its build cache).
-func buildNewsrank(t *testing.T) string {
-	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	path := filepath.Join(t.TempDir(), "newsrank")
-	args := []string{"build", "-o", path}
-	if raceEnabled {
-		args = append(args, "-race")
-	}
-	args = append(args, "github.com/newsrank/newsrank/cmd/newsrank")
-	cmd := exec.Command(goBin, args...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return path
-}
-
-// daemon is a running `newsrank daemon` process.
-type daemon struct {
-	cmd    *exec.Cmd
-	url    string
-	log    *syncBuffer
-	exited chan error
-}
-
-// startDaemon runs `bin daemon -config cfgPath` and waits for its
-// "serving" line.
-func startDaemon(t *testing.T, bin, cfgPath string) *daemon {
-	t.Helper()
-	d := &daemon{cmd: exec.Command(bin, "daemon", "-config", cfgPath), log: &syncBuffer{}, exited: make(chan error, 1)}
-	d.cmd.Stderr = d.log
-	out, err := d.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	urls := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "newsrank daemon: serving "); ok {
-				urls <- u
-			}
-		}
-		io.Copy(io.Discard, out)
-		d.exited <- d.cmd.Wait()
-	}()
-	t.Cleanup(func() {
-		d.cmd.Process.Kill()
-		if t.Failed() {
-			t.Logf("daemon log (tail):\n%s", d.log.tail(16<<10))
-		}
-	})
-	select {
-	case d.url = <-urls:
-	case err := <-d.exited:
-		t.Fatalf("daemon exited at start: %v\n%s", err, d.log)
-	case <-time.After(60 * time.Second):
-		t.Fatalf("daemon did not start within 60s\n%s", d.log)
-	}
-	return d
-}
-
-// exitedErr returns a non-nil error when the daemon has exited.
-func (d *daemon) exitedErr() error {
-	select {
-	case err := <-d.exited:
-		d.exited <- err
-		if err == nil {
-			err = errors.New("exit status 0")
-		}
-		return err
-	default:
-		return nil
-	}
-}
-
-// stop sends sig and returns the exit status.
-func (d *daemon) stop(t *testing.T, sig syscall.Signal) int {
-	t.Helper()
-	if err := d.cmd.Process.Signal(sig); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-d.exited:
-		d.exited <- err
-		var ee *exec.ExitError
-		switch {
-		case err == nil:
-			return 0
-		case errors.As(err, &ee):
-			return ee.ExitCode()
-		}
-		t.Fatalf("daemon: %v", err)
-	case <-time.After(60 * time.Second):
-		t.Fatalf("daemon still running 60s after %v", sig)
-	}
-	return -1
 }
 
 // jobRuns reads a job's history as the daemon recorded it.

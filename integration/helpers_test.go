@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -26,6 +25,7 @@ import (
 	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/crawler"
 	"github.com/newsrank/newsrank/demosite"
+	"github.com/newsrank/newsrank/internal/proctest"
 	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/queue"
@@ -85,33 +85,8 @@ func writeConfig(t testing.TB, cfg config.Config) string {
 	return path
 }
 
-// syncBuffer is a bytes.Buffer safe for concurrent writers (logs, the
-// output of child processes), shown when a test fails.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// tail is the end of the buffer, at most n bytes.
-func (s *syncBuffer) tail(n int) string {
-	str := s.String()
-	if len(str) > n {
-		str = "...\n" + str[len(str)-n:]
-	}
-	return str
-}
+// syncBuffer collects logs and child-process output, shown when a test fails.
+type syncBuffer = proctest.Log
 
 // testLog returns a logger whose output is shown only when t fails (so no
 // goroutine logs into a finished test).
@@ -120,7 +95,7 @@ func testLog(t testing.TB, level slog.Level) (*slog.Logger, *syncBuffer) {
 	buf := &syncBuffer{}
 	t.Cleanup(func() {
 		if t.Failed() && buf.String() != "" {
-			t.Logf("newsrank log (tail):\n%s", buf.tail(16<<10))
+			t.Logf("newsrank log (tail):\n%s", buf.Tail(16<<10))
 		}
 	})
 	return slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: level})), buf
@@ -558,7 +533,7 @@ func startConsumer(t testing.TB, c redis.UniversalClient, cfgPath, name string) 
 		<-p.exited
 		p.exited <- nil
 		if t.Failed() {
-			t.Logf("consumer %s output (tail):\n%s", name, p.out.tail(8<<10))
+			t.Logf("consumer %s output (tail):\n%s", name, p.out.Tail(8<<10))
 		}
 	})
 	ctx := context.Background()
@@ -598,7 +573,7 @@ func (p *consumer) terminate(t testing.TB) {
 	case err := <-p.exited:
 		p.exited <- err
 		if err != nil {
-			t.Errorf("consumer %s exited with %v after SIGTERM, want status 0:\n%s", p.name, err, p.out.tail(8<<10))
+			t.Errorf("consumer %s exited with %v after SIGTERM, want status 0:\n%s", p.name, err, p.out.Tail(8<<10))
 		}
 	case <-time.After(60 * time.Second):
 		t.Fatalf("consumer %s still running 60s after SIGTERM", p.name)

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -16,6 +14,7 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/internal/proctest"
 	"github.com/newsrank/newsrank/internal/redistest"
 	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/queue"
@@ -52,82 +51,6 @@ func slowSite(t *testing.T, n int, delay time.Duration) (*httptest.Server, *atom
 	return srv, &served
 }
 
-// daemon is a running `newsrank daemon` process.
-type daemon struct {
-	cmd    *exec.Cmd
-	url    string
-	stderr *lockedLog
-	exited chan error
-}
-
-// lockedLog collects a process's output for failure messages.
-type lockedLog struct {
-	b  strings.Builder
-	mu chan struct{}
-}
-
-func newLockedLog() *lockedLog { return &lockedLog{mu: make(chan struct{}, 1)} }
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu <- struct{}{}
-	defer func() { <-l.mu }()
-	return l.b.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu <- struct{}{}
-	defer func() { <-l.mu }()
-	return l.b.String()
-}
-
-func startDaemon(t *testing.T, bin, cfg string) *daemon {
-	t.Helper()
-	d := &daemon{cmd: exec.Command(bin, "daemon", "-config", cfg), stderr: newLockedLog(), exited: make(chan error, 1)}
-	d.cmd.Stderr = d.stderr
-	out, err := d.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.cmd.Process.Kill() })
-	lines := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "newsrank daemon: serving "); ok {
-				lines <- u
-			}
-		}
-		io.Copy(io.Discard, out)
-	}()
-	go func() { d.exited <- d.cmd.Wait() }()
-	select {
-	case d.url = <-lines:
-	case err := <-d.exited:
-		t.Fatalf("daemon exited at start: %v\n%s", err, d.stderr)
-	case <-time.After(60 * time.Second):
-		t.Fatalf("daemon did not start\n%s", d.stderr)
-	}
-	return d
-}
-
-// stop sends sig and waits for the exit status.
-func (d *daemon) stop(t *testing.T, sig syscall.Signal) int {
-	t.Helper()
-	if err := d.cmd.Process.Signal(sig); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-d.exited:
-		return exitCodeOf(t, err)
-	case <-time.After(60 * time.Second):
-		t.Fatalf("daemon did not exit after %v\n%s", sig, d.stderr)
-	}
-	return -1
-}
-
 func waitUntil(t *testing.T, what string, timeout time.Duration, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
@@ -145,7 +68,7 @@ func waitUntil(t *testing.T, what string, timeout time.Duration, cond func() boo
 // it again and sees every article stored.
 func TestDaemonSIGTERMMidCrawlLosesNoURL(t *testing.T) {
 	const n = 30
-	bin := newsrankBinary(t)
+	bin := proctest.Build(t)
 	s := redistest.Start(t)
 	c := s.Client()
 	ctx := context.Background()
@@ -174,14 +97,14 @@ web:
 	q := queue.New(c, "jt:", "slow", config.DefaultConfig().Queue)
 	stored := func() int64 { n, _ := c.ZCard(ctx, keys.Time()).Result(); return n }
 
-	d := startDaemon(t, bin, cfg)
+	d := proctest.StartDaemon(t, bin, cfg)
 	// The HTTP server is up and lists the jobs; the crawl was caught up
 	// at start (it never ran), which queued the URLs.
 	waitUntil(t, "the catch-up crawl to queue the URLs", 30*time.Second, func() bool {
 		st, err := q.Stats(ctx)
 		return err == nil && st.Pending+st.InFlight+st.Done == n
 	})
-	resp, err := http.Get(d.url + "/api/jobs")
+	resp, err := http.Get(d.URL + "/api/jobs")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,8 +115,8 @@ web:
 		t.Fatalf("GET /api/jobs: %d %s", resp.StatusCode, body.String())
 	}
 	waitUntil(t, "a few articles stored", 60*time.Second, func() bool { return stored() >= 4 })
-	if code := d.stop(t, syscall.SIGTERM); code != 0 {
-		t.Fatalf("daemon exit status %d after SIGTERM, want 0\n%s", code, d.stderr)
+	if code := d.Stop(t, syscall.SIGTERM); code != 0 {
+		t.Fatalf("daemon exit status %d after SIGTERM, want 0\n%s", code, d.Log)
 	}
 	st, err := q.Stats(ctx)
 	if err != nil {
@@ -205,20 +128,20 @@ web:
 		t.Fatalf("the crawl finished before SIGTERM: the test proves nothing (make the site slower)")
 	}
 	if st.InFlight != 0 || st.Dead != 0 {
-		t.Fatalf("after a clean stop: %d URLs still leased, %d dead; want 0 and 0\n%s", st.InFlight, st.Dead, d.stderr)
+		t.Fatalf("after a clean stop: %d URLs still leased, %d dead; want 0 and 0\n%s", st.InFlight, st.Dead, d.Log)
 	}
 	if st.Done != got || st.Pending+st.Delayed+st.Done != n {
 		t.Fatalf("URLs: %+v with %d articles stored; want done == stored and pending+delayed+done == %d", st, got, n)
 	}
-	if !strings.Contains(d.stderr.String(), "shutting down") {
-		t.Errorf("no shutdown message in the log:\n%s", d.stderr)
+	if !strings.Contains(d.Log.String(), "shutting down") {
+		t.Errorf("no shutdown message in the log:\n%s", d.Log)
 	}
 
 	// Started again, the daemon finishes the queue: nothing was lost.
-	d = startDaemon(t, bin, cfg)
+	d = proctest.StartDaemon(t, bin, cfg)
 	waitUntil(t, "every article stored", 60*time.Second, func() bool { return stored() == n })
-	if code := d.stop(t, syscall.SIGINT); code != 0 {
-		t.Fatalf("daemon exit status %d after SIGINT, want 0\n%s", code, d.stderr)
+	if code := d.Stop(t, syscall.SIGINT); code != 0 {
+		t.Fatalf("daemon exit status %d after SIGINT, want 0\n%s", code, d.Log)
 	}
 	st, _ = q.Stats(ctx)
 	if st.Done != n || st.Pending+st.InFlight+st.Delayed+st.Dead != 0 {

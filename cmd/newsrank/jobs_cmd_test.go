@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/internal/proctest"
 	"github.com/newsrank/newsrank/internal/redistest"
 	"github.com/newsrank/newsrank/news"
 )
@@ -128,7 +129,7 @@ func TestPruneRescoreAndJobsCommands(t *testing.T) {
 // on a prune long enough to overlap: the lock lets one through, the other
 // exits with status 3.
 func TestTwoPruneProcessesRace(t *testing.T) {
-	bin := newsrankBinary(t)
+	bin := proctest.Build(t)
 	s := redistest.Start(t)
 	c := s.Client()
 	ctx := context.Background()
@@ -174,18 +175,6 @@ func exitCodeOf(t *testing.T, err error) int {
 	}
 	t.Fatalf("run: %v", err)
 	return -1
-}
-
-// newsrankBinary builds the newsrank binary into the test's temporary
-// directory and returns its path.
-func newsrankBinary(t *testing.T) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "newsrank")
-	cmd := exec.Command("go", "build", "-o", path, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return path
 }
 
 // TestCrawlOnceTakesTheCrawlLock: newsrank crawl -once is the "crawl" job:

@@ -13,6 +13,7 @@ import (
 	"github.com/robfig/cron/v3"
 
 	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/internal/proctest"
 )
 
 const installedBinary = "/usr/local/bin/newsrank"
@@ -98,20 +99,10 @@ func TestUnitSettings(t *testing.T) {
 	}
 }
 
-// buildNewsrank builds the binary the units run.
-func buildNewsrank(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "newsrank")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/newsrank").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // TestExecStartCommandsParse runs every ExecStart command line with -h
 // added: the subcommand and each of its flags must exist.
 func TestExecStartCommandsParse(t *testing.T) {
-	bin := buildNewsrank(t)
+	bin := proctest.Build(t)
 	for _, name := range services {
 		u := parseUnit(t, name)
 		args := strings.Fields(u.get("Service", "ExecStart"))
@@ -185,7 +176,7 @@ func systemdAnalyze(t *testing.T) string {
 // test: systemd-analyze only warns, with status 0, about bad values.
 func TestSystemdAnalyzeVerify(t *testing.T) {
 	sa := systemdAnalyze(t)
-	bin := buildNewsrank(t)
+	bin := proctest.Build(t)
 	dir := t.TempDir()
 	var files []string
 	entries, err := filepath.Glob("*.service")

@@ -1,6 +1,0 @@
-//go:build race
-
-package integration
-
-// raceEnabled: this test binary was built with -race.
-const raceEnabled = true

@@ -1,0 +1,6 @@
+//go:build race
+
+package proctest
+
+// raceEnabled: the binary was built with -race.
+const raceEnabled = true
