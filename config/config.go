@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -120,15 +121,41 @@ func (c Config) Redacted() Config {
 	return c
 }
 
-// YAML renders the configuration as YAML.
+// YAML renders the configuration as YAML that ParseConfig reads back to the
+// same configuration: a "$" in a string value is written "$$", so that
+// ${ENV} expansion turns it back into the "$" it was.
 func (c Config) YAML() ([]byte, error) {
+	var doc yaml.Node
+	if err := doc.Encode(c); err != nil {
+		return nil, fmt.Errorf("encode config: %w", err)
+	}
+	escapeDollars(&doc)
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
-	if err := enc.Encode(c); err != nil {
+	if err := enc.Encode(&doc); err != nil {
 		return nil, fmt.Errorf("encode config: %w", err)
 	}
 	return buf.Bytes(), enc.Close()
+}
+
+// escapeDollars doubles every "$" in the string values under n (mapping
+// keys are never expanded, so they are left alone).
+func escapeDollars(n *yaml.Node) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if n.Tag == "!!str" {
+			n.Value = strings.ReplaceAll(n.Value, "$", "$$")
+		}
+	case yaml.MappingNode:
+		for i := 1; i < len(n.Content); i += 2 {
+			escapeDollars(n.Content[i])
+		}
+	default:
+		for _, c := range n.Content {
+			escapeDollars(c)
+		}
+	}
 }
 
 const masked = "******"
