@@ -274,19 +274,9 @@ func (s *Server) voteForm(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, int64(s.cfg.MaxBodySize))
-	if err := r.ParseForm(); err != nil {
-		if _, ok := err.(*http.MaxBytesError); ok {
-			return err
-		}
-		return invalidf("bad form: %v", err)
-	}
-	uid := s.session.user(r)
-	if uid == "" {
-		return errorf(http.StatusForbidden, CodeForbidden, "voting from the page needs the visitor cookie: enable cookies and reload the page")
-	}
-	if !s.session.checkCSRF(uid, r.PostForm.Get("csrf")) {
-		return errorf(http.StatusForbidden, CodeForbidden, "the form has expired or did not come from this site: reload the page and vote again")
+	uid, err := s.postedForm(w, r)
+	if err != nil {
+		return err
 	}
 	dirs := r.PostForm.Get("dir")
 	if dirs != "up" && dirs != "down" && dirs != "none" {
@@ -308,17 +298,8 @@ func (s *Server) voteForm(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, http.StatusOK, voteReply(uid, d, res))
 		return nil
 	}
-	http.Redirect(w, r, localPath(r.PostForm.Get("return"))+"#a-"+id, http.StatusSeeOther)
+	redirectBack(w, r, r.PostForm.Get("return"), "a-"+id)
 	return nil
-}
-
-// localPath keeps a redirect target on this site: a path starting with
-// one slash; anything else is "/".
-func localPath(p string) string {
-	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") || strings.ContainsAny(p, "\r\n#") {
-		return "/"
-	}
-	return p
 }
 
 // boardsView is the leaderboards page.

@@ -5,6 +5,7 @@ import (
 	"embed"
 	"fmt"
 	"html/template"
+	"io"
 	"io/fs"
 	"math"
 	"net/http"
@@ -119,10 +120,31 @@ func (s *Server) renderError(w http.ResponseWriter, r *http.Request, e *Error) {
 	}
 }
 
-// static serves the embedded assets.
+// static serves the embedded assets: files only. A directory, or any
+// name that is not a file of web/static, is a 404; nothing is listed.
 func (s *Server) static(w http.ResponseWriter, r *http.Request) error {
+	return serveStatic(w, r, strings.TrimPrefix(r.URL.Path, "/static/"))
+}
+
+// serveStatic sends the file name of web/static.
+func serveStatic(w http.ResponseWriter, r *http.Request, name string) error {
+	notFound := errorf(http.StatusNotFound, CodeNotFound, "no such file: %s", r.URL.Path)
+	if name == "" || !fs.ValidPath(name) {
+		return notFound
+	}
+	f, err := staticFS.Open("static/" + name)
+	if err != nil {
+		return notFound
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	rs, seekable := f.(io.ReadSeeker)
+	if err != nil || st.IsDir() || !seekable {
+		return notFound
+	}
 	w.Header().Set("Cache-Control", "public, max-age=3600")
-	http.FileServerFS(staticFS).ServeHTTP(w, r)
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	http.ServeContent(w, r, name, st.ModTime(), rs)
 	return nil
 }
 

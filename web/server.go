@@ -69,6 +69,7 @@ type Server struct {
 	auth    *authenticator
 	pages   *pageRenderer
 	session *sessions
+	xorigin *http.CrossOriginProtection
 	bg      *background
 }
 
@@ -88,19 +89,20 @@ func New(opts Options) (*Server, error) {
 		opts.Log = slog.Default()
 	}
 	s := &Server{
-		cfg:   opts.Config.Web,
-		opts:  opts,
-		log:   opts.Log,
-		clock: opts.Clock,
-		mux:   http.NewServeMux(),
-		auth:  newAuthenticator(opts.Config.Web),
-		bg:    newBackground(),
+		cfg:     opts.Config.Web,
+		opts:    opts,
+		log:     opts.Log,
+		clock:   opts.Clock,
+		mux:     http.NewServeMux(),
+		auth:    newAuthenticator(opts.Config.Web),
+		xorigin: http.NewCrossOriginProtection(),
+		bg:      newBackground(),
 	}
 	var err error
 	if s.pages, err = newPageRenderer(); err != nil {
 		return nil, err
 	}
-	if s.session, err = newSessions(opts.Config.Web.CookieSecret, opts.Config.Web.CookieSecure); err != nil {
+	if s.session, err = newSessions(opts.Config.Web, s.clock.Now); err != nil {
 		return nil, err
 	}
 	s.routes()
@@ -221,6 +223,9 @@ func (s *Server) wrap(rt route) http.Handler {
 		defer cancel()
 		r = r.WithContext(ctx)
 		err := s.auth.check(r, rt.access)
+		if err == nil && rt.html {
+			err = s.sameOrigin(r)
+		}
 		if err == nil {
 			err = rt.h(w, r)
 		}
