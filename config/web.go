@@ -22,12 +22,12 @@ type Web struct {
 	ReadTimeout    Duration `yaml:"read_timeout"`
 	WriteTimeout   Duration `yaml:"write_timeout"`
 	IdleTimeout    Duration `yaml:"idle_timeout"`
-	// CookieSecret signs the anonymous visitor cookie and the vote forms'
-	// CSRF tokens of the HTML pages. Empty: a random key per process, so
+	// CookieSecret signs the anonymous visitor cookie, the CSRF tokens of
+	// the HTML pages' forms and the admin sessions of /ops. Empty: a random key per process, so
 	// visitors get new ids after a restart. Write a ${ENV} reference here.
 	CookieSecret string `yaml:"cookie_secret"`
-	// CookieSecure marks the visitor cookie Secure (HTTPS only); turn it
-	// on when newsrank is served over HTTPS, e.g. behind a TLS proxy.
+	// CookieSecure marks the visitor and admin cookies Secure (HTTPS only);
+	// turn it on when newsrank is served over HTTPS, e.g. behind a TLS proxy.
 	CookieSecure bool `yaml:"cookie_secure"`
 	// FormTTL is how long the forms of a page (their CSRF tokens) stay
 	// valid; a form posted later is refused as expired and the visitor
