@@ -58,12 +58,11 @@ func (q opsQueueView) MoreDead() int64 { return q.Dead - int64(len(q.DeadList)) 
 // GET /ops?refresh=SECONDS — jobs (schedule, last runs, next run, run
 // now), queues (counts, requeue, purge) and their dead letters.
 func (s *Server) opsPage(w http.ResponseWriter, r *http.Request) error {
-	q, err := params(r, "refresh")
-	if err != nil {
-		return err
-	}
+	// Other parameters are ignored, as on the other pages (linked from
+	// anywhere); a bad refresh is a 400 page.
 	v := opsView{CanSignIn: len(s.session.admins) > 0}
-	if v.Refresh, err = q.intIn("refresh", opsRefreshDefault, 1, opsRefreshMax); err != nil {
+	var err error
+	if v.Refresh, err = (queryParams{v: r.URL.Query()}).intIn("refresh", opsRefreshDefault, 1, opsRefreshMax); err != nil {
 		return err
 	}
 	p, err := s.newPage(w, r, "Operations", "ops")

@@ -170,6 +170,12 @@ func TestOpsAdmin(t *testing.T) {
 			t.Errorf("read-only /ops shows %q", not)
 		}
 	}
+	if code, body := a.get("/ops?refresh=0"); code != http.StatusBadRequest || !strings.Contains(body, "refresh must be between 1 and 3600") {
+		t.Errorf("/ops?refresh=0 = %d", code)
+	}
+	if code, body := a.get("/ops?refresh=30&from=mail"); code != http.StatusOK || !strings.Contains(body, `data-refresh="30"`) {
+		t.Errorf("/ops?refresh=30&from=mail = %d", code)
+	}
 
 	// Without a session every button is refused and changes nothing.
 	for _, path := range []string{"/ops/jobs/quick/run", "/ops/queues/guonei/requeue", "/ops/queues/guonei/purge"} {

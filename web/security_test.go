@@ -1,6 +1,9 @@
 package web
 
 import (
+	"bufio"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -85,6 +88,36 @@ func TestVoteFormReturnStaysOnSite(t *testing.T) {
 		form := url.Values{"csrf": {token}, "dir": {"none"}, "return": {ret}}
 		if _, hdr, _ := b.postForm("/news/"+id+"/vote", form); hdr.Get("Location") != ret+"#a-"+id {
 			t.Errorf("return %q: Location %q, want %q", ret, hdr.Get("Location"), ret+"#a-"+id)
+		}
+	}
+}
+
+// TestServerRedirectsStayOnSite: the redirects the server makes by itself
+// (the router cleaning a path, /static without its slash) keep the browser
+// on this site, whatever the request path. The requests are written raw,
+// as an attacker's link would make a browser send them.
+func TestServerRedirectsStayOnSite(t *testing.T) {
+	e := newEnv(t)
+	base, _ := url.Parse(e.ts.URL + "/")
+	for _, path := range []string{
+		"//evil.example", "//evil.example/", "///evil.example/%2e%2e", "/.//evil.example", "/static//evil.example",
+		"/static", "/./static/", "/static/../..//evil.example", "/%2F%2Fevil.example", `/\evil.example`,
+		"/%5c%5cevil.example/", "/%09/evil.example", "/ops/../ops", "//evil.example/static/style.css",
+	} {
+		c, err := net.Dial("tcp", base.Host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", path, base.Host)
+		res, err := http.ReadResponse(bufio.NewReader(c), nil)
+		c.Close()
+		if err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		if loc := res.Header.Get("Location"); loc != "" {
+			if to := browserResolve(t, base, loc); to.Host != base.Host {
+				t.Errorf("GET %s = %d Location %q: off to %s", path, res.StatusCode, loc, to)
+			}
 		}
 	}
 }
