@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/andybalholm/cascadia"
 	"golang.org/x/net/html/charset"
@@ -52,6 +54,9 @@ type Source struct {
 	// Name identifies the source (letters, digits, '-', '_'); it names its
 	// queue and is stored with its articles.
 	Name string `yaml:"name"`
+	// Label is how the pages name the source, and the group of the same
+	// name, e.g. "国内" for the source guonei; empty: Name.
+	Label string `yaml:"label"`
 	// Kind is html, rss, atom, sitemap, json or jsonp.
 	Kind string `yaml:"kind"`
 	// URLs are the start URLs: list pages, feeds, sitemaps or API URLs.
@@ -235,6 +240,9 @@ func (c *Crawler) validate(v *validator) {
 func (s *Source) validate(v *validator) {
 	if !sourceName.MatchString(s.Name) {
 		v.addf("name", "must be 1-64 letters, digits, '-' or '_', got %q", s.Name)
+	}
+	if utf8.RuneCountInString(s.Label) > 64 || strings.ContainsFunc(s.Label, unicode.IsControl) || !utf8.ValidString(s.Label) {
+		v.addf("label", "must be at most 64 characters of valid UTF-8 without control characters, got %q", s.Label)
 	}
 	v.oneOf("kind", s.Kind, SourceKinds...)
 	if len(s.URLs) == 0 {

@@ -22,23 +22,32 @@ type Web struct {
 	ReadTimeout    Duration `yaml:"read_timeout"`
 	WriteTimeout   Duration `yaml:"write_timeout"`
 	IdleTimeout    Duration `yaml:"idle_timeout"`
-	// CookieSecret signs the anonymous visitor cookie and the vote forms'
-	// CSRF tokens of the HTML pages. Empty: a random key per process, so
+	// CookieSecret signs the anonymous visitor cookie, the CSRF tokens of
+	// the HTML pages' forms and the admin sessions of /ops. Empty: a random key per process, so
 	// visitors get new ids after a restart. Write a ${ENV} reference here.
 	CookieSecret string `yaml:"cookie_secret"`
-	// CookieSecure marks the visitor cookie Secure (HTTPS only); turn it
-	// on when newsrank is served over HTTPS, e.g. behind a TLS proxy.
+	// CookieSecure marks the visitor and admin cookies Secure (HTTPS only);
+	// turn it on when newsrank is served over HTTPS, e.g. behind a TLS proxy.
 	CookieSecure bool `yaml:"cookie_secure"`
+	// FormTTL is how long the forms of a page (their CSRF tokens) stay
+	// valid; a form posted later is refused as expired and the visitor
+	// reloads the page.
+	FormTTL Duration `yaml:"form_ttl"`
+	// AdminSessionTTL is how long an admin signed in on /ops with a token
+	// of AdminTokens stays signed in.
+	AdminSessionTTL Duration `yaml:"admin_session_ttl"`
 }
 
 func defaultWeb() Web {
 	return Web{
-		Listen:         "127.0.0.1:8080",
-		MaxBodySize:    Size(64 << 10),
-		RequestTimeout: Duration(2 * time.Second),
-		ReadTimeout:    Duration(10 * time.Second),
-		WriteTimeout:   Duration(15 * time.Second),
-		IdleTimeout:    Duration(60 * time.Second),
+		Listen:          "127.0.0.1:8080",
+		MaxBodySize:     Size(64 << 10),
+		RequestTimeout:  Duration(2 * time.Second),
+		ReadTimeout:     Duration(10 * time.Second),
+		WriteTimeout:    Duration(15 * time.Second),
+		IdleTimeout:     Duration(60 * time.Second),
+		FormTTL:         Duration(12 * time.Hour),
+		AdminSessionTTL: Duration(8 * time.Hour),
 	}
 }
 
@@ -66,6 +75,8 @@ func (w *Web) validate(v *validator) {
 	v.minDur("read_timeout", w.ReadTimeout, time.Millisecond)
 	v.minDur("write_timeout", w.WriteTimeout, time.Millisecond)
 	v.minDur("idle_timeout", w.IdleTimeout, time.Millisecond)
+	v.minDur("form_ttl", w.FormTTL, time.Minute)
+	v.minDur("admin_session_ttl", w.AdminSessionTTL, time.Minute)
 }
 
 func (w Web) redacted() Web {

@@ -33,6 +33,7 @@ func (s *Site) Sources(baseURL string) []config.Source {
 	for _, sec := range s.sections {
 		src := config.Source{
 			Name:   sec.id,
+			Label:  sec.name,
 			URLs:   []string{base + sec.listPath(1)},
 			Groups: []string{sec.id},
 		}

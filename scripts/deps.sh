@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs what newsrank's tests need and Go does not bring: redis-server
 # (the tests start their own throwaway servers) and, for the browser test,
-# Debian's chromium and chromium-driver. As root it installs them with
-# apt-get; otherwise it says what to install and fails.
+# Debian's chromium and chromium-driver, and a CJK font (fonts-wqy-microhei,
+# the smallest) so that Chinese titles render instead of empty boxes. As
+# root it installs them with apt-get; otherwise it says what to install and
+# fails.
 set -euo pipefail
 
 need=()
@@ -11,6 +13,9 @@ command -v redis-cli >/dev/null 2>&1 || need+=(redis-tools)
 if [ "${NEWSRANK_SKIP_BROWSER:-}" != "1" ]; then
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
   command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
+  if ! command -v fc-list >/dev/null 2>&1 || [ -z "$(fc-list :lang=zh-cn family 2>/dev/null)" ]; then
+    need+=(fonts-wqy-microhei)
+  fi
 fi
 
 if [ ${#need[@]} -eq 0 ]; then

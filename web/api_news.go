@@ -263,7 +263,7 @@ type voteJSON struct {
 	Down     int64   `json:"down"`
 	Votes    float64 `json:"votes"`
 	Score    float64 `json:"score"`
-	// VotesText is Votes as the pages show it (for the page script).
+	// VotesText is Votes as text (whole numbers without a fraction).
 	VotesText string `json:"votes_text,omitempty"`
 }
 

@@ -28,6 +28,20 @@ func (s *Server) jobManager() (*jobs.Manager, error) {
 	return s.opts.Jobs, nil
 }
 
+// namedJob is the jobs manager and the job {name} of the request, which
+// must be one of its jobs.
+func (s *Server) namedJob(r *http.Request) (*jobs.Manager, string, error) {
+	m, err := s.jobManager()
+	if err != nil {
+		return nil, "", err
+	}
+	name := r.PathValue("name")
+	if !m.Has(name) {
+		return nil, "", errorf(http.StatusNotFound, CodeNotFound, "unknown job %q", name)
+	}
+	return m, name, nil
+}
+
 // jobJSON is a job's status and its recent runs.
 type jobJSON struct {
 	jobs.JobStatus
@@ -85,43 +99,56 @@ func (s *Server) apiJobs(w http.ResponseWriter, r *http.Request) error {
 // lock, 409 job_running; otherwise 202 with status "running" — follow it
 // with GET /api/jobs.
 func (s *Server) apiRunJob(w http.ResponseWriter, r *http.Request) error {
-	m, err := s.jobManager()
+	m, name, err := s.namedJob(r)
 	if err != nil {
 		return err
-	}
-	name := r.PathValue("name")
-	if !m.Has(name) {
-		return errorf(http.StatusNotFound, CodeNotFound, "unknown job %q", name)
 	}
 	if _, err := params(r); err != nil {
 		return err
 	}
+	run, done, err := s.runJob(r, m, name, jobs.TriggerAPI)
+	switch {
+	case err != nil:
+		return err
+	case !done:
+		w.Header().Set("Location", "/api/jobs")
+		writeJSON(w, http.StatusAccepted, map[string]string{"job": name, "status": "running",
+			"message": "the run goes on in the background; GET /api/jobs shows its result"})
+		return nil
+	}
+	writeJSON(w, http.StatusOK, run)
+	return nil
+}
+
+// runJob runs the job in the background, bound to the server's life
+// rather than the request's, and waits for it until the request's deadline
+// (web.request_timeout): done is false when the run goes on. A run that
+// ran and failed is no error (its Status says failed); another run holding
+// the job's lock is a 409 job_running error that wraps jobs.ErrLocked.
+func (s *Server) runJob(r *http.Request, m *jobs.Manager, name, trigger string) (run jobs.Run, done bool, err error) {
 	type result struct {
 		run jobs.Run
 		err error
 	}
-	done := make(chan result, 1)
+	ch := make(chan result, 1)
 	if !s.bg.start(func(ctx context.Context) {
-		run, err := m.Run(ctx, name, jobs.TriggerAPI)
-		done <- result{run, err}
+		run, err := m.Run(ctx, name, trigger)
+		ch <- result{run, err}
 	}) {
-		return errorf(http.StatusServiceUnavailable, CodeUnavailable, "the server is shutting down")
+		return jobs.Run{}, false, errorf(http.StatusServiceUnavailable, CodeUnavailable, "the server is shutting down")
 	}
 	select {
-	case res := <-done:
+	case res := <-ch:
 		switch {
 		case errors.Is(res.err, jobs.ErrLocked):
-			return &Error{Status: http.StatusConflict, Code: CodeJobRunning, Message: "job " + name + ": " + res.run.Error, Err: res.err}
+			return res.run, true, &Error{Status: http.StatusConflict, Code: CodeJobRunning, Message: "job " + name + ": " + res.run.Error, Err: res.err}
 		case res.err != nil && res.run.Status == "":
-			return res.err // it did not run: Redis trouble
+			return res.run, true, res.err // it did not run: Redis trouble
 		}
-		writeJSON(w, http.StatusOK, res.run)
+		return res.run, true, nil
 	case <-r.Context().Done():
-		w.Header().Set("Location", "/api/jobs")
-		writeJSON(w, http.StatusAccepted, map[string]string{"job": name, "status": "running",
-			"message": "the run goes on in the background; GET /api/jobs shows its result"})
+		return jobs.Run{}, false, nil
 	}
-	return nil
 }
 
 // queueJSON is one source's queue counts.

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -42,9 +43,12 @@ type testEnv struct {
 	act   *board.Activity
 	inv   *board.Invites
 	queue *queue.Queue
-	jobs  *jobs.Manager
-	srv   *Server
-	ts    *httptest.Server
+	// queues are every crawl queue of the server by name: "demo" (queue)
+	// and one per source of withSources.
+	queues map[string]*queue.Queue
+	jobs   *jobs.Manager
+	srv    *Server
+	ts     *httptest.Server
 	// release unblocks the "slow" test job.
 	release chan struct{}
 }
@@ -117,6 +121,14 @@ func buildEnv(t testing.TB, c *rdb.Client, cfg config.Config, log *slog.Logger) 
 		t.Fatal(err)
 	}
 	e.queue = queue.New(c, c.Prefix, "demo", cfg.Queue, queue.WithClock(e.clock), queue.WithLogger(log))
+	e.queues = map[string]*queue.Queue{"demo": e.queue}
+	qs := []*queue.Queue{e.queue}
+	for _, src := range cfg.Crawler.Sources {
+		if e.queues[src.Name] == nil {
+			e.queues[src.Name] = queue.New(c, c.Prefix, src.Name, cfg.Queue, queue.WithClock(e.clock), queue.WithLogger(log))
+			qs = append(qs, e.queues[src.Name])
+		}
+	}
 	jo, err := jobs.OptionsFromConfig(cfg.Jobs)
 	if err != nil {
 		t.Fatal(err)
@@ -143,7 +155,7 @@ func buildEnv(t testing.TB, c *rdb.Client, cfg config.Config, log *slog.Logger) 
 		t.Fatal(err)
 	}
 	e.srv, err = New(Options{Config: cfg, Redis: c, News: e.store, Activity: e.act, Invites: e.inv,
-		Queues: []*queue.Queue{e.queue}, Jobs: e.jobs, Clock: e.clock, Log: log})
+		Queues: qs, Jobs: e.jobs, Clock: e.clock, Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,6 +170,68 @@ func buildEnv(t testing.TB, c *rdb.Client, cfg config.Config, log *slog.Logger) 
 		e.srv.Close()
 	})
 	return e
+}
+
+// withSources configures crawler sources; each gets a crawl queue of the
+// server beside "demo".
+func withSources(srcs ...config.Source) envOption {
+	return func(c *config.Config) { c.Crawler.Sources = append(c.Crawler.Sources, srcs...) }
+}
+
+// guoneiSource is a source with a Chinese label, as the demo's sections.
+var guoneiSource = config.Source{Name: "guonei", Label: "国内", Kind: "rss",
+	URLs: []string{"https://news.example.cn/rss.xml"}, Groups: []string{"guonei"}}
+
+// ingest stores one article per title in group, a minute apart (the
+// first the newest), each with comments comments, and returns their ids.
+func (e *testEnv) ingest(group string, comments int64, titles ...string) []string {
+	e.t.Helper()
+	as := make([]news.Article, len(titles))
+	for i, title := range titles {
+		as[i] = news.Article{URL: fmt.Sprintf("https://news.example.cn/%s/%d.html", group, i), Title: title,
+			PostTime: e.clock.Now().Add(-time.Duration(i+1) * time.Minute), Source: group, Comments: comments, Groups: []string{group}}
+	}
+	res, err := e.store.IngestBatch(context.Background(), as)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	ids := make([]string, len(res))
+	for i, r := range res {
+		if r.Err != nil {
+			e.t.Fatalf("ingest %q: %v", titles[i], r.Err)
+		}
+		ids[i] = r.ID
+	}
+	return ids
+}
+
+// kill makes url a dead letter of queue q: pushed, claimed and failed for
+// good with reason and the error text msg.
+func (e *testEnv) kill(q *queue.Queue, url, reason, msg string) {
+	e.t.Helper()
+	ctx := context.Background()
+	if _, err := q.Push(ctx, url); err != nil {
+		e.t.Fatal(err)
+	}
+	got, err := q.TryClaim(ctx, 100, time.Minute)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for _, u := range got {
+		if _, err := q.Fail(ctx, u, queue.Failure{Reason: reason, Err: errors.New(msg)}); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+}
+
+// deadCount is how many dead letters q has.
+func (e *testEnv) deadCount(q *queue.Queue) int64 {
+	e.t.Helper()
+	st, err := q.Stats(context.Background())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return st.Dead
 }
 
 type testWriter struct{ t testing.TB }

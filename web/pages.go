@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/board"
-	"github.com/newsrank/newsrank/jobs"
 	"github.com/newsrank/newsrank/news"
 )
 
@@ -22,7 +21,6 @@ func (s *Server) pageRoutes() []route {
 		{method: "GET", path: "/news/{id}", html: true, h: s.articlePage},
 		{method: "POST", path: "/news/{id}/vote", html: true, h: s.voteForm},
 		{method: "GET", path: "/boards", html: true, h: s.boardsPage},
-		{method: "GET", path: "/ops", html: true, h: s.opsPage},
 	}
 }
 
@@ -35,9 +33,11 @@ type voteView struct {
 	ID, Title string
 	CSRF      string
 	Return    string
-	Votes     string
-	Open      bool
-	Mine      int
+	// Points are the article's up-votes minus its down-votes: what a
+	// click moves. Crawled comments are shown apart, never mixed in.
+	Points int64
+	Open   bool
+	Mine   int
 }
 
 // itemView is an article in a list.
@@ -55,9 +55,12 @@ type listView struct {
 	First       int
 	Page, Pages int
 	Group       string
+	GroupLabel  string
 	Base        string
 	Empty       string
 	Now         time.Time
+	// PastEnd: the page asked for is beyond the last one.
+	PastEnd bool
 	// Main marks the page's main list: it carries the anchors (#a-<id>)
 	// and the ranks.
 	Main bool
@@ -73,13 +76,14 @@ func votesText(v float64) string {
 }
 
 func (s *Server) voteView(p page, it news.Item) voteView {
-	return voteView{ID: it.ID, Title: it.Title, CSRF: p.CSRF, Return: p.Path, Votes: votesText(it.Votes), Open: s.votingOpen(it)}
+	return voteView{ID: it.ID, Title: it.Title, CSRF: p.CSRF, Return: p.Path, Points: it.Up - it.Down, Open: s.votingOpen(it)}
 }
 
 func (s *Server) listView(p page, np news.Page, base, group, empty string) listView {
-	lv := listView{First: (np.Page-1)*np.Size + 1, Page: np.Page, Pages: np.Pages, Group: group, Base: base, Empty: empty, Now: p.Now}
+	lv := listView{First: (np.Page-1)*np.Size + 1, Page: np.Page, Pages: np.Pages, Group: group, GroupLabel: s.label(group),
+		Base: base, Empty: empty, Now: p.Now, PastEnd: np.Total > 0 && np.Page > np.Pages}
 	for i, it := range np.Items {
-		lv.Items = append(lv.Items, itemView{Rank: lv.First + i, ID: it.ID, Title: it.Title, URL: it.URL, Source: it.Source,
+		lv.Items = append(lv.Items, itemView{Rank: lv.First + i, ID: it.ID, Title: it.Title, URL: it.URL, Source: s.label(it.Source),
 			PostTime: it.PostTime, Comments: it.Comments, Vote: s.voteView(p, it)})
 	}
 	return lv
@@ -118,7 +122,13 @@ func (s *Server) list(ctx context.Context, group string, o news.Order, pageNo, s
 type homeView struct {
 	Main   listView
 	Side   *listView
-	Groups []news.Group
+	Groups []groupView
+}
+
+// groupView is a group in the pages' group filter.
+type groupView struct {
+	news.Group
+	Label string
 }
 
 // GET / — this week's hot, by score, with the latest beside it.
@@ -155,9 +165,9 @@ func (s *Server) listPage(w http.ResponseWriter, r *http.Request, o news.Order) 
 	}
 	empty := "No articles yet: the crawler has not brought any in."
 	if np.Total > 0 {
-		empty = "No articles on this page: there are " + strconv.Itoa(np.Pages) + " pages."
+		empty = "Page " + strconv.Itoa(pageNo) + " is past the end: there " + isAre(np.Pages) + " only " + plural(np.Pages, "page") + "."
 	} else if group != "" {
-		empty = "No articles in group " + group + "."
+		empty = "No articles in " + s.label(group) + "."
 	}
 	v := homeView{Main: s.listView(p, np, base, group, empty)}
 	v.Main.Main = true
@@ -170,8 +180,12 @@ func (s *Server) listPage(w http.ResponseWriter, r *http.Request, o news.Order) 
 		sv.Pages = 1 // the side list links to /latest instead of paging
 		v.Side = &sv
 	}
-	if v.Groups, err = s.opts.News.Groups(ctx); err != nil {
+	gs, err := s.opts.News.Groups(ctx)
+	if err != nil {
 		return err
+	}
+	for _, g := range gs {
+		v.Groups = append(v.Groups, groupView{Group: g, Label: s.label(g.Name)})
 	}
 	ids := make([]string, 0, len(np.Items)+sideSize)
 	for _, lv := range []*listView{&v.Main, v.Side} {
@@ -196,6 +210,14 @@ func (s *Server) listPage(w http.ResponseWriter, r *http.Request, o news.Order) 
 	return s.render(w, http.StatusOK, "home", p)
 }
 
+// isAre is "is" for one, "are" for more.
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
 // myVotes reads the visitor's votes on ids, so the pages mark them on the
 // vote buttons. A visitor who came without the cookie has none: no lookup.
 func (s *Server) myVotes(ctx context.Context, returning bool, uid string, ids []string) (map[string]news.Dir, error) {
@@ -212,7 +234,6 @@ type articleView struct {
 		Vote voteView
 	}
 	Up, Down int64
-	Score    string
 	Summary  string
 	Image    string
 }
@@ -252,7 +273,7 @@ func (s *Server) articlePage(w http.ResponseWriter, r *http.Request) error {
 	}
 	v.Item.Vote.Mine = int(mine[id])
 	v.Up, v.Down = it.Up, it.Down
-	v.Score = strconv.FormatFloat(it.Score, 'f', -1, 64)
+	v.Item.Source = s.label(it.Source)
 	v.Summary = it.Summary
 	if u, err := url.Parse(it.Image); err == nil && (u.Scheme == "https" || u.Scheme == "http") {
 		v.Image = it.Image
@@ -274,19 +295,9 @@ func (s *Server) voteForm(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, int64(s.cfg.MaxBodySize))
-	if err := r.ParseForm(); err != nil {
-		if _, ok := err.(*http.MaxBytesError); ok {
-			return err
-		}
-		return invalidf("bad form: %v", err)
-	}
-	uid := s.session.user(r)
-	if uid == "" {
-		return errorf(http.StatusForbidden, CodeForbidden, "voting from the page needs the visitor cookie: enable cookies and reload the page")
-	}
-	if !s.session.checkCSRF(uid, r.PostForm.Get("csrf")) {
-		return errorf(http.StatusForbidden, CodeForbidden, "the form has expired or did not come from this site: reload the page and vote again")
+	uid, err := s.postedForm(w, r)
+	if err != nil {
+		return err
 	}
 	dirs := r.PostForm.Get("dir")
 	if dirs != "up" && dirs != "down" && dirs != "none" {
@@ -308,17 +319,8 @@ func (s *Server) voteForm(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, http.StatusOK, voteReply(uid, d, res))
 		return nil
 	}
-	http.Redirect(w, r, localPath(r.PostForm.Get("return"))+"#a-"+id, http.StatusSeeOther)
+	redirectBack(w, r, r.PostForm.Get("return"), "a-"+id)
 	return nil
-}
-
-// localPath keeps a redirect target on this site: a path starting with
-// one slash; anything else is "/".
-func localPath(p string) string {
-	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") || strings.ContainsAny(p, "\r\n#") {
-		return "/"
-	}
-	return p
 }
 
 // boardsView is the leaderboards page.
@@ -382,38 +384,3 @@ func (s *Server) boardsPage(w http.ResponseWriter, r *http.Request) error {
 	p.Data = v
 	return s.render(w, http.StatusOK, "boards", p)
 }
-
-// opsView is the operations page.
-type opsView struct {
-	Jobs    []jobJSON
-	HasJobs bool
-	Queues  []queueJSON
-	Total   queueCounts
-}
-
-// opsRuns is how many recent runs the operations page lists per job.
-const opsRuns = 5
-
-// GET /ops — jobs (schedule, last runs, next run) and queue status.
-func (s *Server) opsPage(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.newPage(w, r, "Operations", "ops")
-	if err != nil {
-		return err
-	}
-	ctx := r.Context()
-	var v opsView
-	if m := s.opts.Jobs; m != nil {
-		v.HasJobs = true
-		if v.Jobs, err = s.jobStatus(ctx, m, opsRuns); err != nil {
-			return err
-		}
-	}
-	if v.Queues, v.Total, err = s.queueStats(ctx); err != nil {
-		return err
-	}
-	p.Data = v
-	return s.render(w, http.StatusOK, "ops", p)
-}
-
-// runClass is the CSS class of a run status.
-func runClass(st jobs.Status) string { return "status-" + string(st) }

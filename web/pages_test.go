@@ -32,12 +32,19 @@ func newBrowser(t *testing.T, e *testEnv) *browser {
 	}}}
 }
 
+// send sends one request with the jar's cookies and keeps the cookies of
+// the reply. It goes through the transport, not the client, so that a
+// Location header is returned as sent, even one a client would not parse.
 func (b *browser) send(req *http.Request) (int, http.Header, string) {
 	b.t.Helper()
-	res, err := b.c.Do(req)
+	for _, c := range b.c.Jar.Cookies(req.URL) {
+		req.AddCookie(c)
+	}
+	res, err := b.e.ts.Client().Transport.RoundTrip(req)
 	if err != nil {
 		b.t.Fatal(err)
 	}
+	b.c.Jar.SetCookies(req.URL, res.Cookies())
 	defer res.Body.Close()
 	body, _ := io.ReadAll(res.Body)
 	return res.StatusCode, res.Header, string(body)
@@ -70,6 +77,18 @@ func csrf(t *testing.T, page string) string {
 		t.Fatalf("no CSRF token in the page")
 	}
 	return html.UnescapeString(m[1])
+}
+
+// newVoter starts a server with one article and a visitor who has loaded
+// the home page: the visitor's browser, the article and an up-vote form for
+// it that returns to "/".
+func newVoter(t *testing.T) (e *testEnv, b *browser, id string, form url.Values) {
+	t.Helper()
+	e = newEnv(t)
+	id = e.seed(1)[0]
+	b = newBrowser(t, e)
+	_, page := b.get("/")
+	return e, b, id, url.Values{"csrf": {csrf(t, page)}, "dir": {"up"}, "return": {"/"}}
 }
 
 func (e *testEnv) votes(id string) float64 {

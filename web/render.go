@@ -5,6 +5,7 @@ import (
 	"embed"
 	"fmt"
 	"html/template"
+	"io"
 	"io/fs"
 	"math"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/newsrank/newsrank/config"
 )
 
 // The HTML pages and their assets are compiled into the binary: no
@@ -34,7 +37,6 @@ var templateFuncs = template.FuncMap{
 	"add":      func(a, b int) int { return a + b },
 	"sub":      func(a, b int) int { return a - b },
 	"rfc3339":  func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-	"datetime": func(t time.Time) string { return t.Format("2006-01-02 15:04") },
 	"duration": func(d time.Duration) string { return d.Round(time.Millisecond).String() },
 	"host":     host,
 	"query":    query,
@@ -74,8 +76,19 @@ type page struct {
 	CSRF  string // the visitor's form token
 	Path  string // this page's path and query, for forms to return to
 	Now   time.Time
+	Zone  string // the zone of the times shown, named (zoneText)
 	Data  any
 	Error *Error // error pages only
+	loc   *time.Location
+}
+
+// At shows a time of day on the pages: in the pages' zone, with it.
+func (p page) At(t time.Time) string {
+	loc := p.loc
+	if loc == nil {
+		loc = time.Local
+	}
+	return t.In(loc).Format("2006-01-02 15:04:05 MST")
 }
 
 // render executes a page into a buffer first, so a template error becomes
@@ -107,22 +120,51 @@ func (s *Server) newPage(w http.ResponseWriter, r *http.Request, title, nav stri
 	if err != nil {
 		return page{}, err
 	}
-	return page{Title: title, Nav: nav, User: uid, CSRF: s.session.csrf(uid), Path: r.URL.RequestURI(), Now: s.clock.Now()}, nil
+	now := s.clock.Now()
+	return page{Title: title, Nav: nav, User: uid, CSRF: s.session.csrf(uid), Path: r.URL.RequestURI(), Now: now,
+		Zone: zoneText(s.loc, now), loc: s.loc}, nil
 }
 
 // renderError shows an error as a page.
 func (s *Server) renderError(w http.ResponseWriter, r *http.Request, e *Error) {
-	p := page{Title: http.StatusText(e.Status), Now: s.clock.Now(), Error: e, Path: r.URL.RequestURI()}
+	now := s.clock.Now()
+	p := page{Title: http.StatusText(e.Status), Now: now, Zone: zoneText(s.loc, now), loc: s.loc, Error: e, Path: r.URL.RequestURI()}
 	if err := s.render(w, e.Status, "error", p); err != nil {
 		s.log.Error("render error page", "err", err)
 		http.Error(w, e.Error(), e.Status)
 	}
 }
 
-// static serves the embedded assets.
+// favicon serves the icon at the address browsers ask for by themselves.
+func (s *Server) favicon(w http.ResponseWriter, r *http.Request) error {
+	return serveStatic(w, r, "favicon.svg")
+}
+
+// static serves the embedded assets: files only. A directory, or any
+// name that is not a file of web/static, is a 404; nothing is listed.
 func (s *Server) static(w http.ResponseWriter, r *http.Request) error {
+	return serveStatic(w, r, strings.TrimPrefix(r.URL.Path, "/static/"))
+}
+
+// serveStatic sends the file name of web/static.
+func serveStatic(w http.ResponseWriter, r *http.Request, name string) error {
+	notFound := errorf(http.StatusNotFound, CodeNotFound, "no such file: %s", r.URL.Path)
+	if name == "" || !fs.ValidPath(name) {
+		return notFound
+	}
+	f, err := staticFS.Open("static/" + name)
+	if err != nil {
+		return notFound
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	rs, seekable := f.(io.ReadSeeker)
+	if err != nil || st.IsDir() || !seekable {
+		return notFound
+	}
 	w.Header().Set("Cache-Control", "public, max-age=3600")
-	http.FileServerFS(staticFS).ServeHTTP(w, r)
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	http.ServeContent(w, r, name, st.ModTime(), rs)
 	return nil
 }
 
@@ -172,4 +214,33 @@ func query(kv ...any) string {
 		return ""
 	}
 	return "?" + v.Encode()
+}
+
+// sourceLabels maps the names of the configured sources, and of the groups
+// named like them, to their labels (crawler.sources[].label).
+func sourceLabels(srcs []config.Source) map[string]string {
+	m := map[string]string{}
+	for _, src := range srcs {
+		if src.Label != "" {
+			m[src.Name] = src.Label
+		}
+	}
+	return m
+}
+
+// label is how the pages name a source or a group: its label, or its name.
+func (s *Server) label(name string) string {
+	if l := s.labels[name]; l != "" {
+		return l
+	}
+	return name
+}
+
+// labelled names a source with its label and its config name: "国内
+// (guonei)", or "guonei" when it has no label.
+func (s *Server) labelled(name string) string {
+	if l := s.labels[name]; l != "" && l != name {
+		return l + " (" + name + ")"
+	}
+	return name
 }

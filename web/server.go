@@ -7,8 +7,9 @@
 // packages map to statuses through the one errorTable. Reads are open;
 // API writes need "Authorization: Bearer <token>" (web.tokens or
 // web.admin_tokens), running jobs needs an admin token. The HTML pages let
-// an anonymous visitor vote through a form guarded by a cookie-bound CSRF
-// token (see session.go).
+// an anonymous visitor vote through a form guarded by a cookie-bound,
+// expiring CSRF token and a same-origin check (session.go, forms.go); the
+// operations page's buttons also need an admin session (admin.go).
 package web
 
 import (
@@ -69,7 +70,13 @@ type Server struct {
 	auth    *authenticator
 	pages   *pageRenderer
 	session *sessions
+	xorigin *http.CrossOriginProtection
 	bg      *background
+	// loc is the zone the pages show times in: the jobs' (jobs.time_zone),
+	// else the server's.
+	loc *time.Location
+	// labels are the sources' labels by source and group name.
+	labels map[string]string
 }
 
 // New builds the server and its routes.
@@ -88,19 +95,25 @@ func New(opts Options) (*Server, error) {
 		opts.Log = slog.Default()
 	}
 	s := &Server{
-		cfg:   opts.Config.Web,
-		opts:  opts,
-		log:   opts.Log,
-		clock: opts.Clock,
-		mux:   http.NewServeMux(),
-		auth:  newAuthenticator(opts.Config.Web),
-		bg:    newBackground(),
+		cfg:     opts.Config.Web,
+		opts:    opts,
+		log:     opts.Log,
+		clock:   opts.Clock,
+		mux:     http.NewServeMux(),
+		auth:    newAuthenticator(opts.Config.Web),
+		xorigin: http.NewCrossOriginProtection(),
+		bg:      newBackground(),
+		loc:     time.Local,
+		labels:  sourceLabels(opts.Config.Crawler.Sources),
+	}
+	if opts.Jobs != nil {
+		s.loc = opts.Jobs.Location()
 	}
 	var err error
 	if s.pages, err = newPageRenderer(); err != nil {
 		return nil, err
 	}
-	if s.session, err = newSessions(opts.Config.Web.CookieSecret, opts.Config.Web.CookieSecure); err != nil {
+	if s.session, err = newSessions(opts.Config.Web, s.clock.Now); err != nil {
 		return nil, err
 	}
 	s.routes()
@@ -165,9 +178,10 @@ const shutdownGrace = 5 * time.Second
 type access int
 
 const (
-	public access = iota // anyone
-	writer               // a web.tokens or web.admin_tokens bearer
-	admin                // a web.admin_tokens bearer
+	public       access = iota // anyone
+	writer                     // a web.tokens or web.admin_tokens bearer
+	admin                      // a web.admin_tokens bearer
+	adminSession               // an admin signed in on /ops (admin.go)
 )
 
 // handlerFunc is a route's handler; a returned error is written by the
@@ -220,7 +234,7 @@ func (s *Server) wrap(rt route) http.Handler {
 		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout.D())
 		defer cancel()
 		r = r.WithContext(ctx)
-		err := s.auth.check(r, rt.access)
+		err := s.allow(r, rt)
 		if err == nil {
 			err = rt.h(w, r)
 		}
@@ -228,6 +242,24 @@ func (s *Server) wrap(rt route) http.Handler {
 			s.fail(w, r, rt.html, err)
 		}
 	})
+}
+
+// allow checks that the request may reach the route: HTML routes only
+// from this site's own pages (forms.go), then the route's access level.
+func (s *Server) allow(r *http.Request, rt route) error {
+	if rt.html {
+		if err := s.sameOrigin(r); err != nil {
+			return err
+		}
+	}
+	if rt.access == adminSession {
+		if _, ok := s.session.admin(r); !ok {
+			return &Error{Status: http.StatusForbidden, Code: CodeForbidden, Err: errNotAdmin,
+				Message: "this button needs an admin: sign in on the operations page (" + opsPath + ") with an admin token, or sign in again if your session ended"}
+		}
+		return nil
+	}
+	return s.auth.check(r, rt.access)
 }
 
 // fail writes err to the client: JSON for the API, a page for HTML routes.
@@ -258,9 +290,11 @@ func (s *Server) routes() {
 		route{method: "GET", path: "/metrics", h: s.metrics},
 	)
 	s.handle(route{method: "GET", path: "/static/", h: s.static})
+	s.handle(route{method: "GET", path: "/favicon.ico", h: s.favicon})
 	s.handle(s.newsRoutes()...)
 	s.handle(s.boardRoutes()...)
 	s.handle(s.opsRoutes()...)
+	s.handle(append(s.opsPageRoutes(), s.opsAdminRoutes()...)...)
 	s.handle(s.pageRoutes()...)
 	// Anything else: JSON 404 under /api/, an HTML 404 page elsewhere.
 	s.mux.Handle("/api/", s.wrap(route{h: func(w http.ResponseWriter, r *http.Request) error {

@@ -6,10 +6,14 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/newsrank/newsrank/config"
 )
 
 // Anonymous visitors of the HTML pages.
@@ -17,32 +21,51 @@ import (
 // A browser has no API token. On its first visit it gets a user id in a
 // cookie (uidCookie): "web-" and 16 random hex digits, signed with an HMAC
 // so that a visitor cannot pick someone else's id; the cookie is HttpOnly
-// and SameSite=Lax. The vote forms POST to a page endpoint (not the API)
-// with a CSRF token, an HMAC of the user id under a different label: a
-// form posted from another site has neither the cookie (SameSite) nor the
-// token. The key is web.cookie_secret, or random per process when that is
-// empty (then ids and forms do not survive a restart: a visitor simply gets
-// a new id).
+// and SameSite=Lax. The forms of the pages POST to page endpoints (not the
+// API) with a CSRF token: the time it was issued and an HMAC of the user id
+// and that time under a different label. A token is good for web.form_ttl;
+// a form posted from another site has neither the cookie (SameSite) nor the
+// token, and is refused by the Origin / Sec-Fetch-Site check as well
+// (forms.go). The key is web.cookie_secret, or random per process when that
+// is empty (then ids and forms do not survive a restart: a visitor simply
+// gets a new id).
 const (
 	uidCookie    = "newsrank_uid"
 	uidPrefix    = "web-"
 	cookieMaxAge = 365 * 24 * time.Hour
 )
 
+// Why a form token is refused; the handlers turn these into 403 pages that
+// tell the visitor what to do.
+var (
+	errFormExpired = errors.New("form token expired")
+	errFormForged  = errors.New("form token missing, malformed or not this visitor's")
+)
+
 type sessions struct {
-	key    []byte
-	secure bool
+	key     []byte
+	secure  bool
+	now     func() time.Time
+	formTTL time.Duration
+	// adminTTL and admins (the SHA-256 of each web.admin_tokens entry)
+	// make and check the admin sessions of /ops (admin.go).
+	adminTTL time.Duration
+	admins   [][sha256.Size]byte
 }
 
-func newSessions(secret string, secure bool) (*sessions, error) {
-	key := []byte(secret)
-	if secret == "" {
+func newSessions(cfg config.Web, now func() time.Time) (*sessions, error) {
+	key := []byte(cfg.CookieSecret)
+	if cfg.CookieSecret == "" {
 		key = make([]byte, 32)
 		if _, err := rand.Read(key); err != nil {
 			return nil, fmt.Errorf("web: cookie key: %w", err)
 		}
 	}
-	return &sessions{key: key, secure: secure}, nil
+	s := &sessions{key: key, secure: cfg.CookieSecure, now: now, formTTL: cfg.FormTTL.D(), adminTTL: cfg.AdminSessionTTL.D()}
+	for _, t := range cfg.AdminTokens {
+		s.admins = append(s.admins, sha256.Sum256([]byte(t)))
+	}
+	return s, nil
 }
 
 func (s *sessions) mac(label, v string) string {
@@ -93,10 +116,33 @@ func (s *sessions) ensure(w http.ResponseWriter, r *http.Request) (string, error
 	return uid, nil
 }
 
-// csrf is the form token for uid.
-func (s *sessions) csrf(uid string) string { return s.mac("csrf", uid) }
+// csrf is a new form token for uid: "<issued, unix seconds in base 36>.<mac>".
+func (s *sessions) csrf(uid string) string {
+	issued := strconv.FormatInt(s.now().Unix(), 36)
+	return issued + "." + s.mac("csrf", uid+"."+issued)
+}
 
-// checkCSRF reports whether token is uid's form token.
-func (s *sessions) checkCSRF(uid, token string) bool {
-	return uid != "" && hmac.Equal([]byte(token), []byte(s.csrf(uid)))
+// checkCSRF says whether token is one of uid's form tokens and still
+// good: nil, errFormForged or errFormExpired. A token issued in the future
+// (beyond a minute of clock skew between servers) is forged.
+func (s *sessions) checkCSRF(uid, token string) error {
+	issued, sig, ok := strings.Cut(token, ".")
+	if uid == "" || !ok || len(issued) > 13 {
+		return errFormForged
+	}
+	if !hmac.Equal([]byte(sig), []byte(s.mac("csrf", uid+"."+issued))) {
+		return errFormForged
+	}
+	sec, err := strconv.ParseInt(issued, 36, 64)
+	if err != nil {
+		return errFormForged
+	}
+	age := s.now().Sub(time.Unix(sec, 0))
+	switch {
+	case age < -time.Minute:
+		return errFormForged
+	case age > s.formTTL:
+		return errFormExpired
+	}
+	return nil
 }
