@@ -198,7 +198,7 @@ func BenchmarkExtract(b *testing.B) {
 		start := time.Now()
 		for range rounds {
 			for _, body := range bodies {
-				if _, err := Extract(body, "text/html", "https://example.com/a", rules); err != nil {
+				if _, err := Extract(body, "text/html", "https://example.com/a", rules, testNow); err != nil {
 					b.Fatal(err)
 				}
 			}

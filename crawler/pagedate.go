@@ -1,0 +1,52 @@
+package crawler
+
+import (
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	dps "github.com/markusmobius/go-dateparser"
+	htmldate "github.com/markusmobius/go-htmldate"
+)
+
+// minPageDate is the earliest date pageDate accepts (htmldate's own
+// default, fixed here rather than in the server's zone).
+var minPageDate = time.Date(1995, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// pageDate is the article-page fallback of last resort: go-htmldate
+// (a port of Python's htmldate) looks at the whole page — URL, <meta>,
+// structured data, date patterns in the visible text — for the
+// publication date. It costs milliseconds (it clones the document and
+// calls go-dateparser), so Extract calls it only on pages where the
+// selectors, JSON-LD, <meta> and <time> fallbacks found no date. A date
+// without a zone is read in loc; no date later than now is taken.
+func pageDate(doc *goquery.Document, pageURL string, loc *time.Location, now time.Time) (time.Time, bool) {
+	if now.IsZero() || len(doc.Nodes) == 0 {
+		return time.Time{}, false
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	res, err := htmldate.FromDocument(doc.Nodes[0], htmldate.Options{
+		URL:             pageURL,
+		UseOriginalDate: true,
+		ExtractTime:     true,
+		MinDate:         minPageDate,
+		MaxDate:         now.Add(24 * time.Hour),
+		DateParserConfig: &dps.Configuration{
+			CurrentTime:         now.In(loc),
+			DefaultTimezone:     loc,
+			StrictParsing:       true,
+			PreferredDateSource: dps.Past,
+		},
+	})
+	if err != nil || res.IsZero() {
+		return time.Time{}, false
+	}
+	t := res.DateTime
+	if !res.HasTimezone {
+		y, m, d := t.Date()
+		h, mi, s := t.Clock()
+		t = time.Date(y, m, d, h, mi, s, 0, loc)
+	}
+	return t, true
+}
