@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	ext "github.com/mmcdole/gofeed/extensions"
 	"github.com/mmcdole/gofeed/atom"
+	ext "github.com/mmcdole/gofeed/extensions"
 	jsonfeed "github.com/mmcdole/gofeed/json"
 	"github.com/mmcdole/gofeed/rss"
 )
@@ -37,6 +37,21 @@ import (
 //     enclosure, media:content, media:thumbnail (JSON Feed: image,
 //     banner_image, an image attachment).
 
+// parseFeed reads an RSS, Atom or JSON feed (root is rootElement's
+// answer): one ListItem per item, URL "" for an item without one.
+func parseFeed(body []byte, root string, base *url.URL, r *Rules, now time.Time) ([]ListItem, error) {
+	switch root {
+	case "{":
+		return parseJSONFeed(body, base, r, now)
+	case "rss", "rdf":
+		return parseRSS(body, base, r, now)
+	case "feed":
+		return parseAtom(body, base, r, now)
+	}
+	return nil, fmt.Errorf("%w: root element <%s> is not rss, RDF, feed, urlset or sitemapindex, nor a JSON Feed",
+		ErrBadList, root)
+}
+
 func parseRSS(body []byte, base *url.URL, r *Rules, now time.Time) ([]ListItem, error) {
 	feed, err := (&rss.Parser{}).Parse(bytes.NewReader(body))
 	if err != nil {
@@ -54,11 +69,8 @@ func parseRSS(body []byte, base *url.URL, r *Rules, now time.Time) ([]ListItem, 
 				out.URL = absURL(base, abouts[i])
 			}
 		}
-		if out.URL == "" {
-			continue
-		}
-		out.Title = plainText(it.Title)
-		out.Summary = plainText(it.Description)
+		out.Title = plainText(firstNonEmpty(it.Title, extText(it.Extensions, "dc", "title")))
+		out.Summary = plainText(firstNonEmpty(it.Description, extText(it.Extensions, "dc", "description")))
 		if it.Source != nil {
 			out.Source = collapse(it.Source.Title)
 		}
@@ -167,9 +179,6 @@ func parseAtom(body []byte, base *url.URL, r *Rules, now time.Time) ([]ListItem,
 				out.URL = ""
 			}
 		}
-		if out.URL == "" {
-			continue
-		}
 		out.Title = plainText(e.Title)
 		out.Summary = plainText(e.Summary)
 		if out.Summary == "" && e.Content != nil {
@@ -196,9 +205,6 @@ func parseJSONFeed(body []byte, base *url.URL, r *Rules, now time.Time) ([]ListI
 		out := ListItem{URL: firstNonEmpty(absURL(base, it.URL), absURL(base, it.ExternalURL))}
 		if out.URL == "" && strings.HasPrefix(strings.TrimSpace(it.ID), "http") {
 			out.URL = absURL(base, it.ID)
-		}
-		if out.URL == "" {
-			continue
 		}
 		out.Title = plainText(it.Title)
 		out.Summary = firstNonEmpty(plainText(it.Summary), plainText(it.ContentText), plainText(it.ContentHTML))

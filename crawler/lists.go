@@ -118,22 +118,18 @@ func ParseXMLList(body []byte, contentType, pageURL string, r *Rules, now time.T
 	if err != nil {
 		return XMLList{}, err
 	}
-	var out XMLList
-	switch root {
-	case "{":
-		out.Items, err = parseJSONFeed(body, base, r, now)
-	case "rss", "rdf":
-		out.Items, err = parseRSS(body, base, r, now)
-	case "feed":
-		out.Items, err = parseAtom(body, base, r, now)
-	case "urlset", "sitemapindex":
-		out, err = parseSitemap(body, base, r, now)
-	default:
-		err = fmt.Errorf("%w: root element <%s> is not rss, RDF, feed, urlset or sitemapindex, nor a JSON Feed",
-			ErrBadList, root)
+	if root == "urlset" || root == "sitemapindex" {
+		return parseSitemap(body, base, r, now)
 	}
+	items, err := parseFeed(body, root, base, r, now)
 	if err != nil {
 		return XMLList{}, err
+	}
+	var out XMLList
+	for _, it := range items {
+		if it.URL != "" {
+			out.Items = append(out.Items, it)
+		}
 	}
 	return out, nil
 }

@@ -274,3 +274,65 @@ func TestParseJSONList(t *testing.T) {
 		t.Errorf("null list: %v, %v", items, err)
 	}
 }
+
+// TestFeedRules holds the feed rules the issue named, one feed each.
+func TestFeedRules(t *testing.T) {
+	const feedURL = "https://example.com/blog/feed.xml"
+	tests := []struct {
+		name, body string
+		url, title string
+		time       string // RFC 3339, "" for none
+		items      int
+	}{
+		{"xml:base on the feed", `<feed xmlns="http://www.w3.org/2005/Atom" xml:base="https://base.example/news/"><entry><title>a</title><link href="a.html"/></entry></feed>`,
+			"https://base.example/news/a.html", "a", "", 1},
+		{"xml:base on the entry", `<feed xmlns="http://www.w3.org/2005/Atom"><entry xml:base="/posts/"><title>a</title><link href="a.html"/></entry></feed>`,
+			"https://example.com/posts/a.html", "a", "", 1},
+		{"xml:base on the link", `<feed xmlns="http://www.w3.org/2005/Atom"><entry><title>a</title><link xml:base="https://cdn.example/x/" href="a.html"/></entry></feed>`,
+			"https://cdn.example/x/a.html", "a", "", 1},
+		{"xml:base in RSS", `<rss version="2.0" xml:base="https://base.example/r/"><channel><item><title>a</title><link>a.html</link></item></channel></rss>`,
+			"https://base.example/r/a.html", "a", "", 1},
+		{"isPermaLink False", `<rss version="2.0"><channel><item><title>a</title><guid isPermaLink="False">https://example.com/not-a-page</guid></item></channel></rss>`,
+			"", "", "", 0},
+		{"relative permalink guid", `<rss version="2.0"><channel><item><title>a</title><guid>/p/1.html</guid></item></channel></rss>`,
+			"https://example.com/p/1.html", "a", "", 1},
+		{"control character in a title", "<rss version=\"2.0\"><channel><item><title>a\bb</title><link>https://example.com/1</link></item><item><title>c</title><link>https://example.com/2</link></item></channel></rss>",
+			"https://example.com/1", "ab", "", 2},
+		{"xhtml title", `<feed xmlns="http://www.w3.org/2005/Atom"><entry><title type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml">The <b>big</b> &amp; small</div></title><link href="https://example.com/1"/></entry></feed>`,
+			"https://example.com/1", "The big & small", "", 1},
+		{"markup in an RSS title", `<rss version="2.0"><channel><item><title><![CDATA[<em>Breaking</em>: it&#8217;s out]]></title><link>https://example.com/1</link></item></channel></rss>`,
+			"https://example.com/1", "Breaking: it’s out", "", 1},
+		{"Atom 0.3 base64 title and issued", `<feed version="0.3" xmlns="http://purl.org/atom/ns#"><entry><title mode="base64">SGVsbG8gd29ybGQ=</title><link rel="alternate" href="https://example.com/1"/><issued>2021-11-19T08:07:06-05:00</issued></entry></feed>`,
+			"https://example.com/1", "Hello world", "2021-11-19T13:07:06Z", 1},
+		{"Atom 0.3 modified", `<feed version="0.3" xmlns="http://purl.org/atom/ns#"><entry><title>a</title><link rel="alternate" href="https://example.com/1"/><modified>2021-11-19T08:07:06Z</modified></entry></feed>`,
+			"https://example.com/1", "a", "2021-11-19T08:07:06Z", 1},
+		{"atom:published in RSS", `<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom"><channel><item><title>a</title><link>https://example.com/1</link><atom:published>2021-11-19T08:07:06+08:00</atom:published></item></channel></rss>`,
+			"https://example.com/1", "a", "2021-11-19T00:07:06Z", 1},
+		{"named zone in pubDate", `<rss version="2.0"><channel><item><title>a</title><link>https://example.com/1</link><pubDate>Fri, 19 Nov 2021 08:07:06 PST</pubDate></item></channel></rss>`,
+			"https://example.com/1", "a", "2021-11-19T16:07:06Z", 1},
+		{"JSON Feed 1.1", `{"version":"https://jsonfeed.org/version/1.1","title":"t","items":[{"id":"1","url":"/p/1","title":"Hi &amp; bye","date_published":"2021-11-19T08:07:06-05:00","image":"/i.png"},{"id":"2","content_text":"no url"}]}`,
+			"https://example.com/p/1", "Hi & bye", "2021-11-19T13:07:06Z", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := ParseXMLList([]byte(tt.body), "", feedURL, nil, testNow)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(l.Items) != tt.items {
+				t.Fatalf("%d items, want %d: %+v", len(l.Items), tt.items, l.Items)
+			}
+			if tt.items == 0 {
+				return
+			}
+			it := l.Items[0]
+			got := ""
+			if !it.PostTime.IsZero() {
+				got = it.PostTime.UTC().Format(time.RFC3339)
+			}
+			if it.URL != tt.url || it.Title != tt.title || got != tt.time {
+				t.Errorf("got %q %q %q, want %q %q %q", it.URL, it.Title, got, tt.url, tt.title, tt.time)
+			}
+		})
+	}
+}
