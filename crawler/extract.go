@@ -359,9 +359,10 @@ func metaTime(doc *goquery.Document, m metas, r *Rules, now time.Time) (t time.T
 	}
 	for i, sel := range [...]cascadia.Selector{pubTimeSel, abbrSel, articleTimeSel, timeSel} {
 		var found time.Time
-		doc.FindMatcher(sel).EachWithBreak(func(_ int, s *goquery.Selection) bool {
-			if i == 3 && inAside(s) { // any <time> on the page
-				return true
+		days := map[string]bool{}
+		doc.FindMatcher(sel).EachWithBreak(func(n int, s *goquery.Selection) bool {
+			if n >= 20 || i == 3 && inAside(s) { // any <time> on the page
+				return n < 20
 			}
 			v := firstNonEmpty(attr(s, "datetime"), attr(s, "content"), attr(s, "title"))
 			if v == "" && i == 0 {
@@ -370,12 +371,20 @@ func metaTime(doc *goquery.Document, m metas, r *Rules, now time.Time) (t time.T
 			if v == "" {
 				return true
 			}
-			if f.setTime(r, now, v); !f.PostTime.IsZero() {
-				found = f.PostTime
-				return false
+			var g Fields
+			if g.setTime(r, now, v); g.PostTime.IsZero() {
+				f.BadTime = firstNonEmpty(f.BadTime, g.BadTime)
+				return true
 			}
-			return true
+			if found.IsZero() {
+				found = g.PostTime
+			}
+			days[g.PostTime.Format(time.DateOnly)] = true
+			return i >= 2 // the generic <time>s are all read: they must agree
 		})
+		if len(days) > 1 {
+			continue // a list of other articles' dates, not this one's
+		}
 		if !found.IsZero() {
 			return found, ""
 		}

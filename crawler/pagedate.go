@@ -1,12 +1,17 @@
 package crawler
 
 import (
+	"regexp"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	dps "github.com/markusmobius/go-dateparser"
 	htmldate "github.com/markusmobius/go-htmldate"
 )
+
+// dayInText finds a day of the month in htmldate's source text: a
+// digit group besides the year, or a month name with a number.
+var dayInText = regexp.MustCompile(`\d{1,2}\D+\d{1,2}\D+\d{2,4}|\d{4}\D?\d{1,2}\D?\d{1,2}|\d{1,2}\.?\s*\p{L}{3,}|\p{L}{3,}\.?\s*\d{1,2}\b|\d{8}`)
 
 // minPageDate is the earliest date pageDate accepts (htmldate's own
 // default, fixed here rather than in the server's zone).
@@ -39,7 +44,8 @@ func pageDate(doc *goquery.Document, pageURL string, loc *time.Location, now tim
 			PreferredDateSource: dps.Past,
 		},
 	})
-	if err != nil || res.IsZero() {
+	if err != nil || res.IsZero() || !dayInText.MatchString(res.SrcString) {
+		// A bare year or month ("© 2016", "2020-03") is not a post time.
 		return time.Time{}, false
 	}
 	t := res.DateTime
