@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -253,19 +255,30 @@ func TestParseTimeServerTZ(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var outs []string
-	for _, tz := range []string{"UTC", "America/New_York", "Asia/Shanghai"} {
-		file := t.TempDir() + "/table.txt"
-		cmd := exec.Command(exe, "-test.run", "^TestParseTimeTable$", "-test.count", "1")
-		cmd.Env = append(os.Environ(), "TZ="+tz, "NEWSRANK_TIME_TABLE_OUT="+file)
-		if b, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("table under TZ=%s: %v\n%s", tz, err, b)
-		}
-		b, err := os.ReadFile(file)
+	zones := []string{"UTC", "America/New_York", "Asia/Shanghai"}
+	outs := make([]string, len(zones))
+	errs := make([]error, len(zones))
+	var wg sync.WaitGroup
+	for i, tz := range zones {
+		file := filepath.Join(t.TempDir(), "table.txt")
+		wg.Add(1)
+		go func() { // the children run at once: each is a whole table
+			defer wg.Done()
+			cmd := exec.Command(exe, "-test.run", "^TestParseTimeTable$", "-test.count", "1")
+			cmd.Env = append(os.Environ(), "TZ="+tz, "NEWSRANK_TIME_TABLE_OUT="+file)
+			if b, err := cmd.CombinedOutput(); err != nil {
+				errs[i] = fmt.Errorf("table under TZ=%s: %v\n%s", tz, err, b)
+				return
+			}
+			b, err := os.ReadFile(file)
+			outs[i], errs[i] = string(b), err
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
 			t.Fatal(err)
 		}
-		outs = append(outs, string(b))
 	}
 	if outs[0] == "" || outs[0] != outs[1] || outs[0] != outs[2] {
 		t.Errorf("answers differ with the server's TZ:\nUTC:\n%s\nAmerica/New_York:\n%s\nAsia/Shanghai:\n%s", outs[0], outs[1], outs[2])
