@@ -234,6 +234,7 @@ func ParseTime(s string, layouts []string, loc *time.Location, now time.Time) (t
 // parseLibrary reads s with go-dateparser, strictly: a day, month and
 // year are required.
 func parseLibrary(s string, loc *time.Location, now time.Time) (time.Time, bool) {
+	libraryCalls.Add(1)
 	cfg := &dps.Configuration{
 		CurrentTime:         now.In(loc),
 		DefaultTimezone:     loc,
