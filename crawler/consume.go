@@ -586,11 +586,16 @@ func (c *Crawler) article(ctx context.Context, j job) (a news.Article, fetched b
 // item's fields.
 func (c *Crawler) read(j job, resp *response) (news.Article, *FetchError) {
 	s := j.s
-	page, err := Extract(resp.body, resp.contentType, resp.url, s.rules)
+	now := c.clock.Now()
+	page, err := Extract(resp.body, resp.contentType, resp.url, s.rules, now)
 	if err != nil {
 		return news.Article{}, &FetchError{URL: j.url, Reason: ReasonDecode, Status: resp.status, Err: err}
 	}
 	f := page.Merge(j.item)
+	if f.PostTime.IsZero() && f.BadTime != "" {
+		metrics.PostTimesUnread.WithLabelValues(s.cfg.Name).Inc()
+		c.log.Warn("post time unreadable; the crawl time stands in", "source", s.cfg.Name, "url", j.url, "time", f.BadTime)
+	}
 	if strings.TrimSpace(f.Title) == "" {
 		return news.Article{}, &FetchError{URL: j.url, Reason: ReasonNoTitle, Status: resp.status, Err: ErrNoTitle}
 	}
@@ -603,7 +608,7 @@ func (c *Crawler) read(j job, resp *response) (news.Article, *FetchError) {
 		Image:     f.Image,
 		BodyLen:   page.BodyLen,
 		Groups:    s.cfg.Groups,
-		CrawlTime: c.clock.Now(),
+		CrawlTime: now,
 	}
 	if len(a.Image) > queue.MaxURLLen {
 		a.Image = ""

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"golang.org/x/net/html"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/andybalholm/cascadia"
@@ -27,12 +30,16 @@ type Fields struct {
 	Summary  string    `json:"summary,omitempty"`
 	Image    string    `json:"image,omitempty"`
 	Comments *int64    `json:"comments,omitempty"`
+	// BadTime is a post time the page or list carried that could not be
+	// read (clipped), kept so the consumer can count and log it when no
+	// other time was found.
+	BadTime string `json:"bad_time,omitempty"`
 }
 
 // empty reports whether no field is known.
 func (f Fields) empty() bool {
 	return f.Title == "" && f.PostTime.IsZero() && f.Source == "" && f.Summary == "" &&
-		f.Image == "" && f.Comments == nil
+		f.Image == "" && f.Comments == nil && f.BadTime == ""
 }
 
 // or fills the unknown fields of f from g.
@@ -54,6 +61,9 @@ func (f Fields) or(g Fields) Fields {
 	}
 	if f.Comments == nil {
 		f.Comments = g.Comments
+	}
+	if f.BadTime == "" {
+		f.BadTime = g.BadTime
 	}
 	return f
 }
@@ -142,15 +152,20 @@ func NewRules(src config.Source) (*Rules, error) {
 	return r, nil
 }
 
-// ParseTime reads a time with the source's layouts and zone.
-func (r *Rules) ParseTime(s string) (time.Time, bool) { return ParseTime(s, r.layouts, r.loc) }
+// ParseTime reads a time with the source's layouts and zone; relative
+// times are read against now, the fetch time.
+func (r *Rules) ParseTime(s string, now time.Time) (time.Time, bool) {
+	return ParseTime(s, r.layouts, r.loc, now)
+}
 
 // Extract reads an article page. body is the raw response body,
-// contentType its Content-Type header (its charset, if any, wins), and
-// pageURL the URL it was fetched from (relative links resolve against it).
-// The source's forced charset, if any, wins over both. Extract never
-// fails on broken HTML; it fails only when the body cannot be decoded.
-func Extract(body []byte, contentType, pageURL string, r *Rules) (Page, error) {
+// contentType its Content-Type header (its charset, if any, wins), pageURL
+// the URL it was fetched from (relative links resolve against it) and now
+// the fetch time (relative post times such as "2 hours ago" are read
+// against it). The source's forced charset, if any, wins over both.
+// Extract never fails on broken HTML; it fails only when the body cannot
+// be decoded.
+func Extract(body []byte, contentType, pageURL string, r *Rules, now time.Time) (Page, error) {
 	var (
 		text []byte
 		name string
@@ -178,9 +193,7 @@ func Extract(body []byte, contentType, pageURL string, r *Rules) (Page, error) {
 		Summary: r.summary.text(doc),
 		Image:   absURL(base, r.image.text(doc)),
 	}
-	if s := r.postTime.text(doc); s != "" {
-		p.Rule.PostTime, _ = r.ParseTime(s)
-	}
+	p.Rule.setTime(r, now, r.postTime.text(doc))
 	if s := r.comments.text(doc); s != "" {
 		if n, ok := ParseCount(s); ok {
 			p.Rule.Comments = &n
@@ -189,9 +202,9 @@ func Extract(body []byte, contentType, pageURL string, r *Rules) (Page, error) {
 
 	ld := findJSONLD(doc)
 	metas := indexMetas(doc)
-	p.Fallback = ld.fields(r)
+	p.Fallback = ld.fields(r, now)
 	p.Fallback.Image = absURL(base, p.Fallback.Image)
-	p.Fallback = p.Fallback.or(metaFields(doc, metas, base, r, p.Rule))
+	p.Fallback = p.Fallback.or(metaFields(doc, metas, base, r, now, p.Rule.or(p.Fallback)))
 
 	p.Canonical = absURL(base, attr(doc.FindMatcher(canonicalSel).First(), "href"))
 	if p.Canonical == "" {
@@ -205,6 +218,13 @@ func Extract(body []byte, contentType, pageURL string, r *Rules) (Page, error) {
 		p.BodyLen = utf8.RuneCountInString(collapse(ld.body))
 	default:
 		p.BodyLen = fallbackBodyLen(doc)
+	}
+	if p.Rule.PostTime.IsZero() && p.Fallback.PostTime.IsZero() {
+		// The costly last resort, only on pages the cheap fallbacks
+		// found no date on.
+		if t, ok := pageDate(doc, pageURL, r.loc, now); ok {
+			p.Fallback.PostTime = t
+		}
 	}
 	return p, nil
 }
@@ -240,7 +260,8 @@ var (
 	articleH1Sel   = cascadia.MustCompile("article h1")
 	h1Sel          = cascadia.MustCompile("h1")
 	titleSel       = cascadia.MustCompile("title")
-	pubTimeSel     = cascadia.MustCompile(`time[itemprop="datePublished"], time[pubdate]`)
+	pubTimeSel     = cascadia.MustCompile(`time[itemprop="datePublished"], time[pubdate], [itemprop="datePublished"]:not(meta)`)
+	abbrSel        = cascadia.MustCompile(`abbr.published[title], abbr.dtstart[title], .published[datetime], .post-date[datetime]`)
 	articleTimeSel = cascadia.MustCompile("article time[datetime]")
 	timeSel        = cascadia.MustCompile("time[datetime]")
 	articleBodySel = cascadia.MustCompile(`[itemprop="articleBody"]`)
@@ -285,20 +306,20 @@ func (m metas) get(keys ...string) string {
 
 // metaFields reads OpenGraph, article:published_time and other common
 // <meta> tags, <time datetime>, <h1> and <title>, for the fields the
-// source's selectors did not give (have).
-func metaFields(doc *goquery.Document, m metas, base *url.URL, r *Rules, have Fields) Fields {
+// source's selectors and JSON-LD did not give (have).
+func metaFields(doc *goquery.Document, m metas, base *url.URL, r *Rules, now time.Time, have Fields) Fields {
 	var f Fields
 	if have.Title == "" {
-		f.Title = m.get("property=og:title", "name=og:title", "name=twitter:title", "property=twitter:title")
+		f.Title = plainTitle(m.get("property=og:title", "name=og:title", "name=twitter:title", "property=twitter:title"))
 		for _, sel := range []cascadia.Selector{articleH1Sel, h1Sel, titleSel} {
 			if f.Title != "" {
 				break
 			}
-			f.Title = collapse(doc.FindMatcher(sel).First().Text())
+			f.Title = plainTitle(doc.FindMatcher(sel).First().Text())
 		}
 	}
 	if have.PostTime.IsZero() {
-		f.PostTime = metaTime(doc, m, r)
+		f.PostTime, f.BadTime = metaTime(doc, m, r, now)
 	}
 	if have.Summary == "" {
 		f.Summary = m.get("property=og:description", "name=og:description", "name=twitter:description", "name=description")
@@ -310,22 +331,99 @@ func metaFields(doc *goquery.Document, m metas, base *url.URL, r *Rules, have Fi
 	return f
 }
 
-func metaTime(doc *goquery.Document, m metas, r *Rules) time.Time {
-	for _, k := range [...]string{
-		"property=article:published_time", "name=article:published_time", "itemprop=datepublished",
-		"property=og:published_time", "name=pubdate", "name=publishdate", "name=publish-date", "name=publish_date",
-		"name=dc.date", "name=dc.date.issued", "name=dcterms.created",
-	} {
-		if t, ok := r.ParseTime(m[k]); ok {
-			return t
+// pubTimeMetas are the <meta> keys that carry a publication time, best
+// first; modification times come last, as a page's only date.
+var pubTimeMetas = [...]string{
+	"property=article:published_time", "name=article:published_time", "property=og:article:published_time",
+	"itemprop=datepublished", "property=og:published_time", "name=og:published_time",
+	"name=pubdate", "name=publishdate", "name=publish-date", "name=publish_date", "name=publication_date",
+	"property=publication_date", "name=date", "name=dc.date", "name=dc.date.issued", "name=dc.date.created",
+	"name=dcterms.created", "name=dcterms.issued", "name=dcterms.date", "name=citation_publication_date",
+	"name=citation_date", "name=sailthru.date", "name=parsely-pub-date", "name=article.published",
+	"name=article_date_original", "name=original-publish-date", "name=pub_date", "name=date_published",
+	"itemprop=datecreated", "name=created", "property=article:modified_time", "property=og:updated_time",
+	"name=og:updated_time", "itemprop=datemodified", "name=last-modified", "name=dcterms.modified",
+}
+
+// metaTime reads the post time from <meta> tags, then from <time> and
+// <abbr> elements of the article (not of a sidebar, a comment or the
+// navigation). bad is the first text found that could not be read.
+func metaTime(doc *goquery.Document, m metas, r *Rules, now time.Time) (t time.Time, bad string) {
+	var f Fields
+	for _, k := range pubTimeMetas {
+		if v := m[k]; v != "" {
+			if f.setTime(r, now, v); !f.PostTime.IsZero() {
+				return f.PostTime, ""
+			}
 		}
 	}
-	for _, sel := range [...]cascadia.Selector{pubTimeSel, articleTimeSel, timeSel} {
-		if t, ok := r.ParseTime(attr(doc.FindMatcher(sel).First(), "datetime")); ok {
-			return t
+	for i, sel := range [...]cascadia.Selector{pubTimeSel, abbrSel, articleTimeSel, timeSel} {
+		var found time.Time
+		days := map[string]bool{}
+		doc.FindMatcher(sel).EachWithBreak(func(n int, s *goquery.Selection) bool {
+			if n >= 20 || i == 3 && inAside(s) { // any <time> on the page
+				return n < 20
+			}
+			v := firstNonEmpty(attr(s, "datetime"), attr(s, "content"), attr(s, "title"))
+			if v == "" && i == 0 {
+				v = collapse(s.Text())
+			}
+			if v == "" {
+				return true
+			}
+			var g Fields
+			if g.setTime(r, now, v); g.PostTime.IsZero() {
+				f.BadTime = firstNonEmpty(f.BadTime, g.BadTime)
+				return true
+			}
+			if found.IsZero() {
+				found = g.PostTime
+			}
+			days[g.PostTime.Format(time.DateOnly)] = true
+			return i >= 2 // the generic <time>s are all read: they must agree
+		})
+		if len(days) > 1 {
+			continue // a list of other articles' dates, not this one's
+		}
+		if !found.IsZero() {
+			return found, ""
 		}
 	}
-	return time.Time{}
+	return time.Time{}, f.BadTime
+}
+
+// asideRe matches the class or id of page parts that are not the article:
+// comments, sidebars, related links, widgets.
+var asideRe = regexp.MustCompile(`(?i)comment|sidebar|side-bar|related|widget|footer|reply|teaser|recommend`)
+
+// inAside reports whether s sits in a part of the page that is not the
+// article: <aside>, <nav>, <footer>, or an element whose class or id says
+// comment, sidebar, related...
+func inAside(s *goquery.Selection) bool {
+	for _, n := range s.Parents().Nodes {
+		switch n.Data {
+		case "aside", "nav", "footer":
+			return true
+		case "article", "main", "body":
+			return false
+		}
+		for _, a := range n.Attr {
+			if (a.Key == "class" || a.Key == "id") && asideRe.MatchString(a.Val) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// plainTitle decodes the HTML entities left in a title (JSON-LD headlines
+// and some <meta> tags carry "Here&#8217;s") and collapses white space.
+func plainTitle(s string) string {
+	s = collapse(s)
+	if strings.Contains(s, "&") {
+		s = collapse(html.UnescapeString(s))
+	}
+	return s
 }
 
 // fallbackBodyLen measures the body text without a selector: the
@@ -418,10 +516,12 @@ func ParseCount(s string) (int64, bool) {
 }
 
 // jsonLD is the first JSON-LD object on the page that describes an
-// article.
+// article, and the first object of any type that carries a publication
+// date (a WebPage, a VideoObject...), for pages without the former.
 type jsonLD struct {
-	obj  map[string]any
-	body string
+	obj   map[string]any
+	dated map[string]any
+	body  string
 }
 
 var articleTypes = map[string]bool{
@@ -431,46 +531,103 @@ var articleTypes = map[string]bool{
 	"socialmediaposting": true, "webpage": false,
 }
 
+// ldDateKeys are the JSON-LD keys of a publication date, best first.
+var ldDateKeys = [...]string{"datePublished", "dateCreated", "uploadDate", "startDate", "dateModified"}
+
 func findJSONLD(doc *goquery.Document) jsonLD {
 	var found jsonLD
 	doc.FindMatcher(jsonLDSel).EachWithBreak(func(_ int, s *goquery.Selection) bool {
-		dec := json.NewDecoder(strings.NewReader(s.Text()))
-		dec.UseNumber()
-		var v any
-		if dec.Decode(&v) != nil {
-			return true // broken JSON-LD: ignore it, as browsers do
+		for _, v := range decodeJSONLD(s.Text()) {
+			if found.obj == nil {
+				found.obj = findObject(v, 0, isArticle)
+			}
+			if found.dated == nil {
+				found.dated = findObject(v, 0, hasDate)
+			}
 		}
-		if obj := findArticle(v, 0); obj != nil {
-			found.obj = obj
-			found.body, _ = obj["articleBody"].(string)
-			return false
-		}
-		return true
+		return found.obj == nil
 	})
+	if found.obj != nil {
+		found.body, _ = found.obj["articleBody"].(string)
+	}
 	return found
 }
 
-// findArticle walks objects, arrays and @graph for an article object.
-func findArticle(v any, depth int) map[string]any {
-	if depth > 4 {
+var (
+	trailingComma = regexp.MustCompile(`,\s*([}\]])`)
+	ldWrapper     = regexp.MustCompile(`^\s*(?://\s*)?(?:<!--|<!\[CDATA\[)|(?://\s*)?(?:-->|\]\]>)\s*$`)
+)
+
+// decodeJSONLD decodes the JSON values of a JSON-LD script. Sites write
+// JSON-LD that is not strict JSON (raw line breaks and tabs in strings,
+// trailing commas, HTML comment or CDATA wrappers, several objects one
+// after another); it is read as browsers' and search engines' tolerant
+// parsers read it.
+func decodeJSONLD(text string) []any {
+	if vs := decodeJSONValues(text); vs != nil {
+		return vs
+	}
+	text = ldWrapper.ReplaceAllString(text, "")
+	text = strings.Map(func(r rune) rune {
+		if r < 0x20 {
+			return ' '
+		}
+		return r
+	}, text)
+	return decodeJSONValues(trailingComma.ReplaceAllString(text, "$1"))
+}
+
+func decodeJSONValues(text string) []any {
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	var out []any
+	for {
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			if err == io.EOF {
+				return out
+			}
+			return nil
+		}
+		out = append(out, v)
+	}
+}
+
+// findObject walks objects, arrays, @graph and nested objects (a WebPage's
+// mainEntity) for an object that match accepts.
+func findObject(v any, depth int, match func(map[string]any) bool) map[string]any {
+	if depth > 5 {
 		return nil
 	}
 	switch v := v.(type) {
 	case []any:
 		for _, e := range v {
-			if o := findArticle(e, depth+1); o != nil {
+			if o := findObject(e, depth+1, match); o != nil {
 				return o
 			}
 		}
 	case map[string]any:
-		if isArticleType(v["@type"]) {
+		if match(v) {
 			return v
 		}
-		if g, ok := v["@graph"]; ok {
-			return findArticle(g, depth+1)
+		for _, k := range [...]string{"@graph", "mainEntity", "mainEntityOfPage", "hasPart"} {
+			if o := findObject(v[k], depth+1, match); o != nil {
+				return o
+			}
 		}
 	}
 	return nil
+}
+
+func isArticle(o map[string]any) bool { return isArticleType(o["@type"]) }
+
+func hasDate(o map[string]any) bool {
+	for _, k := range ldDateKeys[:3] {
+		if str(o[k]) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func isArticleType(t any) bool {
@@ -488,24 +645,27 @@ func isArticleType(t any) bool {
 	return false
 }
 
-func (ld jsonLD) fields(r *Rules) Fields {
-	if ld.obj == nil {
-		return Fields{}
-	}
-	o := ld.obj
-	f := Fields{
-		Title:   collapse(firstNonEmpty(str(o["headline"]), str(o["name"]))),
-		Summary: collapse(str(o["description"])),
-		Image:   imageURL(o["image"], 0),
-		// No Source: publisher is the site itself and author a person,
-		// neither the agency a "source" names; the source's name stands in.
-	}
-	for _, k := range []string{"datePublished", "dateCreated", "uploadDate"} {
-		if t, ok := r.ParseTime(str(o[k])); ok {
-			f.PostTime = t
-			break
+func (ld jsonLD) fields(r *Rules, now time.Time) Fields {
+	var f Fields
+	for _, o := range [...]map[string]any{ld.obj, ld.dated} {
+		if o == nil || !f.PostTime.IsZero() {
+			continue
+		}
+		for _, k := range ldDateKeys {
+			if f.setTime(r, now, str(o[k])); !f.PostTime.IsZero() {
+				break
+			}
 		}
 	}
+	if ld.obj == nil {
+		return f
+	}
+	o := ld.obj
+	f.Title = plainTitle(firstNonEmpty(str(o["headline"]), str(o["name"])))
+	f.Summary = plainTitle(str(o["description"]))
+	f.Image = imageURL(o["image"], 0)
+	// No Source: publisher is the site itself and author a person,
+	// neither the agency a "source" names; the source's name stands in.
 	if n, ok := number(o["commentCount"]); ok {
 		f.Comments = &n
 	} else if n, ok := commentStat(o["interactionStatistic"]); ok {

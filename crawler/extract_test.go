@@ -190,7 +190,7 @@ func TestExtractFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			page, err := Extract(body, tt.contentType, tt.pageURL, rules)
+			page, err := Extract(body, tt.contentType, tt.pageURL, rules, testNow)
 			if err != nil {
 				t.Fatalf("Extract: %v", err)
 			}
@@ -261,12 +261,12 @@ func TestParseTime(t *testing.T) {
 		{"发布于 2018/5/1 9:05 阅读 300", nil, sh, time.Date(2018, 5, 1, 1, 5, 0, 0, time.UTC), true},
 		{"10.05.2018 09:55", []string{"02.01.2006 15:04"}, sh, time.Date(2018, 5, 10, 1, 55, 0, 0, time.UTC), true},
 		{"2018年2月30日", nil, sh, time.Time{}, false},
-		{"yesterday", nil, sh, time.Time{}, false},
+		{"yesterday", nil, sh, testNow.Add(-24 * time.Hour), true}, // relative: read against the fetch time
 		{"", nil, sh, time.Time{}, false},
 		{"12345", nil, sh, time.Time{}, false},
 	}
 	for _, tt := range tests {
-		got, ok := ParseTime(tt.in, tt.layouts, tt.loc)
+		got, ok := ParseTime(tt.in, tt.layouts, tt.loc, testNow)
 		if ok != tt.ok || !got.Equal(tt.want) {
 			t.Errorf("ParseTime(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
 		}

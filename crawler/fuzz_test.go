@@ -31,7 +31,7 @@ func FuzzExtract(f *testing.F) {
 	plain, _ := NewRules(config.Source{Name: "plain"})
 	f.Fuzz(func(t *testing.T, body []byte, contentType string) {
 		for _, r := range []*Rules{rules, plain} {
-			p, err := Extract(body, contentType, "https://example.com/a/b.html", r)
+			p, err := Extract(body, contentType, "https://example.com/a/b.html", r, testNow)
 			if err != nil {
 				continue
 			}
@@ -58,7 +58,7 @@ func FuzzParseJSONList(f *testing.F) {
 	cfg2 := config.JSONList{ItemsPath: "data.list", Fields: map[string]string{"url": "link", "comments": "meta.n"}}
 	f.Fuzz(func(t *testing.T, body []byte, jsonp bool) {
 		for _, c := range []config.JSONList{cfg, cfg2, {Fields: map[string]string{"url": "0"}}} {
-			items, skipped, err := ParseJSONList(body, jsonp, c, "https://x.example/api", nil)
+			items, skipped, err := ParseJSONList(body, jsonp, c, "https://x.example/api", nil, testNow)
 			if err != nil {
 				continue
 			}
@@ -83,7 +83,7 @@ func FuzzParseXMLList(f *testing.F) {
 	f.Add([]byte(`<?xml version="1.0" encoding="big5"?><urlset><url><loc>/x</loc></url></urlset>`), "text/xml")
 	f.Add([]byte(`<feed><entry><link href="http://[::1"/></entry></feed>`), "")
 	f.Fuzz(func(t *testing.T, body []byte, contentType string) {
-		l, err := ParseXMLList(body, contentType, "https://example.com/feed", nil)
+		l, err := ParseXMLList(body, contentType, "https://example.com/feed", nil, testNow)
 		if err != nil {
 			return
 		}
@@ -102,8 +102,8 @@ func FuzzParseTime(f *testing.F) {
 	}
 	sh, _ := time.LoadLocation("Asia/Shanghai")
 	f.Fuzz(func(t *testing.T, s string) {
-		a, okA := ParseTime(s, nil, sh)
-		b, okB := ParseTime(s, nil, sh)
+		a, okA := ParseTime(s, nil, sh, testNow)
+		b, okB := ParseTime(s, nil, sh, testNow)
 		if okA != okB || !a.Equal(b) {
 			t.Fatalf("ParseTime(%q) is not deterministic", s)
 		}

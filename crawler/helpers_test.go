@@ -239,3 +239,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// testNow is the fetch time of parser tests: relative times ("2 hours
+// ago") are read against it, never against the wall clock.
+var testNow = time.Date(2021, 11, 20, 12, 0, 0, 0, time.UTC)

@@ -6,10 +6,12 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -89,71 +91,95 @@ func attrOr(s *goquery.Selection, name, def string) string {
 	return attr(s, name)
 }
 
-// xmlDoc holds what newsrank reads from RSS 2.0, RSS 1.0 (RDF), Atom,
-// sitemap indexes and (news) sitemaps; the root element tells which.
-type xmlDoc struct {
-	XMLName xml.Name
-	Channel struct {
-		Items []rssItem `xml:"item"`
-	} `xml:"channel"`
-	Items    []rssItem    `xml:"item"`  // RSS 1.0 puts items beside the channel
-	Entries  []atomEntry  `xml:"entry"` // Atom
+// XMLList is what a feed or a sitemap lists.
+type XMLList struct {
+	// Items are the article URLs with the fields the feed or the news
+	// sitemap carried.
+	Items []ListItem
+	// Sitemaps are the child sitemaps of a sitemap index.
+	Sitemaps []string
+}
+
+// ParseXMLList reads a feed (RSS 0.9x, 1.0 and 2.0, Atom 0.3 and 1.0,
+// JSON Feed 1.0 and 1.1; see ParseFeed), a sitemap index or a (news)
+// sitemap: the document's first character and root element decide which.
+// contentType's charset wins over the XML declaration (the fetcher has
+// then decoded the body to UTF-8). Times use r's layouts and zone (r may
+// be nil); relative ones are read against now, the fetch time.
+func ParseXMLList(body []byte, contentType, pageURL string, r *Rules, now time.Time) (XMLList, error) {
+	if r == nil {
+		r = &Rules{}
+	}
+	if hasCharset(contentType) {
+		body = stripXMLDecl(body)
+	}
+	base, _ := url.Parse(pageURL)
+	root, err := rootElement(body)
+	if err != nil {
+		return XMLList{}, err
+	}
+	if root == "urlset" || root == "sitemapindex" {
+		return parseSitemap(body, base, r, now)
+	}
+	items, err := parseFeed(body, root, base, r, now)
+	if err != nil {
+		return XMLList{}, err
+	}
+	var out XMLList
+	for _, it := range items {
+		if it.URL != "" {
+			out.Items = append(out.Items, it)
+		}
+	}
+	return out, nil
+}
+
+// rootElement returns "{" for a JSON document, else the lower-cased local
+// name of the XML root element.
+func rootElement(body []byte) (string, error) {
+	b := bytes.TrimLeft(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")), " \t\r\n")
+	if len(b) > 0 && b[0] == '{' {
+		return "{", nil
+	}
+	dec := xml.NewDecoder(bytes.NewReader(dropControls(b)))
+	dec.Strict = false
+	dec.CharsetReader = func(_ string, in io.Reader) (io.Reader, error) { return in, nil } // names are ASCII
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", fmt.Errorf("%w: parse xml: no root element: %v", ErrBadList, err)
+		}
+		if se, ok := tok.(xml.StartElement); ok {
+			return strings.ToLower(se.Name.Local), nil
+		}
+	}
+}
+
+// dropControls removes the C0 control characters XML 1.0 forbids (all
+// but tab, CR and LF): one such character in a title must cost that
+// character, not the whole document.
+func dropControls(b []byte) []byte {
+	if bytes.IndexFunc(b, isBadControl) < 0 {
+		return b
+	}
+	return bytes.Map(func(r rune) rune {
+		if isBadControl(r) {
+			return -1
+		}
+		return r
+	}, b)
+}
+
+func isBadControl(r rune) bool { return r < 0x20 && r != '\t' && r != '\n' && r != '\r' }
+
+// sitemapDoc holds what newsrank reads from sitemap indexes and (news)
+// sitemaps.
+type sitemapDoc struct {
+	XMLName  xml.Name
 	URLs     []sitemapURL `xml:"url"`
 	Sitemaps []struct {
 		Loc string `xml:"loc"`
 	} `xml:"sitemap"`
-}
-
-type xmlLink struct {
-	XMLName xml.Name
-	Href    string `xml:"href,attr"`
-	Rel     string `xml:"rel,attr"`
-	Type    string `xml:"type,attr"`
-	Text    string `xml:",chardata"`
-}
-
-type mediaRef struct {
-	URL    string `xml:"url,attr"`
-	Type   string `xml:"type,attr"`
-	Medium string `xml:"medium,attr"`
-}
-
-const (
-	nsDC    = "http://purl.org/dc/elements/1.1/"
-	nsSlash = "http://purl.org/rss/1.0/modules/slash/"
-	nsMedia = "http://search.yahoo.com/mrss/"
-	nsThr   = "http://purl.org/syndication/thread/1.0"
-	nsAtom  = "http://www.w3.org/2005/Atom"
-)
-
-type rssItem struct {
-	Links []xmlLink `xml:"link"`
-	GUID  struct {
-		Text        string `xml:",chardata"`
-		IsPermaLink string `xml:"isPermaLink,attr"`
-	} `xml:"guid"`
-	About       string     `xml:"about,attr"` // RSS 1.0 rdf:about
-	Title       string     `xml:"title"`
-	PubDate     string     `xml:"pubDate"`
-	Date        string     `xml:"http://purl.org/dc/elements/1.1/ date"`
-	Description string     `xml:"description"`
-	Comments    string     `xml:"http://purl.org/rss/1.0/modules/slash/ comments"`
-	Source      string     `xml:"source"`
-	Enclosures  []mediaRef `xml:"enclosure"`
-	Media       []mediaRef `xml:"http://search.yahoo.com/mrss/ content"`
-	Thumbnails  []mediaRef `xml:"http://search.yahoo.com/mrss/ thumbnail"`
-}
-
-type atomEntry struct {
-	Links     []xmlLink  `xml:"link"`
-	ID        string     `xml:"id"`
-	Title     string     `xml:"title"`
-	Published string     `xml:"published"`
-	Updated   string     `xml:"updated"`
-	Summary   string     `xml:"summary"`
-	Comments  string     `xml:"http://purl.org/syndication/thread/1.0 total"`
-	Media     []mediaRef `xml:"http://search.yahoo.com/mrss/ content"`
-	Thumbs    []mediaRef `xml:"http://search.yahoo.com/mrss/ thumbnail"`
 }
 
 type sitemapURL struct {
@@ -170,143 +196,52 @@ type sitemapURL struct {
 	} `xml:"image"`
 }
 
-// XMLList is what a feed or a sitemap lists.
-type XMLList struct {
-	// Items are the article URLs with the fields the feed or the news
-	// sitemap carried.
-	Items []ListItem
-	// Sitemaps are the child sitemaps of a sitemap index.
-	Sitemaps []string
-}
-
-// ParseXMLList reads an RSS 2.0, RSS 1.0 or Atom feed, a sitemap index or
-// a (news) sitemap; the root element decides which. contentType's charset
-// wins over the XML declaration. Times use r's layouts and zone (r may be
-// nil).
-func ParseXMLList(body []byte, contentType, pageURL string, r *Rules) (XMLList, error) {
-	if r == nil {
-		r = &Rules{}
-	}
-	var doc xmlDoc
-	dec := xml.NewDecoder(bytes.NewReader(body))
+func parseSitemap(body []byte, base *url.URL, r *Rules, now time.Time) (XMLList, error) {
+	var doc sitemapDoc
+	dec := xml.NewDecoder(bytes.NewReader(dropControls(body)))
 	dec.Strict = false
-	dec.CharsetReader = xmlCharsetReader(hasCharset(contentType))
+	dec.CharsetReader = xmlCharsetReader(false)
 	if err := dec.Decode(&doc); err != nil {
 		return XMLList{}, fmt.Errorf("%w: parse xml: %v", ErrBadList, err)
 	}
-	base, _ := url.Parse(pageURL)
 	var out XMLList
-	switch strings.ToLower(doc.XMLName.Local) {
-	case "rss", "rdf":
-		for _, it := range append(doc.Channel.Items, doc.Items...) {
-			out.add(base, it.item(r))
+	for _, s := range doc.Sitemaps {
+		if u := absURL(base, s.Loc); u != "" {
+			out.Sitemaps = append(out.Sitemaps, u)
 		}
-	case "feed":
-		for _, e := range doc.Entries {
-			out.add(base, e.item(r))
+	}
+	for _, u := range doc.URLs {
+		it := ListItem{URL: absURL(base, u.Loc)}
+		if it.URL == "" {
+			continue
 		}
-	case "urlset":
-		for _, u := range doc.URLs {
-			out.add(base, u.item(r))
+		it.Title = plainText(u.News.Title)
+		it.Source = collapse(u.News.Publication.Name)
+		it.setTime(r, now, u.News.PubDate)
+		if len(u.Images) > 0 {
+			it.Image = absURL(base, u.Images[0].Loc)
 		}
-	case "sitemapindex":
-		for _, s := range doc.Sitemaps {
-			if u := absURL(base, s.Loc); u != "" {
-				out.Sitemaps = append(out.Sitemaps, u)
-			}
-		}
-	default:
-		return XMLList{}, fmt.Errorf("%w: root element <%s> is not rss, RDF, feed, urlset or sitemapindex",
-			ErrBadList, doc.XMLName.Local)
+		out.Items = append(out.Items, it)
 	}
 	return out, nil
 }
 
-func (l *XMLList) add(base *url.URL, it ListItem) {
-	it.URL = absURL(base, it.URL)
-	if it.URL == "" {
-		return
-	}
-	it.Image = absURL(base, it.Image)
-	l.Items = append(l.Items, it)
-}
-
-func (it rssItem) item(r *Rules) ListItem {
-	var out ListItem
-	for _, l := range it.Links {
-		switch {
-		case l.XMLName.Space == nsAtom || l.Href != "":
-			if out.URL == "" && (l.Rel == "" || l.Rel == "alternate") && l.Href != "" {
-				out.URL = l.Href
-			}
-		case strings.TrimSpace(l.Text) != "":
-			out.URL = strings.TrimSpace(l.Text)
+// setTime sets the item's post time from the first of texts that reads
+// as a time; when some text was there but none could be read, it keeps
+// the first such text in BadTime.
+func (f *Fields) setTime(r *Rules, now time.Time, texts ...string) {
+	for _, s := range texts {
+		if strings.TrimSpace(s) == "" {
+			continue
+		}
+		if t, ok := r.ParseTime(s, now); ok {
+			f.PostTime, f.BadTime = t, ""
+			return
+		}
+		if f.BadTime == "" {
+			f.BadTime = clip(strings.TrimSpace(s), 100)
 		}
 	}
-	if out.URL == "" && it.GUID.IsPermaLink != "false" && strings.HasPrefix(strings.TrimSpace(it.GUID.Text), "http") {
-		out.URL = strings.TrimSpace(it.GUID.Text)
-	}
-	if out.URL == "" {
-		out.URL = strings.TrimSpace(it.About)
-	}
-	out.Title = collapse(it.Title)
-	out.Summary = plainText(it.Description)
-	out.Source = collapse(it.Source)
-	out.PostTime, _ = r.ParseTime(firstNonEmpty(strings.TrimSpace(it.PubDate), strings.TrimSpace(it.Date)))
-	if n, ok := parseInt(it.Comments); ok {
-		out.Comments = &n
-	}
-	out.Image = mediaImage(it.Enclosures, it.Media, it.Thumbnails)
-	return out
-}
-
-func (e atomEntry) item(r *Rules) ListItem {
-	var out ListItem
-	for _, l := range e.Links {
-		if (l.Rel == "" || l.Rel == "alternate") && l.Href != "" {
-			out.URL = l.Href
-			break
-		}
-	}
-	if out.URL == "" && strings.HasPrefix(strings.TrimSpace(e.ID), "http") {
-		out.URL = strings.TrimSpace(e.ID)
-	}
-	out.Title = collapse(e.Title)
-	out.Summary = plainText(e.Summary)
-	out.PostTime, _ = r.ParseTime(firstNonEmpty(strings.TrimSpace(e.Published), strings.TrimSpace(e.Updated)))
-	if n, ok := parseInt(e.Comments); ok {
-		out.Comments = &n
-	}
-	var encl []mediaRef
-	for _, l := range e.Links {
-		if l.Rel == "enclosure" {
-			encl = append(encl, mediaRef{URL: l.Href, Type: l.Type})
-		}
-	}
-	out.Image = mediaImage(encl, e.Media, e.Thumbs)
-	return out
-}
-
-func (u sitemapURL) item(r *Rules) ListItem {
-	out := ListItem{URL: strings.TrimSpace(u.Loc)}
-	out.Title = collapse(u.News.Title)
-	out.Source = collapse(u.News.Publication.Name)
-	out.PostTime, _ = r.ParseTime(u.News.PubDate)
-	if len(u.Images) > 0 {
-		out.Image = strings.TrimSpace(u.Images[0].Loc)
-	}
-	return out
-}
-
-func mediaImage(lists ...[]mediaRef) string {
-	for _, l := range lists {
-		for _, m := range l {
-			if m.URL != "" && (strings.HasPrefix(m.Type, "image/") || m.Medium == "image" || (m.Type == "" && m.Medium == "")) {
-				return strings.TrimSpace(m.URL)
-			}
-		}
-	}
-	return ""
 }
 
 // plainText turns an HTML fragment (feed descriptions often are) into text.
@@ -354,9 +289,10 @@ func StripJSONP(b []byte) ([]byte, error) {
 
 // ParseJSONList reads a JSON (or, when jsonp, JSONP) list API response:
 // the items at cfg.ItemsPath, their article URL from cfg.URLTemplate (or
-// the url field), and the fields cfg.Fields maps. Relative URLs resolve
+// the url field), and the fields cfg.Fields maps (relative times are read
+// against now, the fetch time). Relative URLs resolve
 // against pageURL. Items without a usable URL are skipped and counted.
-func ParseJSONList(body []byte, jsonp bool, cfg config.JSONList, pageURL string, r *Rules) (items []ListItem, skipped int, err error) {
+func ParseJSONList(body []byte, jsonp bool, cfg config.JSONList, pageURL string, r *Rules, now time.Time) (items []ListItem, skipped int, err error) {
 	if r == nil {
 		r = &Rules{}
 	}
@@ -384,7 +320,7 @@ func ParseJSONList(body []byte, jsonp bool, cfg config.JSONList, pageURL string,
 	}
 	base, _ := url.Parse(pageURL)
 	for _, e := range arr {
-		it, ok := jsonItem(e, cfg, base, r)
+		it, ok := jsonItem(e, cfg, base, r, now)
 		if !ok {
 			skipped++
 			continue
@@ -394,7 +330,7 @@ func ParseJSONList(body []byte, jsonp bool, cfg config.JSONList, pageURL string,
 	return items, skipped, nil
 }
 
-func jsonItem(e any, cfg config.JSONList, base *url.URL, r *Rules) (ListItem, bool) {
+func jsonItem(e any, cfg config.JSONList, base *url.URL, r *Rules, now time.Time) (ListItem, bool) {
 	field := func(name string) string {
 		p := cfg.Fields[name]
 		if p == "" {
@@ -418,9 +354,7 @@ func jsonItem(e any, cfg config.JSONList, base *url.URL, r *Rules) (ListItem, bo
 	it.Source = collapse(field("source"))
 	it.Summary = collapse(field("summary"))
 	it.Image = absURL(base, field("image"))
-	if s := field("post_time"); s != "" {
-		it.PostTime, _ = r.ParseTime(s)
-	}
+	it.setTime(r, now, field("post_time"))
 	if s := field("comments"); s != "" {
 		if n, ok := ParseCount(s); ok {
 			it.Comments = &n

@@ -70,7 +70,7 @@ const rss2 = `<?xml version="1.0" encoding="UTF-8"?>
 </channel></rss>`
 
 func TestParseXMLListRSS(t *testing.T) {
-	l, err := ParseXMLList([]byte(rss2), "application/rss+xml", "https://example.com/world/rss.xml", nil)
+	l, err := ParseXMLList([]byte(rss2), "application/rss+xml", "https://example.com/world/rss.xml", nil, testNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestParseXMLListAtomAndRDF(t *testing.T) {
 </entry>
 <entry><title>Updated only</title><id>https://example.com/sports/u</id><updated>2024-05-03T00:00:00Z</updated></entry>
 </feed>`
-	l, err := ParseXMLList([]byte(atom), "application/atom+xml", "https://example.com/sports/atom.xml", nil)
+	l, err := ParseXMLList([]byte(atom), "application/atom+xml", "https://example.com/sports/atom.xml", nil, testNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestParseXMLListAtomAndRDF(t *testing.T) {
 <channel rdf:about="https://example.com/"><title>RDF</title></channel>
 <item rdf:about="https://example.com/rdf/1"><title>RDF one</title><link>https://example.com/rdf/1</link><dc:date>2024-01-01T00:00:00Z</dc:date></item>
 </rdf:RDF>`
-	l, err = ParseXMLList([]byte(rdf), "text/xml", "https://example.com/index.rdf", nil)
+	l, err = ParseXMLList([]byte(rdf), "text/xml", "https://example.com/index.rdf", nil, testNow)
 	if err != nil || len(l.Items) != 1 || l.Items[0].URL != "https://example.com/rdf/1" || l.Items[0].Title != "RDF one" {
 		t.Errorf("rdf = %+v, %v", l, err)
 	}
@@ -135,7 +135,7 @@ func TestParseXMLListSitemaps(t *testing.T) {
 <sitemap><loc>https://example.com/sitemap-news.xml</loc></sitemap>
 <sitemap><loc>/sitemap-2024-03-05.xml.gz</loc><lastmod>2024-03-05</lastmod></sitemap>
 </sitemapindex>`
-	l, err := ParseXMLList([]byte(index), "application/xml", "https://example.com/sitemap_index.xml", nil)
+	l, err := ParseXMLList([]byte(index), "application/xml", "https://example.com/sitemap_index.xml", nil, testNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestParseXMLListSitemaps(t *testing.T) {
 </url>
 <url><loc>https://example.com/finance/20240304/a0.shtml</loc><lastmod>2024-03-04</lastmod></url>
 </urlset>`
-	l, err = ParseXMLList([]byte(newsMap), "application/xml", "https://example.com/sitemap-news.xml", &Rules{loc: sh})
+	l, err = ParseXMLList([]byte(newsMap), "application/xml", "https://example.com/sitemap-news.xml", &Rules{loc: sh}, testNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,13 +176,13 @@ func TestParseXMLListCharsets(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The declaration names the charset.
-	l, err := ParseXMLList([]byte(gbk), "text/xml", "https://example.com/rss.xml", nil)
+	l, err := ParseXMLList([]byte(gbk), "text/xml", "https://example.com/rss.xml", nil, testNow)
 	if err != nil || len(l.Items) != 1 || l.Items[0].Title != "国内新闻标题" {
 		t.Fatalf("gbk declared: %+v, %v", l, err)
 	}
 	// When the HTTP header named a charset, the fetcher already decoded
 	// the body (colly), and the stale declaration must be ignored.
-	l, err = ParseXMLList([]byte(feed), "text/xml; charset=utf-8", "https://example.com/rss.xml", nil)
+	l, err = ParseXMLList([]byte(feed), "text/xml; charset=utf-8", "https://example.com/rss.xml", nil, testNow)
 	if err != nil || len(l.Items) != 1 || l.Items[0].Title != "国内新闻标题" {
 		t.Fatalf("decoded body: %+v, %v", l, err)
 	}
@@ -190,7 +190,7 @@ func TestParseXMLListCharsets(t *testing.T) {
 
 func TestParseXMLListErrors(t *testing.T) {
 	for _, body := range []string{"", "not xml at all", `<html><body>oops</body></html>`, `<?xml version="1.0"?><rss><channel><item>`} {
-		_, err := ParseXMLList([]byte(body), "text/xml", "https://example.com/f", nil)
+		_, err := ParseXMLList([]byte(body), "text/xml", "https://example.com/f", nil, testNow)
 		if !errors.Is(err, ErrBadList) {
 			t.Errorf("ParseXMLList(%q) error = %v, want ErrBadList", body, err)
 		}
@@ -236,7 +236,7 @@ func TestParseJSONList(t *testing.T) {
 		Fields: map[string]string{"title": "title", "post_time": "ptime", "comments": "replyCount",
 			"source": "source", "summary": "digest", "image": "imgsrc"},
 	}
-	items, skipped, err := ParseJSONList([]byte(netEaseList), true, cfg, "https://3g.163.com/touch/reconstruct/article/list/BBM54PGAwangning/0-10.html", &Rules{loc: sh})
+	items, skipped, err := ParseJSONList([]byte(netEaseList), true, cfg, "https://3g.163.com/touch/reconstruct/article/list/BBM54PGAwangning/0-10.html", &Rules{loc: sh}, testNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +255,7 @@ func TestParseJSONList(t *testing.T) {
 	// Plain JSON, nested path, url field instead of a template.
 	api := `{"code":0,"data":{"list":[{"link":"/a/1","meta":{"n":5}},{"link":"https://other.example/b"}]}}`
 	items, _, err = ParseJSONList([]byte(api), false, config.JSONList{ItemsPath: "data.list",
-		Fields: map[string]string{"url": "link", "comments": "meta.n"}}, "https://api.example.com/v1/list?p=1", nil)
+		Fields: map[string]string{"url": "link", "comments": "meta.n"}}, "https://api.example.com/v1/list?p=1", nil, testNow)
 	if err != nil || len(items) != 2 || items[0].URL != "https://api.example.com/a/1" || *items[0].Comments != 5 {
 		t.Errorf("plain json = %+v, %v", items, err)
 	}
@@ -265,12 +265,74 @@ func TestParseJSONList(t *testing.T) {
 		{`{"data":{"list":{"a":1}}}`, "data.list"},
 		{`{"data":`, "data"},
 	} {
-		if _, _, err := ParseJSONList([]byte(tt.body), false, config.JSONList{ItemsPath: tt.path, Fields: map[string]string{"url": "u"}}, "https://x.example/", nil); !errors.Is(err, ErrBadList) {
+		if _, _, err := ParseJSONList([]byte(tt.body), false, config.JSONList{ItemsPath: tt.path, Fields: map[string]string{"url": "u"}}, "https://x.example/", nil, testNow); !errors.Is(err, ErrBadList) {
 			t.Errorf("ParseJSONList(%q) error = %v, want ErrBadList", tt.body, err)
 		}
 	}
 	// A null list is an empty page, not an error.
-	if items, _, err := ParseJSONList([]byte(`{"list":null}`), false, config.JSONList{ItemsPath: "list", Fields: map[string]string{"url": "u"}}, "https://x.example/", nil); err != nil || len(items) != 0 {
+	if items, _, err := ParseJSONList([]byte(`{"list":null}`), false, config.JSONList{ItemsPath: "list", Fields: map[string]string{"url": "u"}}, "https://x.example/", nil, testNow); err != nil || len(items) != 0 {
 		t.Errorf("null list: %v, %v", items, err)
+	}
+}
+
+// TestFeedRules holds the feed rules the issue named, one feed each.
+func TestFeedRules(t *testing.T) {
+	const feedURL = "https://example.com/blog/feed.xml"
+	tests := []struct {
+		name, body string
+		url, title string
+		time       string // RFC 3339, "" for none
+		items      int
+	}{
+		{"xml:base on the feed", `<feed xmlns="http://www.w3.org/2005/Atom" xml:base="https://base.example/news/"><entry><title>a</title><link href="a.html"/></entry></feed>`,
+			"https://base.example/news/a.html", "a", "", 1},
+		{"xml:base on the entry", `<feed xmlns="http://www.w3.org/2005/Atom"><entry xml:base="/posts/"><title>a</title><link href="a.html"/></entry></feed>`,
+			"https://example.com/posts/a.html", "a", "", 1},
+		{"xml:base on the link", `<feed xmlns="http://www.w3.org/2005/Atom"><entry><title>a</title><link xml:base="https://cdn.example/x/" href="a.html"/></entry></feed>`,
+			"https://cdn.example/x/a.html", "a", "", 1},
+		{"xml:base in RSS", `<rss version="2.0" xml:base="https://base.example/r/"><channel><item><title>a</title><link>a.html</link></item></channel></rss>`,
+			"https://base.example/r/a.html", "a", "", 1},
+		{"isPermaLink False", `<rss version="2.0"><channel><item><title>a</title><guid isPermaLink="False">https://example.com/not-a-page</guid></item></channel></rss>`,
+			"", "", "", 0},
+		{"relative permalink guid", `<rss version="2.0"><channel><item><title>a</title><guid>/p/1.html</guid></item></channel></rss>`,
+			"https://example.com/p/1.html", "a", "", 1},
+		{"control character in a title", "<rss version=\"2.0\"><channel><item><title>a\bb</title><link>https://example.com/1</link></item><item><title>c</title><link>https://example.com/2</link></item></channel></rss>",
+			"https://example.com/1", "ab", "", 2},
+		{"xhtml title", `<feed xmlns="http://www.w3.org/2005/Atom"><entry><title type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml">The <b>big</b> &amp; small</div></title><link href="https://example.com/1"/></entry></feed>`,
+			"https://example.com/1", "The big & small", "", 1},
+		{"markup in an RSS title", `<rss version="2.0"><channel><item><title><![CDATA[<em>Breaking</em>: it&#8217;s out]]></title><link>https://example.com/1</link></item></channel></rss>`,
+			"https://example.com/1", "Breaking: it’s out", "", 1},
+		{"Atom 0.3 base64 title and issued", `<feed version="0.3" xmlns="http://purl.org/atom/ns#"><entry><title mode="base64">SGVsbG8gd29ybGQ=</title><link rel="alternate" href="https://example.com/1"/><issued>2021-11-19T08:07:06-05:00</issued></entry></feed>`,
+			"https://example.com/1", "Hello world", "2021-11-19T13:07:06Z", 1},
+		{"Atom 0.3 modified", `<feed version="0.3" xmlns="http://purl.org/atom/ns#"><entry><title>a</title><link rel="alternate" href="https://example.com/1"/><modified>2021-11-19T08:07:06Z</modified></entry></feed>`,
+			"https://example.com/1", "a", "2021-11-19T08:07:06Z", 1},
+		{"atom:published in RSS", `<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom"><channel><item><title>a</title><link>https://example.com/1</link><atom:published>2021-11-19T08:07:06+08:00</atom:published></item></channel></rss>`,
+			"https://example.com/1", "a", "2021-11-19T00:07:06Z", 1},
+		{"named zone in pubDate", `<rss version="2.0"><channel><item><title>a</title><link>https://example.com/1</link><pubDate>Fri, 19 Nov 2021 08:07:06 PST</pubDate></item></channel></rss>`,
+			"https://example.com/1", "a", "2021-11-19T16:07:06Z", 1},
+		{"JSON Feed 1.1", `{"version":"https://jsonfeed.org/version/1.1","title":"t","items":[{"id":"1","url":"/p/1","title":"Hi &amp; bye","date_published":"2021-11-19T08:07:06-05:00","image":"/i.png"},{"id":"2","content_text":"no url"}]}`,
+			"https://example.com/p/1", "Hi & bye", "2021-11-19T13:07:06Z", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := ParseXMLList([]byte(tt.body), "", feedURL, nil, testNow)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(l.Items) != tt.items {
+				t.Fatalf("%d items, want %d: %+v", len(l.Items), tt.items, l.Items)
+			}
+			if tt.items == 0 {
+				return
+			}
+			it := l.Items[0]
+			got := ""
+			if !it.PostTime.IsZero() {
+				got = it.PostTime.UTC().Format(time.RFC3339)
+			}
+			if it.URL != tt.url || it.Title != tt.title || got != tt.time {
+				t.Errorf("got %q %q %q, want %q %q %q", it.URL, it.Title, got, tt.url, tt.title, tt.time)
+			}
+		})
 	}
 }

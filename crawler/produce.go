@@ -414,7 +414,7 @@ func (w *walk) xml(ctx context.Context) error {
 			// colly decoded the forced charset; the declaration would lie now.
 			body = stripXMLDecl(body)
 		}
-		l, err := ParseXMLList(body, resp.contentType, resp.url, w.s.rules)
+		l, err := ParseXMLList(body, resp.contentType, resp.url, w.s.rules, w.c.clock.Now())
 		if err != nil {
 			w.badPage(page, err)
 			continue
@@ -454,7 +454,7 @@ func (w *walk) json(ctx context.Context) error {
 				}
 				break // next start URL
 			}
-			items, skipped, err := ParseJSONList(resp.body, jsonp, w.s.cfg.JSON, resp.url, w.s.rules)
+			items, skipped, err := ParseJSONList(resp.body, jsonp, w.s.cfg.JSON, resp.url, w.s.rules, w.c.clock.Now())
 			if err != nil {
 				w.badPage(page, err)
 				break

@@ -24,6 +24,13 @@ var (
 		Name: "newsrank_pages_failed_total",
 		Help: "Pages that failed, by source and reason.",
 	}, []string{"source", "reason"})
+	// PostTimesUnread counts articles stored with the crawl time as their
+	// post time because the time their page or list carried could not be
+	// read, by source.
+	PostTimesUnread = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "newsrank_post_times_unread_total",
+		Help: "Articles whose page or list carried a post time that could not be read (the crawl time stands in), by source.",
+	}, []string{"source"})
 	// Articles counts ingest outcomes: new, updated, too_old.
 	Articles = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "newsrank_articles_ingested_total",
@@ -58,6 +65,6 @@ func init() {
 	Registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		PagesFetched, PagesFailed, Articles, Votes, JobRuns, JobDuration, HTTPDuration,
+		PagesFetched, PagesFailed, PostTimesUnread, Articles, Votes, JobRuns, JobDuration, HTTPDuration,
 	)
 }
