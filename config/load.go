@@ -198,7 +198,8 @@ func (l *loader) finish() (Config, error) {
 	for _, p := range env {
 		l.bad = append(l.bad, p.Path)
 	}
-	place(l.cfg.problems(func(path string) bool { _, ok := l.origins[path]; return ok }))
+	def := reflect.ValueOf(DefaultConfig())
+	place(l.cfg.problems(func(path string) bool { return l.changed(path, def) }))
 	l.sortProblems()
 	// An anchored mapping merged in several places reports its own
 	// problems once.
@@ -206,6 +207,46 @@ func (l *loader) finish() (Config, error) {
 		return a.Origin == b.Origin && a.Path == b.Path && a.Msg == b.Msg
 	})
 	return l.cfg, errorOf(l.probs)
+}
+
+// changed reports whether the user set the key at path to a value other
+// than its default (def): a file copied from config.yaml sets every key,
+// and a rule comparing two keys blames the one the user changed.
+func (l *loader) changed(path string, def reflect.Value) bool {
+	if _, ok := l.origins[path]; !ok {
+		return false
+	}
+	got, ok := valueAt(reflect.ValueOf(l.cfg), path)
+	was, wasOK := valueAt(def, path)
+	return !ok || !wasOK || !reflect.DeepEqual(got.Interface(), was.Interface())
+}
+
+// valueAt finds the value at a key path inside v, a Config.
+func valueAt(v reflect.Value, path string) (reflect.Value, bool) {
+	segs, err := splitPath(path)
+	if err != nil {
+		return v, false
+	}
+	for _, s := range segs {
+		switch {
+		case s.index >= 0 && v.Kind() == reflect.Slice && s.index < v.Len():
+			v = v.Index(s.index)
+		case s.index < 0 && v.Kind() == reflect.Struct:
+			f, ok := fieldNamed(fieldsOf(v.Type()), s.key)
+			if !ok {
+				return v, false
+			}
+			v = v.Field(f.index)
+		case s.index < 0 && v.Kind() == reflect.Map:
+			v = v.MapIndex(reflect.ValueOf(s.key).Convert(v.Type().Key()))
+			if !v.IsValid() {
+				return v, false
+			}
+		default:
+			return v, false
+		}
+	}
+	return v, true
 }
 
 // sortProblems orders the problems as the user reads the input: each file

@@ -237,3 +237,29 @@ func TestAliasesCannotLoopOrExplode(t *testing.T) {
 		})
 	}
 }
+
+func TestTwoKeyRulesBlameTheKeyChanged(t *testing.T) {
+	// A file copied from config.yaml sets every key; the one changed is
+	// at fault.
+	shipped, err := os.ReadFile("../config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ from, to, want string }{
+		{"  max_page_size: 100\n", "  max_page_size: 10\n", "news.max_page_size: must be >= news.page_size (25), got 10"},
+		{"  page_size: 25\n", "  page_size: 500\n", "news.page_size: must be <= news.max_page_size (100), got 500"},
+		{"  retry_max: 1h\n", "  retry_max: 1s\n", "queue.retry_max: must be >= queue.retry_base (10s), got 1s"},
+		{"  cluster:\n    addrs: []\n", "  cluster:\n    addrs: [\"127.0.0.1:7000\"]\n",
+			`redis.cluster: set only one of redis.url, redis.sentinel and redis.cluster, got url and cluster (redis.url is "embedded" by default: set it to "")`},
+	} {
+		if !strings.Contains(string(shipped), tc.from) {
+			t.Fatalf("config.yaml lacks %q", tc.from)
+		}
+		in := strings.Replace(string(shipped), tc.from, tc.to, 1)
+		_, err := parse(strings.NewReader(in), noEnv)
+		got := problemLines(t, err)
+		if len(got) != 1 || !strings.HasSuffix(got[0], ": "+tc.want) {
+			t.Errorf("%s: problems %q, want %q", strings.TrimSpace(tc.to), got, tc.want)
+		}
+	}
+}
