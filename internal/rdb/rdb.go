@@ -144,7 +144,7 @@ func newClient(cfg config.Redis, log *slog.Logger) (*Client, error) {
 		if opt.TLSConfig, err = tlsConfig(cfg.TLS); err != nil {
 			return nil, err
 		}
-		addr := "sentinel " + cfg.Sentinel.MasterName + " via " + strings.Join(cfg.Sentinel.Addrs, ",")
+		addr := "sentinel " + cfg.Sentinel.MasterName + " via " + addrList(cfg.Sentinel.Addrs)
 		return &Client{UniversalClient: redis.NewFailoverClient(opt), Prefix: cfg.KeyPrefix, Addr: addr}, nil
 	case "cluster":
 		opt := &redis.ClusterOptions{
@@ -168,10 +168,20 @@ func newClient(cfg config.Redis, log *slog.Logger) (*Client, error) {
 		if opt.TLSConfig, err = tlsConfig(cfg.TLS); err != nil {
 			return nil, err
 		}
-		addr := "cluster " + strings.Join(cfg.Cluster.Addrs, ",")
+		addr := "cluster " + addrList(cfg.Cluster.Addrs)
 		return &Client{UniversalClient: redis.NewClusterClient(opt), Prefix: cfg.KeyPrefix, Addr: addr}, nil
 	}
 	return nil, fmt.Errorf("redis: unknown mode %q", cfg.Mode())
+}
+
+// addrList joins host:port addresses for messages, without the user name
+// or password one may wrongly carry (config refuses them).
+func addrList(addrs []string) string {
+	out := make([]string, len(addrs))
+	for i, a := range addrs {
+		out[i] = redact.URL(a)
+	}
+	return strings.Join(out, ",")
 }
 
 // expireLoop makes the embedded Redis expire keys as a real one does:
