@@ -3,6 +3,7 @@ package redact
 import (
 	"errors"
 	"io/fs"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -78,4 +79,36 @@ func TestErrorKeepsTheChain(t *testing.T) {
 	if Error(nil) != nil {
 		t.Error("Error(nil) != nil")
 	}
+}
+
+// FuzzString: String never panics, is idempotent, and masks the userinfo
+// of every URL that url.Parse reads with one.
+func FuzzString(f *testing.F) {
+	for _, s := range []string{
+		"redis://u:S3cret@127.0.0.1:6379/0", "http://a@a", "x https://medium.com/@w y", "redis://u:p/q@h/0",
+		`parse "rediss://:pw@h:1": bad`, "a://b://c@d", "http://[::1]:80/@x", "http://%zz@h/",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := String(s)
+		if again := String(out); again != out {
+			t.Fatalf("not idempotent: %q → %q → %q", s, out, again)
+		}
+		if strings.ContainsAny(s, " \t\r\n\"'`<>") {
+			return
+		}
+		u, err := url.Parse(s)
+		if err != nil || u.User == nil || u.Opaque != "" || !strings.HasPrefix(s, u.Scheme+"://") || strings.Count(s, "://") != 1 {
+			return
+		}
+		authEnd := len(s)
+		if i := strings.IndexAny(s[len(u.Scheme)+3:], "/?#"); i >= 0 {
+			authEnd = len(u.Scheme) + 3 + i
+		}
+		at := strings.LastIndexByte(s[:authEnd], '@')
+		if want := s[:len(u.Scheme)+3] + Mask + s[at:]; out != want {
+			t.Fatalf("String(%q) = %q, want %q", s, out, want)
+		}
+	})
 }
