@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -46,7 +47,11 @@ func (b *Board) validate(v *validator) {
 	checkZone(v, "time_zone", b.TimeZone)
 	for _, k := range slices.Sorted(maps.Keys(b.Weights)) {
 		if !slices.Contains(Actions, k) {
-			v.addf("weights", "unknown action %q: must be one of %s", k, strings.Join(Actions, ", "))
+			msg := fmt.Sprintf("unknown action: must be one of %s", strings.Join(Actions, ", "))
+			if s := suggest(k, Actions); s != "" {
+				msg += ", did you mean " + s + "?"
+			}
+			v.addf("weights."+k, "%s", msg)
 		}
 		if w := b.Weights[k]; w < 0 {
 			v.addf("weights."+k, "must be >= 0, got %d", w)

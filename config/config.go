@@ -1,17 +1,20 @@
-// Package config loads newsrank's configuration: DefaultConfig, then the YAML
-// file over it (unknown keys are errors), then ${ENV} expansion in string
-// values, then Validate, whose errors name the field and the bad value.
+// Package config loads newsrank's configuration: DefaultConfig, then each
+// YAML file over it in order, then the command line's overrides (-set
+// key=value), then ${ENV} expansion in string values, then validation. It
+// reports every problem in one pass, each as "file:line: key: what is
+// wrong": unknown keys (with the key meant), values of the wrong type,
+// invalid values.
 package config
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
-	"os"
+	"reflect"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/newsrank/newsrank/internal/redact"
 )
 
 // Config is the whole configuration of newsrank. Each section is documented
@@ -47,57 +50,14 @@ func DefaultConfig() Config {
 	}
 }
 
-// ParseConfig reads YAML over DefaultConfig, expands ${ENV} references in
-// string values and validates the result. Unknown keys are errors.
-func ParseConfig(r io.Reader) (Config, error) {
-	return parse(r, os.LookupEnv)
-}
+// Validate checks every section; the error, an *Error, lists each bad
+// field as "section.field: problem, got value".
+func (c *Config) Validate() error { return errorOf(c.problems(nil)) }
 
-func parse(r io.Reader, lookup func(string) (string, bool)) (Config, error) {
-	cfg := DefaultConfig()
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return cfg, fmt.Errorf("read config: %w", err)
-	}
-	if len(bytes.TrimSpace(data)) > 0 {
-		dec := yaml.NewDecoder(bytes.NewReader(data))
-		dec.KnownFields(true)
-		if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
-			return cfg, fmt.Errorf("parse config: %w", nameFields(data, err))
-		}
-	}
-	if err := expandEnv(&cfg, lookup); err != nil {
-		return cfg, err
-	}
-	if err := cfg.Validate(); err != nil {
-		return cfg, err
-	}
-	return cfg, nil
-}
-
-// Load reads and validates the file at path. An empty path means
-// DefaultConfig (validated), which runs on the embedded Redis.
-func Load(path string) (Config, error) {
-	if path == "" {
-		cfg := DefaultConfig()
-		return cfg, cfg.Validate()
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return Config{}, fmt.Errorf("open config: %w", err)
-	}
-	defer f.Close()
-	cfg, err := ParseConfig(f)
-	if err != nil {
-		return cfg, fmt.Errorf("%s: %w", path, err)
-	}
-	return cfg, nil
-}
-
-// Validate checks every section; the error lists each bad field as
-// "section.field: problem, got value".
-func (c *Config) Validate() error {
-	v := &validator{}
+// problems validates every section; set reports whether the user set the
+// key at a path, so that a rule comparing two keys blames the one set.
+func (c *Config) problems(set func(path string) bool) []Problem {
+	v := newValidator(set)
 	c.Log.validate(v.at("log"))
 	c.Redis.validate(v.at("redis"))
 	c.Queue.validate(v.at("queue"))
@@ -106,7 +66,7 @@ func (c *Config) Validate() error {
 	c.Board.validate(v.at("board"))
 	c.Jobs.validate(v.at("jobs"))
 	c.Web.validate(v.at("web"))
-	return v.err()
+	return *v.probs
 }
 
 func (l *Log) validate(v *validator) {
@@ -114,11 +74,47 @@ func (l *Log) validate(v *validator) {
 	v.oneOf("format", l.Format, "text", "json")
 }
 
-// Redacted returns a copy with passwords and tokens masked, for printing.
+// Redacted returns a copy with passwords and tokens masked, and the user
+// name and password of every URL (redis.url, source URLs...) too, for
+// printing.
 func (c Config) Redacted() Config {
+	c = scrubbed(reflect.ValueOf(c)).Interface().(Config)
 	c.Redis = c.Redis.redacted()
 	c.Web = c.Web.redacted()
 	return c
+}
+
+// scrubbed is a deep copy of v with redact.String applied to every string.
+func scrubbed(v reflect.Value) reflect.Value {
+	out := reflect.New(v.Type()).Elem()
+	switch v.Kind() {
+	case reflect.String:
+		out.SetString(redact.String(v.String()))
+	case reflect.Struct:
+		out.Set(v)
+		for _, f := range fieldsOf(v.Type()) {
+			out.Field(f.index).Set(scrubbed(v.Field(f.index)))
+		}
+	case reflect.Slice:
+		if v.IsNil() {
+			return v
+		}
+		out.Set(reflect.MakeSlice(v.Type(), v.Len(), v.Len()))
+		for i := range v.Len() {
+			out.Index(i).Set(scrubbed(v.Index(i)))
+		}
+	case reflect.Map:
+		if v.IsNil() {
+			return v
+		}
+		out.Set(reflect.MakeMapWithSize(v.Type(), v.Len()))
+		for it := v.MapRange(); it.Next(); {
+			out.SetMapIndex(it.Key(), scrubbed(it.Value()))
+		}
+	default:
+		out.Set(v)
+	}
+	return out
 }
 
 // YAML renders the configuration as YAML that ParseConfig reads back to the

@@ -3,7 +3,6 @@ package config
 import (
 	"fmt"
 	"maps"
-	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/andybalholm/cascadia"
 	"golang.org/x/net/html/charset"
+
+	"github.com/newsrank/newsrank/internal/redact"
 )
 
 // Crawler configures the producer and the consumers (package crawler).
@@ -250,16 +251,19 @@ func (s *Source) validate(v *validator) {
 	}
 	for i, raw := range s.URLs {
 		probe := strings.NewReplacer("{page}", "1", "{offset}", "0").Replace(raw)
-		u, err := url.Parse(probe)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			v.addf("urls", "[%d] must be an absolute http(s) URL, got %q", i, raw)
+		u, err := redact.ParseURL(probe)
+		switch {
+		case err != nil:
+			v.addf(fmt.Sprintf("urls[%d]", i), "is not a valid URL (%v), got %q", urlReason(err), redact.URL(raw))
+		case (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+			v.addf(fmt.Sprintf("urls[%d]", i), "must be an absolute http(s) URL, got %q", redact.URL(raw))
 		}
 	}
 	v.min("max_pages", s.MaxPages, 0)
 	v.min("first_page", s.FirstPage, 0)
 	for i, d := range s.AllowedDomains {
 		if d == "" || strings.ContainsAny(d, "/:@ ") {
-			v.addf("allowed_domains", "[%d] must be a host name such as \"example.com\", got %q", i, d)
+			v.addf(fmt.Sprintf("allowed_domains[%d]", i), "must be a host name such as \"example.com\", got %q", redact.URL(d))
 		}
 	}
 	checkSelector(v, "link_selector", s.LinkSelector)
@@ -289,7 +293,11 @@ func (s *Source) validate(v *validator) {
 		}
 		for _, k := range slices.Sorted(maps.Keys(s.JSON.Fields)) {
 			if !slices.Contains(JSONFields, k) {
-				v.addf("json.fields", "unknown field %q: must be one of %s", k, strings.Join(JSONFields, ", "))
+				msg := fmt.Sprintf("unknown article field: must be one of %s", strings.Join(JSONFields, ", "))
+				if s := suggest(k, JSONFields); s != "" {
+					msg += ", did you mean " + s + "?"
+				}
+				v.addf("json.fields."+k, "%s", msg)
 			}
 		}
 		o := s.JSON.Offset

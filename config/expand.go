@@ -9,59 +9,45 @@ import (
 
 // expandEnv replaces ${VAR} and ${VAR:-default} in every string value of the
 // configuration (struct fields, slices and map values). A ${VAR} whose
-// variable is unset and has no default is an error naming the field, so a
+// variable is unset and has no default is a problem naming the field, so a
 // missing secret is caught at start rather than sent as an empty string.
-// "$$" stands for a literal "$".
-func expandEnv(cfg *Config, lookup func(string) (string, bool)) error {
-	return expandValue(reflect.ValueOf(cfg).Elem(), "", lookup)
+// "$$" stands for a literal "$". It returns a problem per bad value.
+func expandEnv(cfg *Config, lookup func(string) (string, bool)) []Problem {
+	var probs []Problem
+	expandValue(reflect.ValueOf(cfg).Elem(), "", lookup, &probs)
+	return probs
 }
 
-func expandValue(v reflect.Value, path string, lookup func(string) (string, bool)) error {
+func expandValue(v reflect.Value, path string, lookup func(string) (string, bool), probs *[]Problem) {
 	switch v.Kind() {
 	case reflect.String:
 		s, err := expandString(v.String(), lookup)
 		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			*probs = append(*probs, Problem{Path: path, Msg: err.Error()})
+			return
 		}
 		v.SetString(s)
 	case reflect.Struct:
-		t := v.Type()
-		for i := range t.NumField() {
-			f := t.Field(i)
-			if !f.IsExported() {
-				continue
-			}
-			name := strings.Split(f.Tag.Get("yaml"), ",")[0]
-			if name == "" || name == "-" {
-				name = strings.ToLower(f.Name)
-			}
-			if err := expandValue(v.Field(i), join(path, name), lookup); err != nil {
-				return err
-			}
+		for _, f := range fieldsOf(v.Type()) {
+			expandValue(v.Field(f.index), join(path, f.name), lookup, probs)
 		}
 	case reflect.Slice:
 		for i := range v.Len() {
-			if err := expandValue(v.Index(i), fmt.Sprintf("%s[%d]", path, i), lookup); err != nil {
-				return err
-			}
+			expandValue(v.Index(i), fmt.Sprintf("%s[%d]", path, i), lookup, probs)
 		}
 	case reflect.Map:
 		if v.Type().Elem().Kind() != reflect.String {
-			return nil
+			return
 		}
 		for _, k := range v.MapKeys() {
 			s, err := expandString(v.MapIndex(k).String(), lookup)
 			if err != nil {
-				return fmt.Errorf("%s.%v: %w", path, k, err)
+				*probs = append(*probs, Problem{Path: fmt.Sprintf("%s.%v", path, k), Msg: err.Error()})
+				continue
 			}
 			v.SetMapIndex(k, reflect.ValueOf(s).Convert(v.Type().Elem()))
 		}
-	case reflect.Pointer:
-		if !v.IsNil() {
-			return expandValue(v.Elem(), path, lookup)
-		}
 	}
-	return nil
 }
 
 func join(path, name string) string {
@@ -74,6 +60,9 @@ func join(path, name string) string {
 func expandString(s string, lookup func(string) (string, bool)) (string, error) {
 	if !strings.Contains(s, "$") {
 		return s, nil
+	}
+	if err := checkRefs(s); err != nil {
+		return "", err
 	}
 	var missing []string
 	out := os.Expand(s, func(ref string) string {
@@ -91,7 +80,31 @@ func expandString(s string, lookup func(string) (string, bool)) (string, error) 
 		return ""
 	})
 	if len(missing) > 0 {
-		return "", fmt.Errorf("environment variable %s is not set (write ${%s:-default} to allow a default)", missing[0], missing[0])
+		return "", fmt.Errorf("environment variable %s is not set (write ${%s:-default} to allow a default, or $$ for a literal $)", missing[0], missing[0])
 	}
 	return out, nil
+}
+
+// checkRefs finds the ${...} references os.Expand would silently drop: an
+// unclosed "${" and an empty "${}".
+func checkRefs(s string) error {
+	for i := 0; i < len(s)-1; i++ {
+		if s[i] != '$' {
+			continue
+		}
+		switch s[i+1] {
+		case '$':
+			i++
+		case '{':
+			end := strings.IndexByte(s[i:], '}')
+			switch {
+			case end < 0:
+				return fmt.Errorf("unclosed ${ (write ${VAR}, or $$ for a literal $)")
+			case end == 2:
+				return fmt.Errorf("empty ${} (write ${VAR}, or $$ for a literal $)")
+			}
+			i += end
+		}
+	}
+	return nil
 }

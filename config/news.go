@@ -63,6 +63,6 @@ func (n *News) validate(v *validator) {
 		v.addf("gravity.gravity", "must be > 0, got %g", n.Gravity.Gravity)
 	}
 	v.min("page_size", n.PageSize, 1)
-	v.min("max_page_size", n.MaxPageSize, n.PageSize)
+	ordered(v, "page_size", n.PageSize, "max_page_size", n.MaxPageSize)
 	v.minDur("group_cache_ttl", n.GroupCacheTTL, time.Second)
 }

@@ -46,9 +46,7 @@ func (q *Queue) validate(v *validator) {
 	v.minDur("lease", q.Lease, time.Second)
 	v.min("max_attempts", q.MaxAttempts, 1)
 	v.minDur("retry_base", q.RetryBase, time.Millisecond)
-	if q.RetryMax < q.RetryBase {
-		v.addf("retry_max", "must be >= retry_base (%s), got %s", q.RetryBase, q.RetryMax)
-	}
+	ordered(v, "retry_base", q.RetryBase, "retry_max", q.RetryMax)
 	v.minDur("done_retention", q.DoneRetention, time.Minute)
 	v.min("claim_batch", q.ClaimBatch, 1)
 	if q.ClaimBatch > 1000 {

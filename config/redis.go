@@ -1,10 +1,14 @@
 package config
 
 import (
+	"errors"
+	"fmt"
 	"net"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/newsrank/newsrank/internal/redact"
 )
 
 // Redis says how to reach Redis: exactly one of URL, Sentinel or Cluster.
@@ -90,31 +94,43 @@ func (r *Redis) Mode() string {
 }
 
 func (r *Redis) validate(v *validator) {
-	modes := 0
+	var modes []string // the keys in use among url, sentinel and cluster
 	if r.URL != "" {
-		modes++
+		modes = append(modes, "url")
 	}
 	if len(r.Sentinel.Addrs) > 0 || r.Sentinel.MasterName != "" {
-		modes++
+		modes = append(modes, "sentinel")
 	}
 	if len(r.Cluster.Addrs) > 0 {
-		modes++
+		modes = append(modes, "cluster")
 	}
 	switch {
-	case modes == 0:
+	case len(modes) == 0:
 		v.addf("url", "is required (or set redis.sentinel or redis.cluster); use %q for an in-memory Redis", Embedded)
-	case modes > 1:
-		v.addf("url", "set only one of redis.url, redis.sentinel and redis.cluster, got %d", modes)
+	case len(modes) > 1:
+		// Blame the last key in use that the user set: redis.url holds
+		// "embedded" by default.
+		blame := modes[len(modes)-1]
+		for _, m := range modes {
+			if v.isSet(m) {
+				blame = m
+			}
+		}
+		msg := "set only one of redis.url, redis.sentinel and redis.cluster, got " + strings.Join(modes, " and ")
+		if r.URL == Embedded && !v.isSet("url") {
+			msg += fmt.Sprintf(" (redis.url is %q by default: set it to \"\")", Embedded)
+		}
+		v.addf(blame, "%s", msg)
 	}
 	if r.URL != "" && r.URL != Embedded {
-		u, err := url.Parse(r.URL)
+		u, err := redact.ParseURL(r.URL)
 		switch {
 		case err != nil:
-			v.addf("url", "is not a URL: %v", err)
+			v.addf("url", "is not a valid URL (%v), got %q", urlReason(err), redact.URL(r.URL))
 		case u.Scheme != "redis" && u.Scheme != "rediss" && u.Scheme != "unix":
-			v.addf("url", "must be %q or start with redis://, rediss:// or unix://, got %q", Embedded, (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String())
+			v.addf("url", "must be %q or start with redis://, rediss:// or unix://, got %q", Embedded, redact.URL(r.URL))
 		case u.Scheme != "unix" && u.Host == "":
-			v.addf("url", "has no host, got %q", u.Redacted())
+			v.addf("url", "has no host, got %q", redact.URL(r.URL))
 		}
 	}
 	if len(r.Sentinel.Addrs) > 0 || r.Sentinel.MasterName != "" {
@@ -123,11 +139,11 @@ func (r *Redis) validate(v *validator) {
 			v.addf("sentinel.addrs", "needs at least one host:port")
 		}
 		for i, a := range r.Sentinel.Addrs {
-			checkHostPort(v, "sentinel.addrs", i, a)
+			checkHostPort(v, fmt.Sprintf("sentinel.addrs[%d]", i), a)
 		}
 	}
 	for i, a := range r.Cluster.Addrs {
-		checkHostPort(v, "cluster.addrs", i, a)
+		checkHostPort(v, fmt.Sprintf("cluster.addrs[%d]", i), a)
 	}
 	if len(r.Cluster.Addrs) > 0 && r.DB != 0 {
 		v.addf("db", "must be 0 with redis.cluster, got %d", r.DB)
@@ -141,26 +157,31 @@ func (r *Redis) validate(v *validator) {
 	v.minDur("write_timeout", r.WriteTimeout, time.Millisecond)
 	v.min("max_retries", r.MaxRetries, 0)
 	v.minDur("min_retry_backoff", r.MinRetryBackoff, 0)
-	if r.MaxRetryBackoff < r.MinRetryBackoff {
-		v.addf("max_retry_backoff", "must be >= min_retry_backoff (%s), got %s", r.MinRetryBackoff, r.MaxRetryBackoff)
-	}
+	ordered(v, "min_retry_backoff", r.MinRetryBackoff, "max_retry_backoff", r.MaxRetryBackoff)
 	v.min("pool_size", r.PoolSize, 0)
 }
 
-func checkHostPort(v *validator, name string, i int, addr string) {
+// checkHostPort checks a host:port address, which carries no scheme and no
+// user name or password (those go in redis.username and redis.password).
+func checkHostPort(v *validator, name, addr string) {
 	host, port, err := net.SplitHostPort(addr)
-	if err != nil || host == "" || port == "" {
-		v.addf(name, "[%d] must be host:port, got %q", i, addr)
+	if err != nil || host == "" || port == "" || strings.ContainsAny(host, "@/") {
+		v.addf(name, "must be host:port (no scheme, user or password), got %q", redact.URL(addr))
 	}
+}
+
+// urlReason is why a URL does not parse, without the URL itself (the
+// message names the key): url.Error's reason.
+func urlReason(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
 }
 
 func (r Redis) redacted() Redis {
 	r.Password = mask(r.Password)
 	r.Sentinel.Password = mask(r.Sentinel.Password)
-	if u, err := url.Parse(r.URL); err == nil && u.User != nil {
-		r.URL = u.Redacted()
-	}
-	r.Sentinel.Addrs = append([]string(nil), r.Sentinel.Addrs...)
-	r.Cluster.Addrs = append([]string(nil), r.Cluster.Addrs...)
 	return r
 }

@@ -1,28 +1,28 @@
 package config
 
 import (
-	"errors"
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 )
 
-// validator collects field errors under a dotted path.
+// validator collects the problems of a configuration under a dotted path.
 type validator struct {
 	prefix string
-	errs   *[]error
+	probs  *[]Problem
+	// set reports whether the user set the key at a path (in a file or a
+	// flag); nil when nothing is known, as for Validate.
+	set func(path string) bool
+}
+
+func newValidator(set func(string) bool) *validator {
+	return &validator{probs: new([]Problem), set: set}
 }
 
 func (v *validator) at(name string) *validator {
-	if v.errs == nil {
-		v.errs = new([]error)
-	}
-	p := name
-	if v.prefix != "" {
-		p = v.prefix + "." + name
-	}
-	return &validator{prefix: p, errs: v.errs}
+	return &validator{prefix: v.field(name), probs: v.probs, set: v.set}
 }
 
 func (v *validator) field(name string) string {
@@ -35,16 +35,12 @@ func (v *validator) field(name string) string {
 	return v.prefix + "." + name
 }
 
-// addf records "<path>.<name>: <message>".
-func (v *validator) addf(name, format string, args ...any) {
-	*v.errs = append(*v.errs, fmt.Errorf("%s: %s", v.field(name), fmt.Sprintf(format, args...)))
-}
+// isSet reports whether the user set the key name (relative to v).
+func (v *validator) isSet(name string) bool { return v.set != nil && v.set(v.field(name)) }
 
-func (v *validator) err() error {
-	if v.errs == nil || len(*v.errs) == 0 {
-		return nil
-	}
-	return &ValidationError{Errs: *v.errs}
+// addf records a problem with the key name (relative to v).
+func (v *validator) addf(name, format string, args ...any) {
+	*v.probs = append(*v.probs, Problem{Path: v.field(name), Msg: fmt.Sprintf(format, args...)})
 }
 
 func (v *validator) min(name string, got, min int) {
@@ -67,7 +63,11 @@ func (v *validator) minDur(name string, got Duration, min time.Duration) {
 
 func (v *validator) oneOf(name, got string, allowed ...string) {
 	if !slices.Contains(allowed, got) {
-		v.addf(name, "must be one of %s, got %q", strings.Join(allowed, ", "), got)
+		msg := fmt.Sprintf("must be one of %s, got %q", strings.Join(allowed, ", "), got)
+		if s := suggest(got, allowed); s != "" {
+			msg += ", did you mean " + s + "?"
+		}
+		v.addf(name, "%s", msg)
 	}
 }
 
@@ -77,24 +77,16 @@ func (v *validator) required(name, got string) {
 	}
 }
 
-// ValidationError lists every invalid field of a configuration.
-type ValidationError struct {
-	Errs []error
-}
-
-func (e *ValidationError) Error() string {
-	msgs := make([]string, len(e.Errs))
-	for i, err := range e.Errs {
-		msgs[i] = err.Error()
+// ordered checks lo <= hi for two keys whose values are compared
+// (news.page_size and news.max_page_size). The problem goes to the key the
+// user set: loName, unless only hiName was set.
+func ordered[T cmp.Ordered](v *validator, loName string, lo T, hiName string, hi T) {
+	if lo <= hi {
+		return
 	}
-	return "invalid config: " + strings.Join(msgs, "; ")
-}
-
-// Unwrap returns the field errors.
-func (e *ValidationError) Unwrap() []error { return e.Errs }
-
-// IsValidation reports whether err is a configuration validation error.
-func IsValidation(err error) bool {
-	var ve *ValidationError
-	return errors.As(err, &ve)
+	if v.isSet(hiName) && !v.isSet(loName) {
+		v.addf(hiName, "must be >= %s (%v), got %v", v.field(loName), lo, hi)
+		return
+	}
+	v.addf(loName, "must be <= %s (%v), got %v", v.field(hiName), hi, lo)
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"net"
 	"time"
 )
@@ -53,16 +54,16 @@ func defaultWeb() Web {
 
 func (w *Web) validate(v *validator) {
 	if _, _, err := net.SplitHostPort(w.Listen); err != nil {
-		v.addf("listen", "must be host:port, got %q", w.Listen)
+		v.addf("listen", "must be host:port such as 127.0.0.1:8080, got %q", w.Listen)
 	}
 	for i, t := range w.Tokens {
 		if len(t) < 8 {
-			v.addf("tokens", "[%d] must be at least 8 characters, got %d", i, len(t))
+			v.addf(fmt.Sprintf("tokens[%d]", i), "must be at least 8 characters, got %d", len(t))
 		}
 	}
 	for i, t := range w.AdminTokens {
 		if len(t) < 8 {
-			v.addf("admin_tokens", "[%d] must be at least 8 characters, got %d", i, len(t))
+			v.addf(fmt.Sprintf("admin_tokens[%d]", i), "must be at least 8 characters, got %d", len(t))
 		}
 	}
 	if w.CookieSecret != "" && len(w.CookieSecret) < 16 {

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/gocolly/colly/v2"
+
+	"github.com/newsrank/newsrank/internal/redact"
 )
 
 // Failure reasons, used in FetchError.Reason, dead letters and the
@@ -52,11 +54,13 @@ type FetchError struct {
 	Err        error
 }
 
+// Error names the URL without its user name and password, if any (a
+// source URL may carry them).
 func (e *FetchError) Error() string {
 	if e.Err != nil {
-		return fmt.Sprintf("%s: %s: %v", e.URL, e.Reason, e.Err)
+		return redact.String(fmt.Sprintf("%s: %s: %v", e.URL, e.Reason, e.Err))
 	}
-	return fmt.Sprintf("%s: %s", e.URL, e.Reason)
+	return fmt.Sprintf("%s: %s", redact.URL(e.URL), e.Reason)
 }
 
 func (e *FetchError) Unwrap() error { return e.Err }

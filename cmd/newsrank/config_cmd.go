@@ -6,11 +6,12 @@ import (
 )
 
 func runConfig(ctx context.Context, std *stdio, args []string) error {
-	fs := newFlags(std, "config", "config check [-config FILE]", `
-Check a configuration file: load it over the defaults, expand ${ENV}
-references and validate it. Prints the effective configuration with
-passwords and tokens masked, or the errors, each naming its field.
-Exit status 2 when the configuration is invalid.`)
+	fs := newFlags(std, "config", "config check [-config FILE[,FILE...]] [-set KEY=VALUE]...", `
+Check a configuration: load the files over the defaults, apply the -set
+overrides, expand ${ENV} references and validate it. Prints the effective
+configuration with passwords, tokens and the user names and passwords of
+URLs masked; or every problem, one per line, as FILE:LINE: KEY: what is
+wrong (-set KEY=VALUE: what is wrong for a flag), with exit status 2.`)
 	common := addCommon(fs)
 	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
 		fs.Usage()
@@ -34,10 +35,6 @@ Exit status 2 when the configuration is invalid.`)
 	if err != nil {
 		return err
 	}
-	src := common.configPath
-	if src == "" {
-		src = "built-in defaults"
-	}
-	fmt.Fprintf(std.out, "# effective configuration from %s: valid\n%s", src, out)
+	fmt.Fprintf(std.out, "# effective configuration from %s: valid\n%s", common.source(), out)
 	return nil
 }

@@ -67,7 +67,7 @@ func runDemo(ctx context.Context, std *stdio, args []string) error {
 		}
 		cfg.Web.Listen = *listen
 	}
-	if c.configPath == "" {
+	if len(c.configs.paths) == 0 {
 		for name, spec := range demoSchedules {
 			j := demoJob(&cfg.Jobs, name)
 			j.Schedule, j.Enabled = spec, true
@@ -135,7 +135,7 @@ func (d *demo) run(ctx context.Context) error {
 		return err
 	}
 	if err := cfg.Validate(); err != nil {
-		return fmt.Errorf("%w: %w", errConfig, err)
+		return &configError{err}
 	}
 
 	a, err := newApp(ctx, *cfg, d.log)

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/internal/redact"
 )
 
 // Exit statuses, documented in the README and in "newsrank help".
@@ -87,7 +88,8 @@ func run(ctx context.Context, std *stdio, args []string) int {
 	}
 	for _, c := range commands() {
 		if c.name == name {
-			return exitStatus(std, c.name, c.run(ctx, std, rest))
+			// No message shows the user name or password of a URL.
+			return exitStatus(std, c.name, redact.Error(c.run(ctx, std, rest)))
 		}
 	}
 	fmt.Fprintf(std.err, "newsrank: unknown command %q\n\n", name)

@@ -19,6 +19,7 @@ import (
 	"github.com/redis/go-redis/v9/maintnotifications"
 
 	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/internal/redact"
 )
 
 // Client is the connection to Redis and the key prefix to use with it.
@@ -48,9 +49,16 @@ func (c *Client) Close() error {
 }
 
 // Open connects to Redis as cfg says and checks it with PING within
-// cfg.DialTimeout. The error names the address it could not reach.
+// cfg.DialTimeout. The error names the address it could not reach; like
+// every error of this package, it never shows a URL's user name or
+// password.
 func Open(ctx context.Context, cfg config.Redis, log *slog.Logger) (*Client, error) {
-	c, err := New(cfg, log)
+	c, err := open(ctx, cfg, log)
+	return c, redact.Error(err)
+}
+
+func open(ctx context.Context, cfg config.Redis, log *slog.Logger) (*Client, error) {
+	c, err := newClient(cfg, log)
 	if err != nil {
 		return nil, err
 	}
@@ -68,6 +76,11 @@ func Open(ctx context.Context, cfg config.Redis, log *slog.Logger) (*Client, err
 
 // New builds the client without checking the connection.
 func New(cfg config.Redis, log *slog.Logger) (*Client, error) {
+	c, err := newClient(cfg, log)
+	return c, redact.Error(err)
+}
+
+func newClient(cfg config.Redis, log *slog.Logger) (*Client, error) {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -86,6 +99,12 @@ func New(cfg config.Redis, log *slog.Logger) (*Client, error) {
 		go c.expireLoop(time.Second)
 		return c, nil
 	case "url":
+		// url.Parse's error, which go-redis returns as is, quotes the
+		// whole URL, and can quote a piece of a password that should have
+		// been percent-encoded: redact.ParseURL's does neither.
+		if _, err := redact.ParseURL(cfg.URL); err != nil {
+			return nil, fmt.Errorf("redis.url: %w", err)
+		}
 		opt, err := redis.ParseURL(cfg.URL)
 		if err != nil {
 			return nil, fmt.Errorf("redis.url: %w", err)
@@ -125,7 +144,7 @@ func New(cfg config.Redis, log *slog.Logger) (*Client, error) {
 		if opt.TLSConfig, err = tlsConfig(cfg.TLS); err != nil {
 			return nil, err
 		}
-		addr := "sentinel " + cfg.Sentinel.MasterName + " via " + strings.Join(cfg.Sentinel.Addrs, ",")
+		addr := "sentinel " + cfg.Sentinel.MasterName + " via " + addrList(cfg.Sentinel.Addrs)
 		return &Client{UniversalClient: redis.NewFailoverClient(opt), Prefix: cfg.KeyPrefix, Addr: addr}, nil
 	case "cluster":
 		opt := &redis.ClusterOptions{
@@ -149,10 +168,20 @@ func New(cfg config.Redis, log *slog.Logger) (*Client, error) {
 		if opt.TLSConfig, err = tlsConfig(cfg.TLS); err != nil {
 			return nil, err
 		}
-		addr := "cluster " + strings.Join(cfg.Cluster.Addrs, ",")
+		addr := "cluster " + addrList(cfg.Cluster.Addrs)
 		return &Client{UniversalClient: redis.NewClusterClient(opt), Prefix: cfg.KeyPrefix, Addr: addr}, nil
 	}
 	return nil, fmt.Errorf("redis: unknown mode %q", cfg.Mode())
+}
+
+// addrList joins host:port addresses for messages, without the user name
+// or password one may wrongly carry (config refuses them).
+func addrList(addrs []string) string {
+	out := make([]string, len(addrs))
+	for i, a := range addrs {
+		out[i] = redact.URL(a)
+	}
+	return strings.Join(out, ",")
 }
 
 // expireLoop makes the embedded Redis expire keys as a real one does:

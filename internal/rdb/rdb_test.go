@@ -143,3 +143,33 @@ func TestEmbeddedExpiresKeys(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+func TestErrorsNeverShowUserinfo(t *testing.T) {
+	port, err := redistest.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "127.0.0.1:" + itoa(port)
+	for _, url := range []string{
+		"redis://alice:S3cret@127.0.0.1:notaport/0",
+		"redis://alice:Zq9/xK7@127.0.0.1:6379/0",
+		"redis://alice:S3cret@" + closed + "/notadb",
+		"redis://alice:S3cret@" + closed + "/0",
+		"redis://alice:S3cret@" + closed + "/0?dial_timeout=soon",
+	} {
+		cfg := config.DefaultConfig().Redis
+		cfg.URL = url
+		cfg.DialTimeout = config.Duration(200 * time.Millisecond)
+		c, err := Open(context.Background(), cfg, nil)
+		if err == nil {
+			c.Close()
+			t.Errorf("Open(%s) succeeded", url)
+			continue
+		}
+		for _, s := range []string{"alice", "S3cret", "Zq9", "xK7"} {
+			if strings.Contains(err.Error(), s) {
+				t.Errorf("Open: error %q shows %q", err, s)
+			}
+		}
+	}
+}

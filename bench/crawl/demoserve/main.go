@@ -3,13 +3,15 @@
 //
 //	go run ./bench/crawl/demoserve -addr 127.0.0.1:8088 -articles 2000 \
 //	    -sources-out /tmp/sources.yaml -truth-out /tmp/truth.json
+//	newsrank crawl -once -config /tmp/sources.yaml
 //
 // It prints the site's base URL on the first line of stdout once it is
 // listening (useful with -addr 127.0.0.1:0), and stops on SIGINT or SIGTERM.
-// -sources-out writes a config.yaml fragment with the crawler sources for
-// that URL (-sources all: each section's own way in; html: every section's
-// HTML list pages, like the Scrapy spider); -truth-out writes the ground
-// truth (every public article) as JSON.
+// -sources-out writes a whole newsrank configuration to crawl the site at
+// that URL: its crawler sources (-sources all: each section's own way in;
+// html: every section's HTML list pages, like the Scrapy spider) and no
+// politeness delay (the site is local), every other key at its default.
+// -truth-out writes the ground truth (every public article) as JSON.
 package main
 
 import (
@@ -19,10 +21,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -32,24 +36,31 @@ import (
 )
 
 func main() {
-	if err := run(); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "demoserve:", err)
 		os.Exit(1)
 	}
 }
 
-func run() error {
-	addr := flag.String("addr", "127.0.0.1:8088", "listen address (port 0 picks a free port)")
-	articles := flag.Int("articles", 2000, "number of articles on the site")
-	seed := flag.Int64("seed", 1, "content seed")
-	nowFlag := flag.String("now", "", "anchor of the post times, RFC 3339 (default: the current time)")
-	delay := flag.Duration("delay", 0, "delay added to every response")
-	sourcesOut := flag.String("sources-out", "", "write the crawler sources (config.yaml fragment) to this file")
-	sourcesKind := flag.String("sources", "all", "which sources -sources-out writes: all or html")
-	truthOut := flag.String("truth-out", "", "write the ground truth (public articles, JSON) to this file")
-	flag.Parse()
-	if flag.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", flag.Args())
+// run serves the site until ctx ends.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("demoserve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:8088", "listen address (port 0 picks a free port)")
+	articles := fs.Int("articles", 2000, "number of articles on the site")
+	seed := fs.Int64("seed", 1, "content seed")
+	nowFlag := fs.String("now", "", "anchor of the post times, RFC 3339 (default: the current time)")
+	delay := fs.Duration("delay", 0, "delay added to every response")
+	sourcesOut := fs.String("sources-out", "", "write a newsrank configuration that crawls the site (its sources, no politeness delay) to this file")
+	sourcesKind := fs.String("sources", "all", "which sources -sources-out writes: all or html")
+	truthOut := fs.String("truth-out", "", "write the ground truth (public articles, JSON) to this file")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	if *sourcesKind != "all" && *sourcesKind != "html" {
 		return fmt.Errorf("-sources must be all or html, got %q", *sourcesKind)
@@ -77,7 +88,7 @@ func run() error {
 		if *sourcesKind == "html" {
 			sources = site.HTMLSources(base)
 		}
-		if err := writeSources(*sourcesOut, sources); err != nil {
+		if err := writeSources(*sourcesOut, base, sources); err != nil {
 			ln.Close()
 			return err
 		}
@@ -94,12 +105,10 @@ func run() error {
 	}
 
 	srv := &http.Server{Handler: site, ReadHeaderTimeout: 10 * time.Second}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	fmt.Println(base)
-	fmt.Fprintf(os.Stderr, "demoserve: %d articles on %s (now %s, seed %d)\n",
+	fmt.Fprintln(stdout, base)
+	fmt.Fprintf(stderr, "demoserve: %d articles on %s (now %s, seed %d)\n",
 		*articles, base, site.Now().Format(time.RFC3339), *seed)
 
 	select {
@@ -128,25 +137,50 @@ func baseURL(a *net.TCPAddr) string {
 	return "http://" + net.JoinHostPort(host, fmt.Sprint(a.Port))
 }
 
-// writeSources writes a config.yaml fragment with the sources, after
-// checking they validate.
-func writeSources(path string, sources []config.Source) error {
-	cfg := config.DefaultConfig()
-	cfg.Crawler.Sources = sources
-	if err := cfg.Validate(); err != nil {
-		return fmt.Errorf("demo site sources do not validate: %w", err)
-	}
+// siteConfig is what -sources-out writes: the crawler settings for a
+// local site made to be crawled, and its sources. Keys left out keep their
+// defaults.
+type siteConfig struct {
+	Crawler struct {
+		PerHostParallelism int             `yaml:"per_host_parallelism"`
+		Delay              config.Duration `yaml:"delay"`
+		Jitter             config.Duration `yaml:"jitter"`
+		Sources            []config.Source `yaml:"sources"`
+	} `yaml:"crawler"`
+}
+
+const configHeader = `# A newsrank configuration to crawl the demo news site served at %[1]s
+# by bench/crawl/demoserve. Every key not set here keeps its default
+# (config.yaml), redis.url too: the embedded, in-memory Redis.
+#
+#   newsrank crawl -once -config %[2]s
+#   newsrank crawl -once -config %[2]s -set redis.url=redis://127.0.0.1:6379/0
+#   newsrank daemon -config config.yaml,%[2]s    (your file first, this one over it)
+#
+# The site is local and made to be crawled: no delay between requests.
+`
+
+// writeSources writes a whole newsrank configuration that crawls the
+// site at base with these sources, after checking that newsrank loads it
+// as it is.
+func writeSources(path, base string, sources []config.Source) error {
+	var sc siteConfig
+	sc.Crawler.PerHostParallelism = 8
+	sc.Crawler.Sources = sources
 	var doc yaml.Node
-	if err := doc.Encode(map[string]any{"crawler": map[string]any{"sources": sources}}); err != nil {
+	if err := doc.Encode(sc); err != nil {
 		return fmt.Errorf("marshal sources: %w", err)
 	}
 	dropEmpty(&doc)
 	var buf bytes.Buffer
-	buf.WriteString("# Crawler sources for the demo news site (bench/crawl/demoserve).\n")
+	fmt.Fprintf(&buf, configHeader, base, filepath.Base(path))
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
 	if err := enc.Encode(&doc); err != nil {
 		return fmt.Errorf("marshal sources: %w", err)
+	}
+	if _, err := config.ParseConfig(bytes.NewReader(buf.Bytes())); err != nil {
+		return fmt.Errorf("the demo site's configuration does not load: %w", err)
 	}
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("write sources: %w", err)

@@ -1,15 +1,24 @@
 package main
 
 import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/demosite"
+	"github.com/newsrank/newsrank/internal/proctest"
+	"github.com/newsrank/newsrank/internal/redistest"
+	"github.com/newsrank/newsrank/news"
 )
 
 func TestWriteSourcesRoundTrip(t *testing.T) {
@@ -20,13 +29,18 @@ func TestWriteSourcesRoundTrip(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "sources.yaml")
-			if err := writeSources(path, sources); err != nil {
+			if err := writeSources(path, "http://127.0.0.1:8088", sources); err != nil {
 				t.Fatal(err)
 			}
 			cfg, err := config.Load(path)
 			if err != nil {
 				data, _ := os.ReadFile(path)
 				t.Fatalf("Load: %v\n%s", err, data)
+			}
+			// The site is local: a crawl of it must not wait between
+			// requests (the README's recipe finishes in seconds).
+			if c := cfg.Crawler; c.Delay != 0 || c.Jitter != 0 || c.PerHostParallelism < c.Workers {
+				t.Errorf("crawler delay %s, jitter %s, per host %d: want no politeness wait on the local site", c.Delay, c.Jitter, c.PerHostParallelism)
 			}
 			got := cfg.Crawler.Sources
 			for i := range sources {
@@ -57,5 +71,68 @@ func TestBaseURL(t *testing.T) {
 		if got := baseURL(a); got != want {
 			t.Errorf("baseURL(%s) = %s, want %s", addr, got, want)
 		}
+	}
+}
+
+// TestReadmeRecipe runs the README's recipe for the demo site: demoserve
+// writes sources.yaml, and the real newsrank binary crawls the site with it
+// as it is, over a -set redis.url, storing every article.
+func TestReadmeRecipe(t *testing.T) {
+	const articles = 150
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "sources.yaml")
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	served := make(chan error, 1)
+	go func() {
+		served <- run(ctx, []string{"-addr", "127.0.0.1:0", "-articles", "150", "-sources-out", cfgPath}, pw, io.Discard)
+		pw.Close()
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("demoserve: %v", err)
+		}
+	})
+	base, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("demoserve printed no URL: %v", err)
+	}
+	go io.Copy(io.Discard, pr)
+	if !strings.HasPrefix(base, "http://127.0.0.1:") {
+		t.Fatalf("first line %q is not the site's URL", base)
+	}
+
+	bin := proctest.Build(t)
+	r := redistest.Start(t)
+	cmd := exec.Command(bin, "crawl", "-once", "-json", "-progress", "none", "-config", cfgPath, "-set", "redis.url="+r.URL())
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("newsrank crawl: %v\n%s", err, stderr.String())
+	}
+	var rep struct {
+		Total struct {
+			Stored int64            `json:"stored"`
+			TooOld int64            `json:"too_old"`
+			Failed map[string]int64 `json:"failed"`
+		} `json:"total"`
+	}
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("summary: %v\n%s", err, out)
+	}
+	tot := rep.Total
+	if tot.Stored+tot.TooOld != articles {
+		t.Errorf("stored %d + too old %d, want the site's %d articles", tot.Stored, tot.TooOld, articles)
+	}
+	for reason := range tot.Failed {
+		if reason != "robots" {
+			t.Errorf("failures %v: want only the private pages robots.txt disallows", tot.Failed)
+		}
+	}
+	n, err := r.Client().ZCard(context.Background(), news.NewKeys(config.DefaultConfig().Redis.KeyPrefix).Time()).Result()
+	if err != nil || n != tot.Stored {
+		t.Errorf("time: holds %d articles (%v), want the %d stored", n, err, tot.Stored)
 	}
 }
