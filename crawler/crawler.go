@@ -159,7 +159,7 @@ func New(cfg config.Crawler, qcfg config.Queue, rdb redis.UniversalClient, prefi
 	}
 	var robots *robotsCache
 	if cfg.ObeyRobots {
-		rc := &http.Client{Transport: c.tr, Timeout: cfg.RequestTimeout.D()}
+		rc := &http.Client{Transport: &bodyTransport{next: c.tr, limit: maxRobotsSize, truncate: true}, Timeout: cfg.RequestTimeout.D()}
 		robots = newRobotsCache(rc, cfg.UserAgent, cfg.RobotsTTL.D(), c.clock.Now)
 	}
 	c.fetch = newFetcher(cfg.UserAgent, cfg.RequestTimeout.D(), int64(cfg.MaxBodySize), cfg.MaxRedirects, c.tr,

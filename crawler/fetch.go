@@ -132,7 +132,9 @@ func newFetcher(ua string, timeout time.Duration, maxBody int64, maxRedirects in
 	c.CacheDir = ""
 	c.MaxDepth = 0
 	c.Async = false
-	c.SetClient(&http.Client{Transport: transport, Timeout: timeout})
+	// bodyTransport inflates and bounds every body; colly's own limit
+	// (on the bytes as they arrive) stays as a second fence.
+	c.SetClient(&http.Client{Transport: &bodyTransport{next: transport, limit: maxBody}, Timeout: timeout})
 	c.DisableCookies()
 	f := &fetcher{base: c, maxBody: maxBody, maxRedirects: maxRedirects, robots: robots, hosts: hosts}
 	c.SetRedirectHandler(f.checkRedirect)
@@ -233,7 +235,11 @@ func (f *fetcher) fetch(ctx context.Context, r fetchReq) (*response, error) {
 	case st.status != 0 && (st.status < 200 || st.status > 299):
 		return nil, statusError(r.url, st.status, st.retryAfter)
 	case err != nil:
-		return nil, classify(ctx, r.url, err)
+		err = classify(ctx, r.url, err)
+		if fe, ok := err.(*FetchError); ok && fe.Status == 0 {
+			fe.Status = st.status
+		}
+		return nil, err
 	case resp == nil:
 		return nil, &FetchError{URL: r.url, Reason: ReasonConn, Retryable: true, Err: errors.New("no response")}
 	}
@@ -284,8 +290,13 @@ func classify(ctx context.Context, u string, err error) error {
 		return ctx.Err()
 	}
 	var fe *FetchError
-	if errors.As(err, &fe) {
+	switch {
+	case errors.As(err, &fe):
 		return fe
+	case errors.Is(err, ErrTooLarge):
+		return &FetchError{URL: u, Reason: ReasonTooLarge, Err: err}
+	case errors.Is(err, ErrEncoding):
+		return &FetchError{URL: u, Reason: ReasonDecode, Err: err}
 	}
 	var ne net.Error
 	switch {
