@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
@@ -240,6 +241,17 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// skip records a listed URL (article, next page or child sitemap) that
+// is not taken: user info is worth a warning, a link elsewhere is not.
+func (w *walk) skip(raw string, err error) {
+	w.rep.Skipped++
+	lvl := slog.LevelDebug
+	if errors.Is(err, ErrUserInfo) {
+		lvl = slog.LevelWarn
+	}
+	w.c.log.Log(context.Background(), lvl, "listed URL skipped", "source", w.s.cfg.Name, "err", err)
+}
+
 // push canonicalises items, drops those off the allowed domains and those
 // already found in this run, saves their fields and queues them, and
 // refreshes the comment counts of the articles already stored. It returns
@@ -248,13 +260,13 @@ func (w *walk) push(ctx context.Context, items []ListItem) (int, error) {
 	var urls []string
 	var keep []ListItem
 	for _, it := range items {
-		cu, err := queue.Canonical(it.URL)
-		if err != nil {
-			w.rep.Skipped++
+		if err := w.s.allowed.check(it.URL); err != nil {
+			w.skip(it.URL, err)
 			continue
 		}
-		if !domainAllowed(hostOf(cu), w.s.allowed) {
-			w.rep.Skipped++
+		cu, err := queue.Canonical(it.URL)
+		if err != nil {
+			w.skip(it.URL, err)
 			continue
 		}
 		if w.seen[cu] {
@@ -337,8 +349,12 @@ func (w *walk) html(ctx context.Context) error {
 				break // nothing new: the end, or a loop
 			}
 			page = ""
-			if next != "" && domainAllowed(hostOf(next), w.s.allowed) {
-				page = next
+			if next != "" {
+				if err := w.s.allowed.check(next); err != nil {
+					w.skip(next, err)
+				} else {
+					page = next
+				}
 			}
 		}
 	}
@@ -420,9 +436,14 @@ func (w *walk) xml(ctx context.Context) error {
 			continue
 		}
 		for _, sm := range l.Sitemaps {
-			if !w.visited[sm] && domainAllowed(hostOf(sm), w.s.allowed) {
-				todo = append(todo, sm)
+			if w.visited[sm] {
+				continue
 			}
+			if err := w.s.allowed.check(sm); err != nil {
+				w.skip(sm, err)
+				continue
+			}
+			todo = append(todo, sm)
 		}
 		if _, err := w.push(ctx, l.Items); err != nil {
 			return err
@@ -496,27 +517,4 @@ func stripXMLDecl(b []byte) []byte {
 		}
 	}
 	return b
-}
-
-func hostOf(raw string) string {
-	i := strings.Index(raw, "://")
-	if i < 0 {
-		return ""
-	}
-	h := raw[i+3:]
-	if j := strings.IndexAny(h, "/?#"); j >= 0 {
-		h = h[:j]
-	}
-	if j := strings.LastIndex(h, "@"); j >= 0 {
-		h = h[j+1:]
-	}
-	if strings.HasPrefix(h, "[") {
-		if j := strings.Index(h, "]"); j >= 0 {
-			return h[1:j]
-		}
-	}
-	if j := strings.LastIndex(h, ":"); j >= 0 {
-		h = h[:j]
-	}
-	return strings.ToLower(h)
 }
