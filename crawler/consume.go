@@ -291,7 +291,7 @@ func (r *consumeRun) dispatch(ctx context.Context) error {
 			}
 			// Capped low: after an outage the consumers should be back
 			// within seconds of Redis, not idle for half a minute.
-			errDelay = min(errDelay*2, 5*time.Second)
+			errDelay = min(errDelay*2, redisRetryMax)
 			continue
 		}
 		errDelay = r.c.qcfg.IdlePoll.D()

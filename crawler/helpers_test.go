@@ -179,6 +179,20 @@ func newEnv(t *testing.T) *env {
 	return &env{t: t, rdb: r.Client(), store: store, cfg: cfg, site: newSite(t)}
 }
 
+// newRestartableEnv is newEnv on a redis-server with appendonly (fsync
+// always), which a test can kill and start again without losing a write.
+func newRestartableEnv(t *testing.T) (*env, *redistest.Server) {
+	t.Helper()
+	e := newEnv(t)
+	r := redistest.Start(t, redistest.Options{AppendOnly: true})
+	store, err := news.New(r.Client(), testPrefix, e.cfg.News, news.WithLogger(quietLog()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.rdb, e.store = r.Client(), store
+	return e, r
+}
+
 func quietLog() *slog.Logger {
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }
