@@ -21,8 +21,9 @@ type Crawler struct {
 	UserAgent string `yaml:"user_agent"`
 	// RequestTimeout bounds one HTTP request, body included.
 	RequestTimeout Duration `yaml:"request_timeout"`
-	// MaxBodySize is the largest page accepted; a larger one is an error,
-	// never a silent truncation.
+	// MaxBodySize is the largest body accepted (pages, lists, feeds,
+	// sitemaps, APIs), counted after gzip inflation; a larger one is an
+	// error, never a silent truncation.
 	MaxBodySize Size `yaml:"max_body_size"`
 	// MaxRedirects is how many redirects a request may follow.
 	MaxRedirects int `yaml:"max_redirects"`

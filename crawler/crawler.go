@@ -47,6 +47,21 @@
 // at once per host, request starts to one host are spaced by
 // crawler.delay plus a random 0..crawler.jitter, and crawler.workers
 // bounds all fetches at once.
+//
+// # Hostile sites
+//
+// crawler.max_body_size bounds every body after gzip inflation, which
+// newsrank does itself (bodyTransport): a gzip bomb costs its compressed
+// size. A source's allowed targets are scheme, host and port (allowedSet),
+// checked wherever a URL enters; URLs with user info are refused.
+// crawler.deny_private_networks refuses private addresses when connecting
+// (netGuard), except the endpoints of the sources' own configured URLs.
+//
+// # Redis going away
+//
+// A push that meets a Redis error is retried with backoff until Redis
+// answers or the run's context ends (redisRetry); the walk waits at its
+// page meanwhile. SourceProduce.Retried counts such pushes.
 package crawler
 
 import (
