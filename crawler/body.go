@@ -134,7 +134,7 @@ func (b *boundedBody) open() error {
 	if b.truncate {
 		var err error
 		b.r, err = b.inflate(br)
-		return err
+		return decodeError(err)
 	}
 	raw, err := io.ReadAll(io.LimitReader(br, b.limit+1))
 	if err != nil {
@@ -143,19 +143,20 @@ func (b *boundedBody) open() error {
 	if int64(len(raw)) > b.limit {
 		return fmt.Errorf("%w: more than %d bytes compressed", ErrTooLarge, b.limit)
 	}
+	// raw is all there is: any error inflating it is the data's own.
 	r, err := b.inflate(bytes.NewReader(raw))
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: gzip: %v", ErrEncoding, err)
 	}
 	n, err := io.Copy(io.Discard, io.LimitReader(r, b.limit+1))
 	b.closeGzip()
 	if err != nil {
-		return decodeError(err)
+		return fmt.Errorf("%w: gzip: %v", ErrEncoding, err)
 	}
 	if n > b.limit {
 		return fmt.Errorf("%w: more than %d bytes inflated", ErrTooLarge, b.limit)
 	}
-	b.r, err = b.inflate(bytes.NewReader(raw))
+	b.r, err = b.inflate(bytes.NewReader(raw)) // it inflated once: it does again
 	return err
 }
 
@@ -170,7 +171,7 @@ func (b *boundedBody) inflate(r io.Reader) (io.Reader, error) {
 		}
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, decodeError(err)
+			return nil, err
 		}
 		b.gz = append(b.gz, zr)
 		r = zr
@@ -188,6 +189,9 @@ func (b *boundedBody) closeGzip() {
 // decodeError marks the errors of a corrupt gzip stream as ErrEncoding;
 // others (the connection's) are returned as they are.
 func decodeError(err error) error {
+	if err == nil {
+		return nil
+	}
 	var ce flate.CorruptInputError
 	if errors.Is(err, gzip.ErrHeader) || errors.Is(err, gzip.ErrChecksum) || errors.As(err, &ce) {
 		return fmt.Errorf("%w: gzip: %v", ErrEncoding, err)

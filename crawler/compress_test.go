@@ -173,3 +173,23 @@ func TestCompressedBodies(t *testing.T) {
 		}
 	}
 }
+
+// TestUndecodableBodies: a corrupt gzip stream and a Content-Encoding
+// newsrank did not ask for fail as decode errors, final, not as garbage
+// handed to the parsers.
+func TestUndecodableBodies(t *testing.T) {
+	e := newEnv(t)
+	const h = "undecodable.example.test"
+	good := gzipBytes(t, []byte("<html><head><title>x</title></head></html>"))
+	corrupt := append(append([]byte(nil), good[:12]...), bytes.Repeat([]byte{0xff}, 64)...)
+	e.site.handle(h+"/corrupt.html", serveBytes(corrupt, "Content-Type", "text/html", "Content-Encoding", "gzip"))
+	e.site.handle(h+"/br.html", serveBytes([]byte("\x1b\x2a\x00"), "Content-Type", "text/html", "Content-Encoding", "br"))
+	cr := e.crawler(config.Source{Name: "undecodable", Kind: "html", URLs: []string{"http://" + h + "/"}, LinkSelector: "a"})
+	for _, p := range []string{"/corrupt.html", "/br.html"} {
+		_, err := cr.fetch.fetch(context.Background(), fetchReq{url: "http://" + h + p})
+		var fe *FetchError
+		if !errors.As(err, &fe) || fe.Reason != ReasonDecode || fe.Retryable || !errors.Is(err, ErrEncoding) {
+			t.Errorf("%s: %v, want a final %s failure", p, err, ReasonDecode)
+		}
+	}
+}
