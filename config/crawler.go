@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"maps"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -24,11 +25,17 @@ type Crawler struct {
 	UserAgent string `yaml:"user_agent"`
 	// RequestTimeout bounds one HTTP request, body included.
 	RequestTimeout Duration `yaml:"request_timeout"`
-	// MaxBodySize is the largest page accepted; a larger one is an error,
-	// never a silent truncation.
+	// MaxBodySize is the largest body accepted (pages, lists, feeds,
+	// sitemaps, APIs), counted after gzip inflation; a larger one is an
+	// error, never a silent truncation.
 	MaxBodySize Size `yaml:"max_body_size"`
 	// MaxRedirects is how many redirects a request may follow.
 	MaxRedirects int `yaml:"max_redirects"`
+	// DenyPrivateNetworks refuses connections to loopback, link-local,
+	// private and unspecified addresses (checked after DNS resolution, on
+	// every connection), except the endpoints a source's own start URLs
+	// resolve to.
+	DenyPrivateNetworks bool `yaml:"deny_private_networks"`
 	// ObeyRobots makes the crawler honour robots.txt (cached RobotsTTL).
 	ObeyRobots bool     `yaml:"obey_robots"`
 	RobotsTTL  Duration `yaml:"robots_ttl"`
@@ -62,9 +69,12 @@ type Source struct {
 	Kind string `yaml:"kind"`
 	// URLs are the start URLs: list pages, feeds, sitemaps or API URLs.
 	URLs []string `yaml:"urls"`
-	// AllowedDomains limits the article URLs taken and the redirects
-	// followed; a domain allows its subdomains. Empty: the start URLs'
-	// hosts.
+	// AllowedDomains limits the article URLs taken, the list pages
+	// followed and the redirects followed, by scheme, host and port: a
+	// host name ("example.com") allows http on port 80 and https on 443,
+	// an origin ("http://example.com:8080") that scheme and port only; a
+	// domain allows its subdomains. Empty: the start URLs' origins (a
+	// start URL on the default port allows both http and https).
 	AllowedDomains []string `yaml:"allowed_domains"`
 	// Groups are the groups every article of this source joins.
 	Groups []string `yaml:"groups"`
@@ -198,18 +208,19 @@ var sourceName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
 func defaultCrawler() Crawler {
 	return Crawler{
-		Workers:            8,
-		UserAgent:          "newsrank/1.0 (+https://github.com/newsrank/newsrank)",
-		RequestTimeout:     Duration(15 * time.Second),
-		MaxBodySize:        Size(5 << 20),
-		MaxRedirects:       5,
-		ObeyRobots:         true,
-		RobotsTTL:          Duration(time.Hour),
-		PerHostParallelism: 2,
-		Delay:              Duration(500 * time.Millisecond),
-		Jitter:             Duration(250 * time.Millisecond),
-		ListAttempts:       3,
-		ItemTTL:            Duration(7 * 24 * time.Hour),
+		Workers:             8,
+		UserAgent:           "newsrank/1.0 (+https://github.com/newsrank/newsrank)",
+		RequestTimeout:      Duration(15 * time.Second),
+		MaxBodySize:         Size(5 << 20),
+		MaxRedirects:        5,
+		DenyPrivateNetworks: true,
+		ObeyRobots:          true,
+		RobotsTTL:           Duration(time.Hour),
+		PerHostParallelism:  2,
+		Delay:               Duration(500 * time.Millisecond),
+		Jitter:              Duration(250 * time.Millisecond),
+		ListAttempts:        3,
+		ItemTTL:             Duration(7 * 24 * time.Hour),
 	}
 }
 
@@ -257,13 +268,15 @@ func (s *Source) validate(v *validator) {
 			v.addf(fmt.Sprintf("urls[%d]", i), "is not a valid URL (%v), got %q", urlReason(err), redact.URL(raw))
 		case (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
 			v.addf(fmt.Sprintf("urls[%d]", i), "must be an absolute http(s) URL, got %q", redact.URL(raw))
+		case u.User != nil:
+			v.addf(fmt.Sprintf("urls[%d]", i), "must not carry user info (user:password@), got %q", redact.URL(raw))
 		}
 	}
 	v.min("max_pages", s.MaxPages, 0)
 	v.min("first_page", s.FirstPage, 0)
 	for i, d := range s.AllowedDomains {
-		if d == "" || strings.ContainsAny(d, "/:@ ") {
-			v.addf(fmt.Sprintf("allowed_domains[%d]", i), "must be a host name such as \"example.com\", got %q", redact.URL(d))
+		if _, err := ParseAllowedDomain(d); err != nil {
+			v.addf(fmt.Sprintf("allowed_domains[%d]", i), "%v", err)
 		}
 	}
 	checkSelector(v, "link_selector", s.LinkSelector)
@@ -315,4 +328,30 @@ func (s *Source) validate(v *validator) {
 	if s.TimeZone != "" {
 		checkZone(v, "time_zone", s.TimeZone)
 	}
+}
+
+// ParseAllowedDomain reads an allowed_domains entry: a host name
+// ("example.com", returned with an empty Scheme) or an http(s) origin
+// ("http://example.com:8080", nothing after the port). The error says
+// what is wrong.
+func ParseAllowedDomain(d string) (*url.URL, error) {
+	const want = `want a host name such as "example.com" or an origin such as "http://example.com:8080"`
+	if !strings.Contains(d, "://") {
+		if d == "" || strings.ContainsAny(d, "/:@?# ") {
+			return nil, fmt.Errorf("%q: %s", redact.URL(d), want)
+		}
+		return &url.URL{Host: d}, nil
+	}
+	u, err := url.Parse(d)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%q: %s", redact.URL(d), want)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, fmt.Errorf("%q: the scheme must be http or https", redact.URL(d))
+	case u.User != nil:
+		return nil, fmt.Errorf("%q: must not carry user info", u.Redacted())
+	case u.Hostname() == "", u.Path != "" && u.Path != "/", u.RawQuery != "", u.Fragment != "", u.ForceQuery:
+		return nil, fmt.Errorf("%q: %s", redact.URL(d), want)
+	}
+	return u, nil
 }

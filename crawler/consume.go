@@ -291,7 +291,7 @@ func (r *consumeRun) dispatch(ctx context.Context) error {
 			}
 			// Capped low: after an outage the consumers should be back
 			// within seconds of Redis, not idle for half a minute.
-			errDelay = min(errDelay*2, 5*time.Second)
+			errDelay = min(errDelay*2, redisRetryMax)
 			continue
 		}
 		errDelay = r.c.qcfg.IdlePoll.D()
@@ -570,6 +570,10 @@ func (r *consumeRun) release(ctx context.Context, j job) {
 // page itself was fetched.
 func (c *Crawler) article(ctx context.Context, j job) (a news.Article, fetched bool, fe *FetchError) {
 	s := j.s
+	if err := s.allowed.check(j.url); err != nil {
+		// Queued before the allowed targets changed, or by hand.
+		return a, false, urlFailure(j.url, ReasonNotAllowed, err)
+	}
 	resp, err := c.fetch.fetch(ctx, fetchReq{url: j.url, allowed: s.allowed, charset: s.cfg.Charset, accept: isHTML})
 	if err != nil {
 		if errors.As(err, &fe) {
@@ -625,15 +629,21 @@ func (c *Crawler) read(j job, resp *response) (news.Article, *FetchError) {
 }
 
 // articleURL is the URL the article is stored under: the page's declared
-// canonical URL when it is on the source's allowed domains and is not a
-// site's front page, else the final URL after redirects, canonicalised.
+// canonical URL (rel=canonical, og:url) when it is inside the source's
+// allowed targets (scheme, host and port), carries no user info and is
+// not a site's front page, else the final URL after redirects,
+// canonicalised.
 func (c *Crawler) articleURL(s *source, claimed, final, declared string) string {
 	for _, u := range []string{declared, final} {
 		if u == "" {
 			continue
 		}
+		if err := s.allowed.check(u); err != nil {
+			c.log.Debug("URL outside the allowed targets not used for the article", "source", s.cfg.Name, "url", claimed, "err", err)
+			continue
+		}
 		cu, err := queue.Canonical(u)
-		if err != nil || !domainAllowed(hostOf(cu), s.allowed) {
+		if err != nil {
 			continue
 		}
 		if u == declared {

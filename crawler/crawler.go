@@ -47,6 +47,21 @@
 // at once per host, request starts to one host are spaced by
 // crawler.delay plus a random 0..crawler.jitter, and crawler.workers
 // bounds all fetches at once.
+//
+// # Hostile sites
+//
+// crawler.max_body_size bounds every body after gzip inflation, which
+// newsrank does itself (bodyTransport): a gzip bomb costs its compressed
+// size. A source's allowed targets are scheme, host and port (allowedSet),
+// checked wherever a URL enters; URLs with user info are refused.
+// crawler.deny_private_networks refuses private addresses when connecting
+// (netGuard), except the endpoints of the sources' own configured URLs.
+//
+// # Redis going away
+//
+// A push that meets a Redis error is retried with backoff until Redis
+// answers or the run's context ends (redisRetry); the walk waits at its
+// page meanwhile. SourceProduce.Retried counts such pushes.
 package crawler
 
 import (
@@ -56,7 +71,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -107,7 +121,7 @@ type source struct {
 	rules   *Rules
 	links   selector
 	next    selector
-	allowed []string
+	allowed allowedSet
 	queue   *queue.Queue
 	// items: the kind's list items carry fields (feeds, sitemaps, APIs).
 	items bool
@@ -124,7 +138,9 @@ func WithLogger(l *slog.Logger) Option { return func(c *Crawler) { c.log = l } }
 func WithClock(k clock.Clock) Option { return func(c *Crawler) { c.clock = k } }
 
 // WithTransport sets the HTTP transport (default: a tuned clone of
-// http.DefaultTransport).
+// http.DefaultTransport). Its own dialer decides where connections go:
+// crawler.deny_private_networks is enforced by the default transport's
+// dialer only.
 func WithTransport(rt http.RoundTripper) Option { return func(c *Crawler) { c.tr = rt } }
 
 // WithQueueOptions adds options for the per-source queues.
@@ -147,7 +163,7 @@ func New(cfg config.Crawler, qcfg config.Queue, rdb redis.UniversalClient, prefi
 		o(c)
 	}
 	if c.tr == nil {
-		c.tr = newTransport(cfg)
+		c.tr = newTransport(cfg, c.log)
 	}
 	c.qopts = append([]queue.Option{queue.WithClock(c.clock), queue.WithLogger(c.log)}, c.qopts...)
 	for i, sc := range cfg.Sources {
@@ -159,7 +175,8 @@ func New(cfg config.Crawler, qcfg config.Queue, rdb redis.UniversalClient, prefi
 	}
 	var robots *robotsCache
 	if cfg.ObeyRobots {
-		rc := &http.Client{Transport: c.tr, Timeout: cfg.RequestTimeout.D()}
+		rc := &http.Client{Transport: &bodyTransport{next: c.tr, limit: maxRobotsSize, truncate: true},
+			Timeout: cfg.RequestTimeout.D(), CheckRedirect: robotsRedirect}
 		robots = newRobotsCache(rc, cfg.UserAgent, cfg.RobotsTTL.D(), c.clock.Now)
 	}
 	c.fetch = newFetcher(cfg.UserAgent, cfg.RequestTimeout.D(), int64(cfg.MaxBodySize), cfg.MaxRedirects, c.tr,
@@ -167,14 +184,35 @@ func New(cfg config.Crawler, qcfg config.Queue, rdb redis.UniversalClient, prefi
 	return c, nil
 }
 
-// newTransport keeps enough idle connections per host for the workers.
-func newTransport(cfg config.Crawler) *http.Transport {
+// newTransport keeps enough idle connections per host for the workers,
+// and guards its dialer (crawler.deny_private_networks).
+func newTransport(cfg config.Crawler, log *slog.Logger) *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns = max(100, 4*cfg.Workers)
 	t.MaxIdleConnsPerHost = max(cfg.Workers, cfg.PerHostParallelism, 2)
-	t.DialContext = (&net.Dialer{Timeout: min(cfg.RequestTimeout.D(), 30*time.Second), KeepAlive: 30 * time.Second}).DialContext
 	t.ResponseHeaderTimeout = cfg.RequestTimeout.D()
-	return t
+	var configured []string
+	for _, s := range cfg.Sources {
+		configured = append(configured, s.URLs...)
+		if s.PageTemplate != "" {
+			configured = append(configured, s.PageTemplate)
+		}
+	}
+	d := &net.Dialer{Timeout: min(cfg.RequestTimeout.D(), 30*time.Second), KeepAlive: 30 * time.Second}
+	return newNetGuard(cfg.DenyPrivateNetworks, configured, log).transport(t, d)
+}
+
+// robotsRedirect follows a robots.txt redirect (at most 5) only to the
+// same host, on the same port or a default one; any other is not followed
+// and the redirect itself is read as "no robots.txt" (all allowed).
+func robotsRedirect(req *http.Request, via []*http.Request) error {
+	from := via[0].URL
+	p := req.URL.Port()
+	if len(via) > 5 || req.URL.User != nil || !strings.EqualFold(req.URL.Hostname(), from.Hostname()) ||
+		p != "" && p != from.Port() && p != defaultPort(req.URL.Scheme) {
+		return http.ErrUseLastResponse
+	}
+	return nil
 }
 
 func (c *Crawler) compile(sc config.Source) (*source, error) {
@@ -190,20 +228,19 @@ func (c *Crawler) compile(sc config.Source) (*source, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &source{cfg: sc, rules: rules, allowed: sc.AllowedDomains}
+	s := &source{cfg: sc, rules: rules}
+	configured := sc.URLs
+	if sc.PageTemplate != "" {
+		configured = append(slices.Clone(sc.URLs), sc.PageTemplate)
+	}
+	if s.allowed, err = newAllowedSet(sc.AllowedDomains, configured); err != nil {
+		return nil, fmt.Errorf("source %s: %w", sc.Name, err)
+	}
 	if s.links, err = compileSelector("link_selector", sc.LinkSelector); err != nil {
 		return nil, fmt.Errorf("source %s: %w", sc.Name, err)
 	}
 	if s.next, err = compileSelector("next_selector", sc.NextSelector); err != nil {
 		return nil, fmt.Errorf("source %s: %w", sc.Name, err)
-	}
-	if len(s.allowed) == 0 {
-		for _, raw := range sc.URLs {
-			probe := strings.NewReplacer("{page}", "1", "{offset}", "0").Replace(raw)
-			if u, err := url.Parse(probe); err == nil && u.Hostname() != "" && !slices.Contains(s.allowed, u.Hostname()) {
-				s.allowed = append(s.allowed, u.Hostname())
-			}
-		}
 	}
 	s.items = sc.Kind != "html"
 	s.queue = queue.New(c.rdb, c.prefix, sc.Name, c.qcfg, c.qopts...)

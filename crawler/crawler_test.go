@@ -12,7 +12,6 @@ import (
 
 	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/rdb"
-	"github.com/newsrank/newsrank/internal/redistest"
 	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/queue"
 )
@@ -723,13 +722,8 @@ func TestEmbeddedRedis(t *testing.T) {
 // TestRedisRestart stops Redis under a running Consume and starts it
 // again: the consumers wait, then go on with the work queued after.
 func TestRedisRestart(t *testing.T) {
-	e := newEnv(t)
-	r := redistest.Start(t, redistest.Options{AppendOnly: true})
-	store, err := news.New(r.Client(), testPrefix, e.cfg.News, news.WithLogger(quietLog()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.rdb, e.store = r.Client(), store
+	e, r := newRestartableEnv(t)
+	store := e.store
 	now := time.Now()
 	e.serveArticles(10, now)
 	e.serveList(5, 10, false, "")

@@ -36,6 +36,8 @@ const (
 	ReasonNoTitle          = "no_title"
 	ReasonTooManyRedirects = "too_many_redirects"
 	ReasonOffsite          = "offsite_redirect"
+	ReasonNotAllowed       = "not_allowed"     // a queued URL outside the source's allowed targets
+	ReasonPrivateNetwork   = "private_network" // crawler.deny_private_networks refused the address
 	ReasonBadURL           = "bad_url"
 	ReasonDecode           = "decode"
 	ReasonBadList          = "bad_list"
@@ -73,9 +75,9 @@ var (
 	ErrRobots = errors.New("disallowed by robots.txt")
 	// ErrTooManyRedirects is a redirect chain over crawler.max_redirects.
 	ErrTooManyRedirects = errors.New("too many redirects")
-	// ErrOffsite is a redirect to a host outside the source's allowed
-	// domains.
-	ErrOffsite = errors.New("redirect off the allowed domains")
+	// ErrOffsite is a redirect to a URL outside the source's allowed
+	// targets (scheme, host and port).
+	ErrOffsite = errors.New("redirect off the allowed targets")
 	// ErrNotHTML is an article response whose content type is not HTML.
 	ErrNotHTML = errors.New("content type is not HTML")
 	// ErrNoTitle is an article page with no title anywhere.
@@ -93,8 +95,8 @@ type response struct {
 // fetchReq describes one fetch.
 type fetchReq struct {
 	url     string
-	allowed []string // allowed domains (redirects must stay inside)
-	charset string   // forced charset ("" = header, then <meta>)
+	allowed allowedSet // redirects must stay inside
+	charset string     // forced charset ("" = header, then <meta>)
 	accept  func(mediaType string) bool
 }
 
@@ -136,7 +138,9 @@ func newFetcher(ua string, timeout time.Duration, maxBody int64, maxRedirects in
 	c.CacheDir = ""
 	c.MaxDepth = 0
 	c.Async = false
-	c.SetClient(&http.Client{Transport: transport, Timeout: timeout})
+	// bodyTransport inflates and bounds every body; colly's own limit
+	// (on the bytes as they arrive) stays as a second fence.
+	c.SetClient(&http.Client{Transport: &bodyTransport{next: transport, limit: maxBody}, Timeout: timeout})
 	c.DisableCookies()
 	f := &fetcher{base: c, maxBody: maxBody, maxRedirects: maxRedirects, robots: robots, hosts: hosts}
 	c.SetRedirectHandler(f.checkRedirect)
@@ -149,14 +153,15 @@ func (f *fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 		return &FetchError{URL: via[0].URL.String(), Reason: ReasonTooManyRedirects,
 			Err: fmt.Errorf("%w: more than %d", ErrTooManyRedirects, f.maxRedirects)}
 	}
-	if st != nil && !domainAllowed(req.URL.Hostname(), st.req.allowed) {
-		return &FetchError{URL: via[0].URL.String(), Reason: ReasonOffsite,
-			Err: fmt.Errorf("%w: to %s", ErrOffsite, req.URL)}
+	if st != nil {
+		if err := st.req.allowed.checkURL(req.URL); err != nil {
+			return urlFailure(via[0].URL.String(), ReasonOffsite, fmt.Errorf("%w: %w", ErrOffsite, err))
+		}
 	}
 	if f.robots != nil {
 		ok, _, err := f.robots.check(req.Context(), req.URL)
 		if err != nil {
-			return &FetchError{URL: via[0].URL.String(), Reason: ReasonRobotsFailed, Retryable: true, Err: err}
+			return robotsFailure(req.Context(), via[0].URL.String(), err)
 		}
 		if !ok {
 			return &FetchError{URL: via[0].URL.String(), Reason: ReasonRobots,
@@ -173,18 +178,14 @@ func (f *fetcher) fetch(ctx context.Context, r fetchReq) (*response, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, &FetchError{URL: r.url, Reason: ReasonBadURL, Err: fmt.Errorf("not an absolute http(s) URL")}
 	}
+	if u.User != nil {
+		return nil, &FetchError{URL: u.Redacted(), Reason: ReasonBadURL, Err: ErrUserInfo}
+	}
 	var crawlDelay time.Duration
 	if f.robots != nil {
 		ok, d, err := f.robots.check(ctx, u)
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			if re := (*robotsError)(nil); errors.As(err, &re) && re.status == 0 {
-				// The host is unreachable: say so rather than blame robots.txt.
-				return nil, classify(ctx, r.url, re.err)
-			}
-			return nil, &FetchError{URL: r.url, Reason: ReasonRobotsFailed, Retryable: true, Err: err}
+			return nil, robotsFailure(ctx, r.url, err)
 		}
 		if !ok {
 			return nil, &FetchError{URL: r.url, Reason: ReasonRobots, Err: ErrRobots}
@@ -237,7 +238,11 @@ func (f *fetcher) fetch(ctx context.Context, r fetchReq) (*response, error) {
 	case st.status != 0 && (st.status < 200 || st.status > 299):
 		return nil, statusError(r.url, st.status, st.retryAfter)
 	case err != nil:
-		return nil, classify(ctx, r.url, err)
+		err = classify(ctx, r.url, err)
+		if fe, ok := err.(*FetchError); ok && fe.Status == 0 {
+			fe.Status = st.status
+		}
+		return nil, err
 	case resp == nil:
 		return nil, &FetchError{URL: r.url, Reason: ReasonConn, Retryable: true, Err: errors.New("no response")}
 	}
@@ -254,6 +259,19 @@ func (f *fetcher) fetch(ctx context.Context, r fetchReq) (*response, error) {
 		resp.contentType = mt + "; charset=utf-8"
 	}
 	return resp, nil
+}
+
+// robotsFailure is the failure of a fetch of u whose robots.txt could not
+// be read (or ctx's error).
+func robotsFailure(ctx context.Context, u string, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if re := (*robotsError)(nil); errors.As(err, &re) && re.status == 0 {
+		// The host is unreachable (or refused): say so rather than blame robots.txt.
+		return classify(ctx, u, re.err)
+	}
+	return &FetchError{URL: u, Reason: ReasonRobotsFailed, Retryable: true, Err: err}
 }
 
 // statusError maps an HTTP status to a failure: 404 and 410 are final,
@@ -288,8 +306,15 @@ func classify(ctx context.Context, u string, err error) error {
 		return ctx.Err()
 	}
 	var fe *FetchError
-	if errors.As(err, &fe) {
+	switch {
+	case errors.As(err, &fe):
 		return fe
+	case errors.Is(err, ErrTooLarge):
+		return &FetchError{URL: u, Reason: ReasonTooLarge, Err: err}
+	case errors.Is(err, ErrEncoding):
+		return &FetchError{URL: u, Reason: ReasonDecode, Err: err}
+	case errors.Is(err, ErrPrivateNetwork):
+		return &FetchError{URL: u, Reason: ReasonPrivateNetwork, Err: err}
 	}
 	var ne net.Error
 	switch {
@@ -334,22 +359,6 @@ func retryAfter(h string, now time.Time) time.Duration {
 		return t.Sub(now)
 	}
 	return 0
-}
-
-// domainAllowed reports whether host is one of allowed or a subdomain of
-// one; an empty list allows every host.
-func domainAllowed(host string, allowed []string) bool {
-	if len(allowed) == 0 {
-		return true
-	}
-	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	for _, d := range allowed {
-		d = strings.TrimPrefix(strings.TrimSuffix(strings.ToLower(d), "."), ".")
-		if host == d || strings.HasSuffix(host, "."+d) {
-			return true
-		}
-	}
-	return false
 }
 
 func isHTML(mt string) bool {

@@ -179,19 +179,46 @@ func newEnv(t *testing.T) *env {
 	return &env{t: t, rdb: r.Client(), store: store, cfg: cfg, site: newSite(t)}
 }
 
+// newRestartableEnv is newEnv on a redis-server with appendonly (fsync
+// always), which a test can kill and start again without losing a write.
+func newRestartableEnv(t *testing.T) (*env, *redistest.Server) {
+	t.Helper()
+	e := newEnv(t)
+	r := redistest.Start(t, redistest.Options{AppendOnly: true})
+	store, err := news.New(r.Client(), testPrefix, e.cfg.News, news.WithLogger(quietLog()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.rdb, e.store = r.Client(), store
+	return e, r
+}
+
 func quietLog() *slog.Logger {
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }
 
-// crawler builds a crawler for srcs (validated as config would be).
+// crawler builds a crawler for srcs (validated as config would be) on
+// the site's transport, which sends every host name to the test site.
 func (e *env) crawler(srcs ...config.Source) *Crawler {
+	e.t.Helper()
+	return e.newCrawler(srcs, WithTransport(e.site.transport()))
+}
+
+// realCrawler builds a crawler for srcs on the default transport: real
+// DNS, the real dialer and its private-network guard.
+func (e *env) realCrawler(srcs ...config.Source) *Crawler {
+	e.t.Helper()
+	return e.newCrawler(srcs)
+}
+
+func (e *env) newCrawler(srcs []config.Source, opts ...Option) *Crawler {
 	e.t.Helper()
 	e.cfg.Crawler.Sources = srcs
 	if err := e.cfg.Validate(); err != nil {
 		e.t.Fatalf("config: %v", err)
 	}
-	c, err := New(e.cfg.Crawler, e.cfg.Queue, e.rdb, testPrefix, e.store,
-		WithLogger(quietLog()), WithTransport(e.site.transport()), WithQueueOptions(queue.WithLogger(quietLog())))
+	opts = append([]Option{WithLogger(quietLog()), WithQueueOptions(queue.WithLogger(quietLog()))}, opts...)
+	c, err := New(e.cfg.Crawler, e.cfg.Queue, e.rdb, testPrefix, e.store, opts...)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -115,7 +115,8 @@ func (e *robotsError) Unwrap() error { return e.err }
 // connection error) is remembered before it is tried again.
 const robotsErrorTTL = 30 * time.Second
 
-// maxRobotsSize bounds the robots.txt read (Google reads 500 KiB).
+// maxRobotsSize bounds the robots.txt read, inflated (Google reads 500
+// KiB): what follows is ignored.
 const maxRobotsSize = 512 << 10
 
 func newRobotsCache(client *http.Client, ua string, ttl time.Duration, now func() time.Time) *robotsCache {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,6 +40,9 @@ type SourceProduce struct {
 	// carried anew (news.Store.Refresh): rescored without fetching their
 	// pages, which the queue's done memory would not fetch again yet.
 	Refreshed int
+	// Retried counts the pushes (one per list page) that met a Redis
+	// error and were tried again until Redis answered.
+	Retried int
 	// Err is set when the source failed entirely: no list page could be
 	// read (it wraps the last page's error), or Redis failed.
 	Err error
@@ -60,6 +64,16 @@ func (r ProduceReport) New() int {
 	n := 0
 	for _, s := range r.Sources {
 		n += s.New
+	}
+	return n
+}
+
+// Retried is the number of pushes retried after a Redis error, over all
+// sources.
+func (r ProduceReport) Retried() int {
+	n := 0
+	for _, s := range r.Sources {
+		n += s.Retried
 	}
 	return n
 }
@@ -143,7 +157,8 @@ func (c *Crawler) produce(ctx context.Context, s *source) SourceProduce {
 		lvl = c.log.Error
 	}
 	lvl("produced", "source", s.cfg.Name, "pages", w.rep.Pages, "page_errors", w.rep.PageErrors,
-		"found", w.rep.Found, "new", w.rep.New, "refreshed", w.rep.Refreshed, "skipped", w.rep.Skipped, "took", time.Since(start).Round(time.Millisecond),
+		"found", w.rep.Found, "new", w.rep.New, "refreshed", w.rep.Refreshed, "skipped", w.rep.Skipped, "retried", w.rep.Retried,
+		"took", time.Since(start).Round(time.Millisecond),
 		"err", w.rep.Err)
 	return w.rep
 }
@@ -240,6 +255,17 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// skip records a listed URL (article, next page or child sitemap) that
+// is not taken: user info is worth a warning, a link elsewhere is not.
+func (w *walk) skip(raw string, err error) {
+	w.rep.Skipped++
+	lvl := slog.LevelDebug
+	if errors.Is(err, ErrUserInfo) {
+		lvl = slog.LevelWarn
+	}
+	w.c.log.Log(context.Background(), lvl, "listed URL skipped", "source", w.s.cfg.Name, "err", err)
+}
+
 // push canonicalises items, drops those off the allowed domains and those
 // already found in this run, saves their fields and queues them, and
 // refreshes the comment counts of the articles already stored. It returns
@@ -248,13 +274,13 @@ func (w *walk) push(ctx context.Context, items []ListItem) (int, error) {
 	var urls []string
 	var keep []ListItem
 	for _, it := range items {
-		cu, err := queue.Canonical(it.URL)
-		if err != nil {
-			w.rep.Skipped++
+		if err := w.s.allowed.check(it.URL); err != nil {
+			w.skip(it.URL, err)
 			continue
 		}
-		if !domainAllowed(hostOf(cu), w.s.allowed) {
-			w.rep.Skipped++
+		cu, err := queue.Canonical(it.URL)
+		if err != nil {
+			w.skip(it.URL, err)
 			continue
 		}
 		if w.seen[cu] {
@@ -268,20 +294,87 @@ func (w *walk) push(ctx context.Context, items []ListItem) (int, error) {
 		return 0, nil
 	}
 	w.rep.Found += len(urls)
+	r := &redisRetry{w: w, what: fmt.Sprintf("push of %d URLs", len(urls))}
 	if w.s.items {
-		if err := w.c.saveItems(ctx, w.s.cfg.Name, urls, keep); err != nil {
+		if err := r.do(ctx, func(ctx context.Context) error { return w.c.saveItems(ctx, w.s.cfg.Name, urls, keep) }); err != nil {
 			return 0, err
 		}
 	}
-	added, err := w.s.queue.Push(ctx, urls...)
+	err := r.do(ctx, func(ctx context.Context) error {
+		added, err := w.s.queue.Push(ctx, urls...)
+		w.rep.New += added // a retry pushes them all again: the queue counts only the new ones
+		if err != nil {
+			return fmt.Errorf("source %s: push %d URLs: %w", w.s.cfg.Name, len(urls), err)
+		}
+		return nil
+	})
 	if err != nil {
-		return 0, fmt.Errorf("source %s: push %d URLs: %w", w.s.cfg.Name, len(urls), err)
-	}
-	w.rep.New += added
-	if err := w.refresh(ctx, urls, keep); err != nil {
 		return 0, err
 	}
+	if err := r.do(ctx, func(ctx context.Context) error { return w.refresh(ctx, urls, keep) }); err != nil {
+		return 0, err
+	}
+	r.done()
 	return len(urls), nil
+}
+
+// maxPushOutage bounds how long one push is retried when the run's
+// context has no deadline of its own.
+const maxPushOutage = 10 * time.Minute
+
+// redisRetryMax caps the wait between two tries of a Redis operation:
+// after an outage, work resumes within seconds of Redis.
+const redisRetryMax = 5 * time.Second
+
+// redisRetry retries the Redis steps of one push: a failed step is tried
+// again with backoff (queue.idle_poll doubling, at most redisRetryMax)
+// until it succeeds, the run's context ends (its deadline, a shutdown,
+// the job's lock lost) or maxPushOutage has passed since the first
+// failure. The list walk waits meanwhile, so it goes on from the page it
+// was at, skipping nothing. Each step is idempotent: items are SET, the
+// queue takes a URL once, a comment count is set, not added.
+type redisRetry struct {
+	w        *walk
+	what     string
+	tries    int
+	deadline time.Time
+}
+
+func (r *redisRetry) do(ctx context.Context, op func(context.Context) error) error {
+	for {
+		err := op(ctx)
+		if err == nil || ctx.Err() != nil || errors.Is(err, queue.ErrBadURL) {
+			return err
+		}
+		now := time.Now()
+		if r.tries == 0 {
+			r.deadline = now.Add(maxPushOutage)
+			if d, ok := ctx.Deadline(); ok {
+				r.deadline = d
+			}
+		}
+		d := min(r.w.c.qcfg.IdlePoll.D()<<min(r.tries, 16), redisRetryMax)
+		if !now.Add(d).Before(r.deadline) {
+			return fmt.Errorf("%w (gave up after %d retries)", err, r.tries)
+		}
+		if r.tries == 0 {
+			r.w.rep.Retried++
+		}
+		r.tries++
+		r.w.c.log.Warn("Redis failed during a push, retrying", "source", r.w.s.cfg.Name, "op", r.what,
+			"retry", r.tries, "retry_in", d, "err", err)
+		if err := sleep(ctx, d); err != nil {
+			return err
+		}
+	}
+}
+
+// done says that a retried push went through.
+func (r *redisRetry) done() {
+	if r.tries == 0 {
+		return
+	}
+	r.w.c.log.Info("push went through after Redis came back", "source", r.w.s.cfg.Name, "op", r.what, "retries", r.tries)
 }
 
 // refresh hands the comment counts of a list page's items to the store
@@ -337,8 +430,12 @@ func (w *walk) html(ctx context.Context) error {
 				break // nothing new: the end, or a loop
 			}
 			page = ""
-			if next != "" && domainAllowed(hostOf(next), w.s.allowed) {
-				page = next
+			if next != "" {
+				if err := w.s.allowed.check(next); err != nil {
+					w.skip(next, err)
+				} else {
+					page = next
+				}
 			}
 		}
 	}
@@ -420,9 +517,14 @@ func (w *walk) xml(ctx context.Context) error {
 			continue
 		}
 		for _, sm := range l.Sitemaps {
-			if !w.visited[sm] && domainAllowed(hostOf(sm), w.s.allowed) {
-				todo = append(todo, sm)
+			if w.visited[sm] {
+				continue
 			}
+			if err := w.s.allowed.check(sm); err != nil {
+				w.skip(sm, err)
+				continue
+			}
+			todo = append(todo, sm)
 		}
 		if _, err := w.push(ctx, l.Items); err != nil {
 			return err
@@ -496,27 +598,4 @@ func stripXMLDecl(b []byte) []byte {
 		}
 	}
 	return b
-}
-
-func hostOf(raw string) string {
-	i := strings.Index(raw, "://")
-	if i < 0 {
-		return ""
-	}
-	h := raw[i+3:]
-	if j := strings.IndexAny(h, "/?#"); j >= 0 {
-		h = h[:j]
-	}
-	if j := strings.LastIndex(h, "@"); j >= 0 {
-		h = h[j+1:]
-	}
-	if strings.HasPrefix(h, "[") {
-		if j := strings.Index(h, "]"); j >= 0 {
-			return h[1:j]
-		}
-	}
-	if j := strings.LastIndex(h, ":"); j >= 0 {
-		h = h[:j]
-	}
-	return strings.ToLower(h)
 }

@@ -266,6 +266,8 @@ func TestFaultHostileSite(t *testing.T) {
 	const timeout = time.Second
 	// hugeSent counts the bytes the 50 MB handlers wrote, by path.
 	var hugeSent map[string]*atomic.Int64
+	// otherHits counts the requests to the service on another port.
+	var otherHits *atomic.Int64
 	cases := []hostileCase{
 		{
 			name: "hang",
@@ -414,6 +416,46 @@ func TestFaultHostileSite(t *testing.T) {
 				// attempt: not endlessly.
 				if n := h.hitsUnder("/redirects/chain/"); n > attempts*(5+1) {
 					t.Errorf("the endless redirect chain was followed for %d requests, want at most %d", n, attempts*6)
+				}
+			},
+			bound: 60 * time.Second,
+		},
+		{
+			// Another service on another port of the same host (as Redis
+			// would be): links, a feed item, a redirect, a user:pass@ link
+			// and a canonical URL point at it; it is never requested.
+			name: "ports",
+			setup: func(t *testing.T, h *hostileSite, cfg *config.Config) map[string]string {
+				var hits atomic.Int64
+				other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					hits.Add(1)
+					goodArticle("Internal service")(w, r)
+				}))
+				t.Cleanup(other.Close)
+				otherHits = &hits
+				withUser := strings.Replace(h.srv.URL, "http://", "http://admin:admin@", 1)
+				h.route("/ports/canonical.html", fixedBody(fmt.Sprintf(`<html><head><title>Canonical elsewhere</title>
+<link rel="canonical" href="%s/ports/canonical.html"></head><body><p>x</p></body></html>`, other.URL)))
+				h.route("/portslist/list", listPage(other.URL+"/list/2", other.URL+"/secret.html", withUser+"/ports/good-0.html",
+					"http://127.0.0.1:6379/", "/ports/canonical.html"))
+				h.route("/ports/feed.xml", func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Content-Type", "application/rss+xml")
+					fmt.Fprintf(w, `<rss version="2.0"><channel><item><title>x</title><link>%s/feed-item.html</link></item></channel></rss>`, other.URL)
+				})
+				cfg.Crawler.Sources = append(cfg.Crawler.Sources, htmlSource("portslist", h.srv.URL, "/portslist/list", 3),
+					config.Source{Name: "portsfeed", Kind: "rss", URLs: []string{h.srv.URL + "/ports/feed.xml"}})
+				articles := articleCase(h, cfg, "ports", map[string]http.HandlerFunc{
+					"/ports/away.html": redirect(func(*http.Request) string { return other.URL + "/landing.html" }),
+				}, map[string]string{"/ports/away.html": crawler.ReasonOffsite})
+				articles["/ports/canonical.html"] = ""
+				return articles
+			},
+			check: func(t *testing.T, h *hostileSite, rep crawler.Report, st *stack) {
+				if n := otherHits.Load(); n != 0 {
+					t.Errorf("the service on another port of the host was requested %d times", n)
+				}
+				if _, err := st.store.Get(context.Background(), news.ID(canonical(t, h.srv.URL+"/ports/canonical.html"))); err != nil {
+					t.Errorf("the page with a canonical URL elsewhere is not stored under its own URL: %v", err)
 				}
 			},
 			bound: 60 * time.Second,

@@ -142,7 +142,7 @@ func (a *app) webServer() (*web.Server, error) {
 // produceJob is the scheduled crawl: walk the sources and queue new URLs.
 func (a *app) produceJob(ctx context.Context) (jobs.Counts, error) {
 	rep, err := a.crawler.Produce(ctx)
-	counts := jobs.Counts{"new": int64(rep.New()), "refreshed": int64(rep.Refreshed())}
+	counts := jobs.Counts{"new": int64(rep.New()), "refreshed": int64(rep.Refreshed()), "retried": int64(rep.Retried())}
 	var pages, found int64
 	for _, s := range rep.Sources {
 		pages += int64(s.Pages)
@@ -168,7 +168,8 @@ func (a *app) crawlOnce(ctx context.Context, trigger string, progress func(crawl
 		var err error
 		rep, err = a.crawler.RunOnce(ctx, progress, sources...)
 		t := rep.Totals()
-		counts := jobs.Counts{"new": int64(rep.Produce.New()), "refreshed": int64(rep.Produce.Refreshed()), "fetched": t.Fetched, "created": t.Created,
+		counts := jobs.Counts{"new": int64(rep.Produce.New()), "refreshed": int64(rep.Produce.Refreshed()), "retried": int64(rep.Produce.Retried()),
+			"fetched": t.Fetched, "created": t.Created,
 			"updated": t.Updated, "too_old": t.TooOld, "failed": t.Failures(), "dead": t.Dead}
 		if err == nil {
 			if failed := rep.FailedSources(); len(failed) > 0 {

@@ -179,7 +179,7 @@ func printCrawlSummary(w io.Writer, rep crawler.Report) {
 		prod[p.Name] = p
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "source\tlist pages\tURLs found\tnew\trefreshed\tfetched\tstored\tupdated\ttoo old\tfailed\tdead\tleft\tretry later\t")
+	fmt.Fprintln(tw, "source\tlist pages\tURLs found\tnew\trefreshed\tpushes retried\tfetched\tstored\tupdated\ttoo old\tfailed\tdead\tleft\tretry later\t")
 	var tp crawler.SourceProduce
 	for _, s := range rep.Sources {
 		p := prod[s.Name]
@@ -187,11 +187,12 @@ func printCrawlSummary(w io.Writer, rep crawler.Report) {
 		tp.Found += p.Found
 		tp.New += p.New
 		tp.Refreshed += p.Refreshed
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", s.Name, p.Pages, p.Found, p.New, p.Refreshed,
+		tp.Retried += p.Retried
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", s.Name, p.Pages, p.Found, p.New, p.Refreshed, p.Retried,
 			s.Fetched, s.Created, s.Updated, s.TooOld, s.Failures(), s.Dead, s.Left.Pending+s.Left.InFlight, s.Left.Delayed)
 	}
 	t := rep.Totals()
-	fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", tp.Pages, tp.Found, tp.New, tp.Refreshed,
+	fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", tp.Pages, tp.Found, tp.New, tp.Refreshed, tp.Retried,
 		t.Fetched, t.Created, t.Updated, t.TooOld, t.Failures(), t.Dead, t.Left.Pending+t.Left.InFlight, t.Left.Delayed)
 	tw.Flush()
 	if len(t.Failed) > 0 {
@@ -228,6 +229,7 @@ type crawlJSON struct {
 	Found      int              `json:"urls_found"`
 	New        int              `json:"urls_new"`
 	Refreshed  int              `json:"refreshed"`
+	Retried    int              `json:"pushes_retried"`
 	Fetched    int64            `json:"fetched"`
 	Created    int64            `json:"stored"`
 	Updated    int64            `json:"updated"`
@@ -245,7 +247,7 @@ func printCrawlJSON(w io.Writer, rep crawler.Report) {
 		prod[p.Name] = p
 	}
 	view := func(s crawler.SourceReport, p crawler.SourceProduce) crawlJSON {
-		v := crawlJSON{Source: s.Name, ListPages: p.Pages, PageErrors: p.PageErrors, Found: p.Found, New: p.New, Refreshed: p.Refreshed,
+		v := crawlJSON{Source: s.Name, ListPages: p.Pages, PageErrors: p.PageErrors, Found: p.Found, New: p.New, Refreshed: p.Refreshed, Retried: p.Retried,
 			Fetched: s.Fetched, Created: s.Created, Updated: s.Updated, TooOld: s.TooOld, Failed: s.Failed, Dead: s.Dead,
 			Left: s.Left.Pending + s.Left.InFlight, RetryLater: s.Left.Delayed}
 		if p.Err != nil {
@@ -267,6 +269,7 @@ func printCrawlJSON(w io.Writer, rep crawler.Report) {
 		tp.Found += p.Found
 		tp.New += p.New
 		tp.Refreshed += p.Refreshed
+		tp.Retried += p.Retried
 		out.Sources = append(out.Sources, view(s, p))
 	}
 	out.Total = view(rep.Totals(), tp)

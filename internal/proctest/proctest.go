@@ -8,9 +8,11 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,20 +24,62 @@ import (
 // returns the binary's path.
 func Build(t testing.TB) string {
 	t.Helper()
+	return build(t, raceEnabled)
+}
+
+// BuildNoRace builds cmd/newsrank without the race detector, which
+// multiplies a process's memory: for tests that measure it.
+func BuildNoRace(t testing.TB) string {
+	t.Helper()
+	return build(t, false)
+}
+
+func build(t testing.TB, race bool) string {
+	t.Helper()
+	return goBuild(t, "newsrank", race, "github.com/newsrank/newsrank/cmd/newsrank")
+}
+
+func goBuild(t testing.TB, name string, race bool, pkg string) string {
+	t.Helper()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
 	}
-	path := filepath.Join(t.TempDir(), "newsrank")
+	path := filepath.Join(t.TempDir(), name)
 	args := []string{"build", "-o", path}
-	if raceEnabled {
+	if race {
 		args = append(args, "-race")
 	}
-	args = append(args, "github.com/newsrank/newsrank/cmd/newsrank")
+	args = append(args, pkg)
 	if out, err := exec.Command(goBin, args...).CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return path
+}
+
+// PeakRSS runs bin with args to its end and returns its output, its exit
+// status and its peak resident set size in bytes, measured by the
+// peakrss helper (see its doc for why the test cannot measure it).
+func PeakRSS(t testing.TB, bin string, args ...string) (stdout, stderr []byte, code int, peak int64) {
+	t.Helper()
+	helper := goBuild(t, "peakrss", false, "github.com/newsrank/newsrank/internal/proctest/peakrss")
+	out := filepath.Join(t.TempDir(), "peak")
+	cmd := exec.Command(helper, append([]string{out, bin}, args...)...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	if cmd.ProcessState == nil {
+		t.Fatalf("peakrss %s: %v\n%s", bin, err, e.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("%s: no peak RSS measured (%v): exit status %d\n%s", bin, err, cmd.ProcessState.ExitCode(), e.String())
+	}
+	peak, err = strconv.ParseInt(string(b), 10, 64)
+	if err != nil {
+		t.Fatalf("peakrss %s: %v", bin, err)
+	}
+	return o.Bytes(), e.Bytes(), cmd.ProcessState.ExitCode(), peak
 }
 
 // Log is a buffer safe for concurrent writers (a child's output, a
