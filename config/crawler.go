@@ -349,7 +349,7 @@ func ParseAllowedDomain(d string) (*url.URL, error) {
 	case u.Scheme != "http" && u.Scheme != "https":
 		return nil, fmt.Errorf("%q: the scheme must be http or https", redact.URL(d))
 	case u.User != nil:
-		return nil, fmt.Errorf("%q: must not carry user info", u.Redacted())
+		return nil, fmt.Errorf("%q: must not carry user info", redact.URL(u.String()))
 	case u.Hostname() == "", u.Path != "" && u.Path != "/", u.RawQuery != "", u.Fragment != "", u.ForceQuery:
 		return nil, fmt.Errorf("%q: %s", redact.URL(d), want)
 	}

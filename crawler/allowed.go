@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/internal/redact"
 )
 
 // Errors of URLs a source may not fetch; FetchError.Err wraps them.
@@ -148,9 +149,9 @@ func (a allowedSet) check(raw string) error {
 func (a allowedSet) checkURL(u *url.URL) error {
 	switch {
 	case u.User != nil:
-		return fmt.Errorf("%w: %s", ErrUserInfo, u.Redacted())
+		return fmt.Errorf("%w: %s", ErrUserInfo, redact.URL(u.String()))
 	case !a.allows(u):
-		return fmt.Errorf("%w: %s (allowed: %s)", ErrNotAllowed, u.Redacted(), a)
+		return fmt.Errorf("%w: %s (allowed: %s)", ErrNotAllowed, redact.URL(u.String()), a)
 	}
 	return nil
 }

@@ -179,7 +179,7 @@ func (f *fetcher) fetch(ctx context.Context, r fetchReq) (*response, error) {
 		return nil, &FetchError{URL: r.url, Reason: ReasonBadURL, Err: fmt.Errorf("not an absolute http(s) URL")}
 	}
 	if u.User != nil {
-		return nil, &FetchError{URL: u.Redacted(), Reason: ReasonBadURL, Err: ErrUserInfo}
+		return nil, &FetchError{URL: redact.URL(u.String()), Reason: ReasonBadURL, Err: ErrUserInfo}
 	}
 	var crawlDelay time.Duration
 	if f.robots != nil {

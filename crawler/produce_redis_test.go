@@ -79,15 +79,18 @@ func TestProduceRidesThroughRedisRestart(t *testing.T) {
 	r.Start()
 	rep := <-produced
 
+	// New is not compared with Found: a push that Redis carried out just
+	// before it died, whose reply was lost, is retried and then finds its
+	// URLs already pending. What is in the queue is checked below.
 	for _, p := range rep.Sources {
-		if p.Err != nil || p.Pages != pages || p.Found != pages*per || p.New != pages*per {
-			t.Errorf("source %s: %+v; want %d pages read and %d URLs found and queued", p.Name, p, pages, pages*per)
+		if p.Err != nil || p.Pages != pages || p.Found != pages*per {
+			t.Errorf("source %s: %+v; want %d pages read and %d URLs found", p.Name, p, pages, pages*per)
+		}
+		if p.Retried == 0 {
+			t.Errorf("source %s: no push retried, though Redis died before page %d's: %+v", p.Name, strikeAt, p)
 		}
 	}
-	if p := rep.Sources[0]; false {
-		t.Errorf("source site: no push retried, though Redis died before page %d's: %+v", strikeAt, p)
-	}
-	if false {
+	if rep.Retried() == 0 {
 		t.Errorf("ProduceReport.Retried() = 0")
 	}
 	for _, name := range []string{"site", "api"} {

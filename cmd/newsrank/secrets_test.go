@@ -72,8 +72,8 @@ func TestNoCommandPrintsAURLsUserinfo(t *testing.T) {
 			[]string{"config", "check"}, exitUsage, "redis.cluster.addrs[0]"},
 		{"source URL with userinfo", "crawler:\n  sources:\n    - name: s\n      kind: rss\n      urls: [\"ftp://alice:S3cret@example.com/feed\"]\n",
 			[]string{"config", "check"}, exitUsage, "crawler.sources[0].urls[0]"},
-		{"valid source URL with userinfo is masked in the effective config", "crawler:\n  sources:\n    - name: s\n      kind: rss\n      urls: [\"https://alice:S3cret@example.com/feed\"]\n",
-			[]string{"config", "check"}, exitOK, ""},
+		{"source URL with userinfo is refused, masked", "crawler:\n  sources:\n    - name: s\n      kind: rss\n      urls: [\"https://alice:S3cret@example.com/feed\"]\n",
+			[]string{"config", "check"}, exitUsage, "crawler.sources[0].urls[0]: must not carry user info"},
 		{"valid redis URL with a user only", "redis:\n  url: \"redis://tok3n@127.0.0.1:6379/0\"\n",
 			[]string{"config", "check"}, exitOK, ""},
 		{"-set of a bad URL", "",
@@ -82,8 +82,8 @@ func TestNoCommandPrintsAURLsUserinfo(t *testing.T) {
 			[]string{"config", "check", "-set", "redis.url=redis://alice:S3cret@127.0.0.1:6379/0"}, exitOK, ""},
 		{"-set of a password with a typo", "",
 			[]string{"config", "check", "-set", "redis.pasword=S3cret"}, exitUsage, "did you mean redis.password?"},
-		{"crawl of a source whose host is down logs its URL", "crawler:\n  sources:\n    - name: s\n      kind: rss\n      urls: [\"http://alice:S3cret@" + closed + "/feed\"]\n",
-			[]string{"crawl", "-once", "-log-level", "debug"}, exitFailed, closed + "/feed"},
+		{"crawl of a source URL with userinfo is refused, masked", "crawler:\n  sources:\n    - name: s\n      kind: rss\n      urls: [\"http://alice:S3cret@" + closed + "/feed\"]\n",
+			[]string{"crawl", "-once", "-log-level", "debug"}, exitUsage, closed + "/feed"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
