@@ -29,6 +29,7 @@ because another run holds the lock.`)
 		return err
 	}
 	defer a.Close()
+	embeddedNotice(std.err, "rescore", a.cfg.Redis)
 	run, err := a.jobs.Run(ctx, jobs.Rescore, jobs.TriggerManual)
 	if err != nil {
 		return jobError(run, err)
