@@ -70,7 +70,7 @@ func runCrawl(ctx context.Context, std *stdio, args []string) error {
 	var sources sourceList
 	fs.Var(&sources, "source", "crawl only this source (repeat the flag or separate names with commas; default: all)")
 	asJSON := fs.Bool("json", false, "-once: print the summary as JSON (for scripts) instead of a table")
-	progress := fs.String("progress", "auto", "progress display: auto (a live line on a terminal, log lines otherwise), line, log or none")
+	progress := fs.String("progress", "auto", "-once: progress display: auto or line (a live line on a terminal, log lines every 10s otherwise), log or none")
 	waitRetries := fs.Bool("wait-retries", false, "-once: when only retries are left, wait for those due within -wait instead of leaving them to the next run")
 	wait := fs.Duration("wait", defaultRetryWait, "with -wait-retries: how long to wait for retries once nothing else is left")
 	if err := parse(fs, args, false); err != nil {

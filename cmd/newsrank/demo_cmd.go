@@ -29,7 +29,10 @@ in-memory Redis (redis.url "embedded", the default), the bundled demo news
 site on another local port as the crawl target, a first crawl of it, the job
 schedule, and the web server. A few simulated users read, vote, comment and
 invite so that the rankings and leaderboards move. Open the printed URL;
-Ctrl-C stops it (the data is kept in memory only).
+Ctrl-C stops it (the data is kept in memory only). The embedded Redis
+serves on a local port, which the demo prints: other commands (newsrank
+jobs, queue stats, ...) reach the demo's data with
+-set redis.url=redis://127.0.0.1:PORT.
 
 Without -config the demo crawls every 15 minutes, rescores every minute and
 prunes hourly; API tokens are generated and printed when the configuration

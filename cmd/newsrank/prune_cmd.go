@@ -16,12 +16,13 @@ from time:, score:, votes: and the groups, and delete their hashes and
 voted: keys, in bounded batches, as the scheduled "prune" job does.
 
 -dry-run changes nothing: it reports how many articles would go, their
-post-time range, and lists the oldest of them. A dry run takes no lock and
-is not recorded.
+post-time range, and lists the oldest of them (-list N, only with
+-dry-run). A dry run takes no lock and is not recorded.
 
 A real run takes the job's lock and is recorded in its history (newsrank
 jobs). Exit status: 0 done, 1 failed, 2 usage or configuration error,
-3 skipped because another run holds the lock.`)
+3 skipped because another run holds the lock, 130/143 interrupted by
+SIGINT/SIGTERM.`)
 	common := addCommon(fs)
 	dry := fs.Bool("dry-run", false, "report what would be removed; change nothing")
 	list := fs.Int("list", 20, "only with -dry-run: list up to this many of the articles that would go, oldest first")
