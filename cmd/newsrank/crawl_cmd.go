@@ -316,7 +316,7 @@ func progressLine(pr crawler.Progress, recent float64) string {
 		}
 		fmt.Fprintf(&b, "  %.1f pages/s", recent)
 		if d, ok := eta(pr.Left, recent); ok {
-			fmt.Fprintf(&b, "  ETA %s", shortDuration(d))
+			fmt.Fprintf(&b, "  ETA %s", shortDuration(max(d, time.Second)))
 		}
 		if pr.NextRetry > 0 {
 			fmt.Fprintf(&b, "  waiting for retries (next in %s)", shortDuration(pr.NextRetry))
