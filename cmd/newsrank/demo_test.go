@@ -178,7 +178,15 @@ func TestDemoServesAndStopsOnSIGINT(t *testing.T) {
 		t.Fatalf("ZCARD time: on the demo's Redis at %s = %d, %v", m[1], n, err)
 	}
 	demoRedis := writeFile(t, "demo-redis.yaml", "redis:\n  url: "+m[1]+"\n")
-	code, jobsOut, jobsErr := runCLI(t, "jobs", "-config", demoRedis)
+	var code int
+	var jobsOut, jobsErr string
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		// The scheduler starts (and announces itself) after the first crawl.
+		code, jobsOut, jobsErr = runCLI(t, "jobs", "-config", demoRedis)
+		if strings.Contains(jobsOut, "Schedules as run by") || time.Now().After(deadline) {
+			break
+		}
+	}
 	if code != exitOK || !strings.Contains(jobsOut, "Schedules as run by") ||
 		!regexp.MustCompile(`crawl +@every 15m`).MatchString(jobsOut) || !regexp.MustCompile(`rescore +@every 1m`).MatchString(jobsOut) {
 		t.Errorf("newsrank jobs on the demo's Redis: exit %d\n%s\n%s", code, jobsOut, jobsErr)
