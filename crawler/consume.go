@@ -17,25 +17,15 @@ import (
 	"github.com/newsrank/newsrank/queue"
 )
 
-// Progress is a snapshot of a consume run, for a progress line.
-type Progress struct {
-	// Fetched counts article pages fetched, Stored articles handed to the
-	// store (new or updated), Failed failed attempts (retried or dead).
-	Fetched, Stored, Failed int64
-	// Left is what the queues still hold: pending, in flight and waiting
-	// for a retry (read at most once a second).
-	Left int64
-	// Rate is article pages fetched per second since the start.
-	Rate    float64
-	Elapsed time.Duration
-}
-
 // Report is what a RunOnce did.
 type Report struct {
 	Produce ProduceReport
-	// Sources has one entry per source crawled, in config order.
+	// Sources has one entry per source crawled, in config order, also
+	// when the run was interrupted (what it did until then).
 	Sources []SourceReport
 	Elapsed time.Duration
+	// Interrupted: the context ended before the run did.
+	Interrupted bool
 }
 
 // SourceReport is what the consumers did for one source.
@@ -56,7 +46,7 @@ type SourceReport struct {
 // Stored is Created + Updated.
 func (s SourceReport) Stored() int64 { return s.Created + s.Updated }
 
-// Failures is the total of Failed.
+// Failures is the total of Failed, robots.txt-disallowed URLs included.
 func (s SourceReport) Failures() int64 {
 	var n int64
 	for _, v := range s.Failed {
@@ -65,27 +55,32 @@ func (s SourceReport) Failures() int64 {
 	return n
 }
 
-// FailedSources lists the sources that failed entirely: the producer read
-// no list page, or article pages were tried and not one was stored (nor
-// found too old).
+// Disallowed is how many URLs robots.txt disallows: they are dead letters
+// with reason "robots" and were never fetched. Policy, not a failure.
+func (s SourceReport) Disallowed() int64 { return s.Failed[ReasonRobots] }
+
+// FailedSources lists the sources that could not be read at all in this
+// run: not one of their list pages (feeds, sitemaps, list API pages) could
+// be read. What happened to single article pages does not fail a source:
+// a page that failed for good is a dead letter, one that may work later
+// waits for its retry (SourceReport.Left.Delayed), and both are in the
+// report. A source whose listing was interrupted did not fail.
 func (r Report) FailedSources() []string {
-	failed := map[string]bool{}
-	for _, name := range r.Produce.Failed() {
-		failed[name] = true
-	}
-	for _, s := range r.Sources {
-		if s.Failures() > 0 && s.Stored()+s.TooOld == 0 {
-			failed[s.Name] = true
-		}
-	}
 	var out []string
-	for _, s := range r.Sources {
-		if failed[s.Name] {
-			out = append(out, s.Name)
+	for _, p := range r.Produce.Sources {
+		if p.Err != nil && !errors.Is(p.Err, context.Canceled) && !errors.Is(p.Err, context.DeadlineExceeded) {
+			out = append(out, p.Name)
 		}
 	}
+	return out
+}
+
+// InterruptedSources lists the sources whose list pages were not all read
+// because the run was interrupted.
+func (r Report) InterruptedSources() []string {
+	var out []string
 	for _, p := range r.Produce.Sources {
-		if failed[p.Name] && !slices.Contains(out, p.Name) {
+		if errors.Is(p.Err, context.Canceled) || errors.Is(p.Err, context.DeadlineExceeded) {
 			out = append(out, p.Name)
 		}
 	}
@@ -123,30 +118,40 @@ func (c *Crawler) Consume(ctx context.Context) error {
 		return ErrNoSources
 	}
 	run := c.newRun(c.sources, false)
-	return run.run(ctx, nil)
+	return run.run(ctx)
 }
 
-// RunOnce produces the given sources (all when names is empty), then
-// consumes their queues until nothing is pending, due for a retry or in
-// flight; retries due later are left for the next run (Report's Left). It
-// calls progress (if not nil) about once a second. The error is for an
-// unknown source or a cancelled context; sources that failed are in the
-// report (FailedSources).
+// RunOnce is RunOnceWith with only a progress function.
 func (c *Crawler) RunOnce(ctx context.Context, progress func(Progress), names ...string) (Report, error) {
+	return c.RunOnceWith(ctx, RunOptions{Progress: progress}, names...)
+}
+
+// RunOnceWith produces the given sources (all when names is empty), then
+// consumes their queues until nothing is pending, due for a retry or in
+// flight; retries due later are left for the next run (Report's Left),
+// or waited for up to opts.WaitRetries. The error is for an unknown
+// source or a cancelled context; the report is filled in either case
+// (what was done until the interruption), and sources that failed are in
+// it (FailedSources).
+func (c *Crawler) RunOnceWith(ctx context.Context, opts RunOptions, names ...string) (Report, error) {
 	srcs, err := c.pick(names)
 	if err != nil {
 		return Report{}, err
 	}
-	start := time.Now()
-	prep, err := c.Produce(ctx, names...)
-	rep := Report{Produce: prep}
-	if err != nil {
-		return rep, err
-	}
 	run := c.newRun(srcs, true)
-	err = run.run(ctx, progress)
+	run.waitRetries = opts.WaitRetries
+	run.listing.Store(true)
+	stop := run.watchProgress(ctx, opts.Progress)
+	prep, err := c.produceAll(ctx, &run.prod, names...)
+	run.listing.Store(false)
+	rep := Report{Produce: prep}
+	if err == nil {
+		err = run.run(ctx)
+	}
+	stop()
 	rep.Sources = run.report(ctx)
-	rep.Elapsed = time.Since(start)
+	rep.Elapsed = time.Since(run.start)
+	rep.Interrupted = err != nil && ctx.Err() != nil
 	return rep, err
 }
 
@@ -181,10 +186,23 @@ type consumeRun struct {
 	stored    atomic.Int64
 	failed    atomic.Int64
 	rr        int
+
+	// waitRetries: see RunOptions.WaitRetries; idleSince is when nothing
+	// but retries was first left, retryDue (unix ns) the retry waited for.
+	waitRetries time.Duration
+	idleSince   time.Time
+	retryDue    atomic.Int64
+	// For Progress: when the run and its consumers started, whether the
+	// producer still runs and its totals.
+	start        time.Time
+	consumeStart atomic.Int64
+	listing      atomic.Bool
+	prod         produceCounts
+	disallowed   atomic.Int64
 }
 
 func (c *Crawler) newRun(srcs []*source, untilIdle bool) *consumeRun {
-	r := &consumeRun{c: c, srcs: srcs, untilIdle: untilIdle, counts: map[*source]*counters{},
+	r := &consumeRun{c: c, srcs: srcs, untilIdle: untilIdle, start: time.Now(), counts: map[*source]*counters{},
 		byQueue: map[*queue.Queue]*source{}, inflight: map[*source]map[string]bool{},
 		slots: make(chan struct{}, c.cfg.Workers), jobs: make(chan job)}
 	for _, s := range srcs {
@@ -199,7 +217,8 @@ func (c *Crawler) newRun(srcs []*source, untilIdle bool) *consumeRun {
 	return r
 }
 
-func (r *consumeRun) run(ctx context.Context, progress func(Progress)) error {
+func (r *consumeRun) run(ctx context.Context) error {
+	r.consumeStart.Store(time.Now().UnixNano())
 	// Work already claimed runs on a context that outlives ctx by the
 	// request timeout, so a shutdown finishes it rather than losing it.
 	work, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
@@ -230,22 +249,12 @@ func (r *consumeRun) run(ctx context.Context, progress func(Progress)) error {
 	var aux sync.WaitGroup
 	aux.Add(1)
 	go func() { defer aux.Done(); r.heartbeat(hbCtx) }()
-	start := time.Now()
-	if progress != nil {
-		aux.Add(1)
-		go func() { defer aux.Done(); r.progress(hbCtx, start, progress) }()
-	}
 
 	err := r.dispatch(ctx)
 	close(r.jobs)
 	wg.Wait()
 	stopHB()
 	aux.Wait()
-	if progress != nil {
-		octx, cancel := opContext(ctx)
-		progress(r.snapshot(octx, start))
-		cancel()
-	}
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil && !r.untilIdle {
 		return nil
 	}
@@ -340,6 +349,7 @@ func (r *consumeRun) claim(ctx context.Context, n int, lease time.Duration) (*qu
 				return nil, nil, err
 			}
 			if len(urls) > 0 {
+				r.retryDue.Store(0)
 				return q, urls, nil
 			}
 		}
@@ -348,17 +358,54 @@ func (r *consumeRun) claim(ctx context.Context, n int, lease time.Duration) (*qu
 			if err != nil {
 				return nil, nil, err
 			}
-			if !busy {
-				return nil, nil, errDrained
-			}
-			// Another consumer holds leases: wait for it (or for its leases
-			// to expire, which TryClaim reaps).
 			poll = r.c.qcfg.IdlePoll.D()
+			if !busy {
+				wait, err := r.retryWait(ctx)
+				if err != nil {
+					return nil, nil, err
+				}
+				if wait < 0 {
+					return nil, nil, errDrained
+				}
+				poll = max(min(wait, poll), time.Millisecond)
+			}
+			// Else another consumer holds leases: wait for it (or for its
+			// leases to expire, which TryClaim reaps).
 		}
 		if err := sleep(ctx, poll); err != nil {
 			return nil, nil, err
 		}
 	}
+}
+
+// retryWait is called when nothing is pending or in flight: it returns
+// how long to wait for the next retry when RunOptions.WaitRetries asks to
+// and one comes due within it, else -1 (the run is over).
+func (r *consumeRun) retryWait(ctx context.Context) (time.Duration, error) {
+	if r.waitRetries <= 0 {
+		return -1, nil
+	}
+	now := r.c.clock.Now()
+	if r.idleSince.IsZero() {
+		r.idleSince = now
+	}
+	var next time.Time
+	for _, q := range r.qs {
+		due, ok, err := q.NextRetry(ctx)
+		if err != nil {
+			return 0, err
+		}
+		if ok && (next.IsZero() || due.Before(next)) {
+			next = due
+		}
+	}
+	if next.IsZero() || next.After(r.idleSince.Add(r.waitRetries)) {
+		r.retryDue.Store(0)
+		return -1, nil
+	}
+	wait := max(next.Sub(now), 0)
+	r.retryDue.Store(time.Now().Add(wait).UnixNano())
+	return wait, nil
 }
 
 // busy reports whether any queue has URLs pending or in flight.
@@ -419,34 +466,6 @@ func (r *consumeRun) heartbeat(ctx context.Context) {
 			}
 		}
 	}
-}
-
-func (r *consumeRun) progress(ctx context.Context, start time.Time, f func(Progress)) {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			f(r.snapshot(ctx, start))
-		}
-	}
-}
-
-func (r *consumeRun) snapshot(ctx context.Context, start time.Time) Progress {
-	p := Progress{Fetched: r.fetched.Load(), Stored: r.stored.Load(), Failed: r.failed.Load(), Elapsed: time.Since(start)}
-	if secs := p.Elapsed.Seconds(); secs > 0 {
-		p.Rate = float64(p.Fetched) / secs
-	}
-	octx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	for _, q := range r.qs {
-		if st, err := q.Stats(octx); err == nil {
-			p.Left += st.Pending + st.InFlight + st.Delayed
-		}
-	}
-	return p
 }
 
 func (r *consumeRun) report(ctx context.Context) []SourceReport {
@@ -538,7 +557,11 @@ func (r *consumeRun) fail(ctx context.Context, j job, fe *FetchError) {
 	k.mu.Lock()
 	k.failed[reason]++
 	k.mu.Unlock()
-	r.failed.Add(1)
+	if reason == ReasonRobots {
+		r.disallowed.Add(1)
+	} else {
+		r.failed.Add(1)
+	}
 	octx, cancel := opContext(ctx)
 	defer cancel()
 	dead, err := j.s.queue.Fail(octx, j.url, queue.Failure{Reason: reason, Err: fe, Retryable: retryable, MinDelay: minDelay})
@@ -548,6 +571,11 @@ func (r *consumeRun) fail(ctx context.Context, j job, fe *FetchError) {
 	}
 	if dead {
 		k.dead.Add(1)
+		if reason == ReasonRobots {
+			r.c.log.Debug("URL disallowed by robots.txt: not fetched, kept as a dead letter", "source", j.s.cfg.Name, "url", j.url)
+		} else {
+			r.c.log.Warn("page failed for good: kept as a dead letter", "source", j.s.cfg.Name, "url", j.url, "reason", reason, "err", fe.Err)
+		}
 		if j.s.items && !j.item.empty() {
 			r.c.dropItem(octx, j.s.cfg.Name, j.url)
 		}

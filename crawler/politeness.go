@@ -28,6 +28,8 @@ type hostSlot struct {
 	sem  chan struct{}
 	mu   sync.Mutex
 	next time.Time // earliest start of the next request
+	// waiting tells the progress line what holds requests back (limits.go).
+	waiting waiting
 }
 
 func newHostLimiter(par int, delay, jitter time.Duration) *hostLimiter {
@@ -48,9 +50,12 @@ func (l *hostLimiter) slot(host string) *hostSlot {
 // acquire waits for a turn at host; the caller must call release.
 func (l *hostLimiter) acquire(ctx context.Context, host string, crawlDelay time.Duration) (release func(), err error) {
 	s := l.slot(host)
+	s.waiting.forSlot.Add(1)
 	select {
 	case s.sem <- struct{}{}:
+		s.waiting.forSlot.Add(-1)
 	case <-ctx.Done():
+		s.waiting.forSlot.Add(-1)
 		return nil, ctx.Err()
 	}
 	release = func() { <-s.sem }
@@ -71,6 +76,7 @@ func (l *hostLimiter) acquire(ctx context.Context, host string, crawlDelay time.
 	s.next = start.Add(gap)
 	s.mu.Unlock()
 	if wait := start.Sub(now); wait > 0 {
+		defer s.waiting.delay(delay, crawlDelay > l.delay)()
 		t := time.NewTimer(wait)
 		defer t.Stop()
 		select {

@@ -94,6 +94,12 @@ func (r ProduceReport) Refreshed() int {
 // SourceProduce.Err, not as the returned error, which is for an unknown
 // source name or a cancelled context.
 func (c *Crawler) Produce(ctx context.Context, names ...string) (ProduceReport, error) {
+	return c.produceAll(ctx, nil, names...)
+}
+
+// produceAll is Produce, keeping running totals in counts (nil: none) for
+// RunOnce's progress line.
+func (c *Crawler) produceAll(ctx context.Context, counts *produceCounts, names ...string) (ProduceReport, error) {
 	srcs, err := c.pick(names)
 	if err != nil {
 		return ProduceReport{}, err
@@ -112,7 +118,7 @@ func (c *Crawler) Produce(ctx context.Context, names ...string) (ProduceReport, 
 				rep.Sources[i] = SourceProduce{Name: s.cfg.Name, Err: ctx.Err()}
 				return
 			}
-			rep.Sources[i] = c.produce(ctx, s)
+			rep.Sources[i] = c.produce(ctx, s, counts)
 		}()
 	}
 	wg.Wait()
@@ -130,10 +136,12 @@ type walk struct {
 	seen    map[string]bool // canonical article URLs found in this run
 	visited map[string]bool // list pages read or tried in this run
 	lastErr error
+	counts  *produceCounts
 }
 
-func (c *Crawler) produce(ctx context.Context, s *source) SourceProduce {
-	w := &walk{c: c, s: s, rep: SourceProduce{Name: s.cfg.Name}, seen: map[string]bool{}, visited: map[string]bool{}}
+func (c *Crawler) produce(ctx context.Context, s *source, counts *produceCounts) SourceProduce {
+	defer counts.sourceDone()
+	w := &walk{c: c, s: s, rep: SourceProduce{Name: s.cfg.Name}, seen: map[string]bool{}, visited: map[string]bool{}, counts: counts}
 	start := time.Now()
 	var err error
 	switch s.cfg.Kind {
@@ -152,14 +160,16 @@ func (c *Crawler) produce(ctx context.Context, s *source) SourceProduce {
 	case w.rep.Pages == 0 && w.lastErr != nil:
 		w.rep.Err = fmt.Errorf("source %s: no list page could be read: %w", s.cfg.Name, w.lastErr)
 	}
-	lvl := c.log.Info
-	if w.rep.Err != nil {
-		lvl = c.log.Error
-	}
-	lvl("produced", "source", s.cfg.Name, "pages", w.rep.Pages, "page_errors", w.rep.PageErrors,
+	lvl, msg, attrs := c.log.Info, "produced", []any{"source", s.cfg.Name, "pages", w.rep.Pages, "page_errors", w.rep.PageErrors,
 		"found", w.rep.Found, "new", w.rep.New, "refreshed", w.rep.Refreshed, "skipped", w.rep.Skipped, "retried", w.rep.Retried,
-		"took", time.Since(start).Round(time.Millisecond),
-		"err", w.rep.Err)
+		"took", time.Since(start).Round(time.Millisecond)}
+	switch {
+	case w.rep.Err != nil && ctx.Err() != nil:
+		msg = "produce interrupted"
+	case w.rep.Err != nil:
+		lvl, attrs = c.log.Error, append(attrs, "err", w.rep.Err)
+	}
+	lvl(msg, attrs...)
 	return w.rep
 }
 
@@ -194,6 +204,7 @@ func (w *walk) get(ctx context.Context, pageURL string, accept func(string) bool
 		resp, err := w.c.fetch.fetch(ctx, fetchReq{url: pageURL, allowed: w.s.allowed, charset: w.s.cfg.Charset, accept: accept})
 		if err == nil {
 			w.rep.Pages++
+			w.counts.page(1)
 			metrics.PagesFetched.WithLabelValues(w.s.cfg.Name, "list").Inc()
 			return resp, nil
 		}
@@ -228,6 +239,7 @@ func (w *walk) pageFailed(fe *FetchError) {
 // badPage records a fetched list page that could not be parsed.
 func (w *walk) badPage(pageURL string, err error) {
 	w.rep.Pages--
+	w.counts.page(-1)
 	metrics.PagesFailed.WithLabelValues(w.s.cfg.Name, ReasonBadList).Inc()
 	w.pageFailed(&FetchError{URL: pageURL, Reason: ReasonBadList, Err: err})
 }
@@ -300,14 +312,17 @@ func (w *walk) push(ctx context.Context, items []ListItem) (int, error) {
 			return 0, err
 		}
 	}
+	added := 0
 	err := r.do(ctx, func(ctx context.Context) error {
-		added, err := w.s.queue.Push(ctx, urls...)
-		w.rep.New += added // a retry pushes them all again: the queue counts only the new ones
+		n, err := w.s.queue.Push(ctx, urls...)
+		added += n // a retry pushes them all again: the queue counts only the new ones
 		if err != nil {
 			return fmt.Errorf("source %s: push %d URLs: %w", w.s.cfg.Name, len(urls), err)
 		}
 		return nil
 	})
+	w.rep.New += added
+	w.counts.urls(len(urls), added)
 	if err != nil {
 		return 0, err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/newsrank/newsrank/internal/proctest"
 	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/internal/redistest"
+	"github.com/newsrank/newsrank/jobs"
 	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/rescore"
 )
@@ -246,6 +247,15 @@ func TestFaultRedisUnreachableDaemon(t *testing.T) {
 	cfg.Crawler.Sources = d.sources()
 	cfg.Jobs.ShutdownTimeout = config.Duration(30 * time.Second)
 	s := newStack(t, cfg) // this process's view, for checks
+	// The last crawl ran a day ago: the daemon catches up the run missed since.
+	last, err := json.Marshal(jobs.Run{Job: jobs.Crawl, Trigger: jobs.TriggerSchedule, Holder: "earlier/1",
+		Start: time.Now().Add(-24 * time.Hour), End: time.Now().Add(-24 * time.Hour), Status: jobs.StatusOK})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.rdb.Set(context.Background(), prefix+jobs.Tag+":last:crawl", last, 0).Err(); err != nil {
+		t.Fatal(err)
+	}
 
 	dm := proctest.StartDaemon(t, bin, writeConfig(t, cfg))
 	status := func(path string) int {
@@ -293,9 +303,9 @@ func TestFaultRedisUnreachableDaemon(t *testing.T) {
 	if err := dm.Exited(); err != nil {
 		t.Fatalf("the daemon exited: %v", err)
 	}
-	// The crawl the daemon caught up at start (it had never run) queued
-	// the URLs; it is in the job history.
-	if runs := jobRuns(t, s, "crawl"); len(runs) == 0 || runs[len(runs)-1]["status"] != "ok" {
+	// The crawl the daemon caught up at start (it was missed) queued the
+	// URLs; it is in the job history.
+	if runs := jobRuns(t, s, "crawl"); len(runs) == 0 || runs[len(runs)-1]["status"] != "ok" || runs[len(runs)-1]["trigger"] != "catch-up" {
 		t.Errorf("crawl job history: %v; want the catch-up run, ok", runs)
 	}
 	if log := dm.Log.String(); !logHas(log, "connection refused") {

@@ -39,5 +39,7 @@
 // when the schedule has fired since the last run started, so two daemons
 // whose ticks meet run the job once. At start, with jobs.catch_up, a job
 // whose schedule fired while nothing was running (the next scheduled time
-// after its last run is in the past, or it never ran) is run once.
+// after its last run is in the past) is run once. A job that never ran has
+// missed nothing: a fresh install catches nothing up, and runs each job
+// first when its schedule fires.
 package jobs

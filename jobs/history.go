@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -18,6 +20,9 @@ const (
 	StatusOK      Status = "ok"
 	StatusFailed  Status = "failed"
 	StatusSkipped Status = "skipped"
+	// StatusInterrupted is a run stopped by a shutdown (SIGINT, SIGTERM)
+	// before it finished.
+	StatusInterrupted Status = "interrupted"
 )
 
 // Triggers say what started a run.
@@ -30,6 +35,17 @@ const (
 
 // Counts are what a run reports it did, e.g. {"removed": 120}.
 type Counts map[string]int64
+
+// attrs are the counts as log attributes in key order, so a log line
+// reads "created=116 updated=0".
+func (c Counts) attrs() []any {
+	keys := slices.Sorted(maps.Keys(c))
+	out := make([]any, 0, 2*len(keys))
+	for _, k := range keys {
+		out = append(out, k, c[k])
+	}
+	return out
+}
 
 // Run is one recorded run of a job.
 type Run struct {

@@ -233,7 +233,13 @@ func (m *Manager) run(ctx context.Context, name, trigger string, fn Func, check 
 	run.End = m.opts.Clock.Now()
 	run.Counts = counts
 	run.Status = StatusOK
-	if err != nil {
+	// The caller's context ended (a shutdown), not the job on its own.
+	interrupted := err != nil && ctx.Err() != nil
+	switch {
+	case interrupted:
+		run.Status = StatusInterrupted
+		run.Error = "interrupted by a shutdown before it finished"
+	case err != nil:
 		run.Status = StatusFailed
 		run.Error = err.Error()
 	}
@@ -242,11 +248,16 @@ func (m *Manager) run(ctx context.Context, name, trigger string, fn Func, check 
 	if rerr := record(rctx, m.c, m.keys, m.opts.History, run); rerr != nil {
 		log.Error("job run not recorded", "err", rerr)
 	}
-	if err != nil {
-		log.Error("job failed", "duration", run.Duration(), "err", err)
+	took := run.Duration().Round(time.Millisecond)
+	switch {
+	case interrupted:
+		log.Info("job interrupted", append([]any{"took", took}, counts.attrs()...)...)
+		return run, fmt.Errorf("job %s: %w", name, err)
+	case err != nil:
+		log.Error("job failed", append([]any{"took", took, "err", err}, counts.attrs()...)...)
 		return run, fmt.Errorf("job %s: %w", name, err)
 	}
-	log.Info("job done", "duration", run.Duration(), "counts", counts)
+	log.Info("job done", append([]any{"took", took}, counts.attrs()...)...)
 	return run, nil
 }
 
@@ -288,6 +299,11 @@ type JobStatus struct {
 	About    string `json:"about"`
 	Schedule string `json:"schedule"`
 	Enabled  bool   `json:"enabled"`
+	// TimeZone is the zone Schedule is read in.
+	TimeZone string `json:"time_zone"`
+	// ScheduledBy names the running scheduler (a daemon, the demo) whose
+	// schedule this is (StatusAsScheduled); empty: this configuration's.
+	ScheduledBy string `json:"scheduled_by,omitempty"`
 	// Last is the last run that ran (ok or failed); nil if it never ran.
 	Last *Run `json:"last,omitempty"`
 	// Latest is the newest history entry, which may be a skipped run.
@@ -304,7 +320,7 @@ func (m *Manager) Status(ctx context.Context) ([]JobStatus, error) {
 	now := m.opts.Clock.Now().In(m.opts.Location)
 	out := make([]JobStatus, 0, len(m.jobs))
 	for _, j := range m.jobs {
-		st := JobStatus{Name: j.Name, About: j.About, Schedule: j.Schedule, Enabled: j.Enabled}
+		st := JobStatus{Name: j.Name, About: j.About, Schedule: j.Schedule, Enabled: j.Enabled, TimeZone: m.opts.Location.String()}
 		if last, ok, err := lastRun(ctx, m.c, m.keys, j.Name); err != nil {
 			return nil, err
 		} else if ok {

@@ -278,6 +278,7 @@ func TestEmbeddedRedis(t *testing.T) {
 		<-release
 		return Counts{"done": 1}, nil
 	}})
+	seedLast(t, c, "j", time.Now().Add(-8*24*time.Hour)) // a week's run was missed
 	done := make(chan []string)
 	go func() { ran, _ := m.CatchUp(ctx); done <- ran }()
 	<-started
@@ -292,7 +293,7 @@ func TestEmbeddedRedis(t *testing.T) {
 		t.Fatalf("missed after catch-up: %v, %v", missed, err)
 	}
 	h, err := m.History(ctx, "j", 10)
-	if err != nil || len(h) != 2 || h[0].Status != StatusOK || h[0].Trigger != TriggerCatchUp || h[1].Status != StatusSkipped {
+	if err != nil || len(h) != 3 || h[0].Status != StatusOK || h[0].Trigger != TriggerCatchUp || h[1].Status != StatusSkipped {
 		t.Fatalf("history: %+v, %v", h, err)
 	}
 }

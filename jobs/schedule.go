@@ -12,17 +12,26 @@ import (
 )
 
 // Schedule runs the enabled jobs on their schedules until ctx ends; with
-// Options.CatchUp it first starts the catch-up of missed runs. When ctx
+// Options.CatchUp it first starts the catch-up of missed runs. While it
+// runs it announces the schedule on the keyspace (Schedulers). When ctx
 // ends it stops starting runs and waits for the running ones, which see
 // ctx cancelled, to return. It returns nil after a clean stop.
 func (m *Manager) Schedule(ctx context.Context) error {
 	c := cron.New(cron.WithLocation(m.opts.Location), cron.WithLogger(cronLogger{m.log}))
+	entries := map[cron.EntryID]string{}
+	fired := make(chan struct{}, 1) // a tick: announce the new next run
 	for _, j := range m.jobs {
 		if !j.Enabled || j.sched == nil {
 			continue
 		}
 		name := j.Name
-		c.Schedule(j.sched, cron.FuncJob(func() { m.tick(ctx, name) }))
+		entries[c.Schedule(j.sched, cron.FuncJob(func() {
+			select {
+			case fired <- struct{}{}:
+			default:
+			}
+			m.tick(ctx, name)
+		}))] = name
 		m.log.Info("job scheduled", "job", name, "schedule", j.Schedule, "time_zone", m.opts.Location.String(),
 			"next", j.sched.Next(time.Now().In(m.opts.Location)).Format(time.RFC3339))
 	}
@@ -35,9 +44,34 @@ func (m *Manager) Schedule(ctx context.Context) error {
 		})
 	}
 	c.Start()
-	<-ctx.Done()
+	since := m.opts.Clock.Now()
+	announce := func() {
+		actx, cancel := context.WithTimeout(ctx, announceEvery)
+		defer cancel()
+		if err := m.announce(actx, m.announcement(c, entries, since)); err != nil && ctx.Err() == nil {
+			m.log.Warn("could not announce the schedule (newsrank jobs shows this configuration's instead)", "err", err)
+		}
+	}
+	announce()
+	t := time.NewTicker(announceEvery)
+	defer t.Stop()
+	for running := true; running; {
+		select {
+		case <-ctx.Done():
+			running = false
+		case <-t.C:
+			announce()
+		case <-fired:
+			announce()
+		}
+	}
 	<-c.Stop().Done()
 	wg.Wait()
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := m.withdraw(wctx); err != nil {
+		m.log.Debug("withdraw the schedule announcement; it expires", "err", err)
+	}
 	return nil
 }
 
@@ -58,34 +92,42 @@ func (m *Manager) tick(ctx context.Context, name string) {
 
 // notDue returns a reason when job j has run since its schedule last
 // fired: the next scheduled time after the start of its last run is still
-// ahead. A job that never ran is due.
+// ahead. A job that never ran is due (a scheduled tick runs it).
 func (m *Manager) notDue(ctx context.Context, j *Job) (string, error) {
 	last, ok, err := lastRun(ctx, m.c, m.keys, j.Name)
 	if err != nil || !ok {
 		return "", err
 	}
+	return m.ranSince(j, last), nil
+}
+
+// ranSince returns a reason when last started after j's schedule last
+// fired, "" when a scheduled run was due since.
+func (m *Manager) ranSince(j *Job, last Run) string {
 	now := m.opts.Clock.Now().In(m.opts.Location)
 	if next := j.sched.Next(last.Start.In(m.opts.Location)); next.After(now) {
 		return fmt.Sprintf("already ran at %s (%s by %s); next scheduled run %s",
 			last.Start.In(m.opts.Location).Format(time.RFC3339), last.Trigger, last.Holder,
-			next.Format(time.RFC3339)), nil
+			next.Format(time.RFC3339))
 	}
-	return "", nil
+	return ""
 }
 
 // Missed returns the enabled, scheduled jobs whose schedule fired since
-// their last run started (or that never ran), in the Manager's order.
+// their last run started, in the Manager's order. A job that never ran
+// has missed nothing: on a fresh keyspace nothing is caught up, and the
+// first run comes when the schedule fires.
 func (m *Manager) Missed(ctx context.Context) ([]string, error) {
 	var out []string
 	for _, j := range m.jobs {
 		if !j.Enabled || j.sched == nil {
 			continue
 		}
-		reason, err := m.notDue(ctx, j)
+		last, ok, err := lastRun(ctx, m.c, m.keys, j.Name)
 		if err != nil {
 			return out, err
 		}
-		if reason == "" {
+		if ok && m.ranSince(j, last) == "" {
 			out = append(out, j.Name)
 		}
 	}
@@ -107,7 +149,7 @@ func (m *Manager) CatchUp(ctx context.Context) ([]string, error) {
 			return ran, ctx.Err()
 		}
 		j := m.byKey[name]
-		m.log.Info("catching up a missed run", "job", name)
+		m.log.Info("catching up a run missed while no scheduler ran", "job", name)
 		run, err := m.run(ctx, name, TriggerCatchUp, j.Run, func(ctx context.Context) (string, error) {
 			return m.notDue(ctx, j)
 		})

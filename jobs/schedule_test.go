@@ -3,7 +3,9 @@ package jobs
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/newsrank/newsrank/internal/clock"
+	"github.com/newsrank/newsrank/internal/proctest"
 	"github.com/newsrank/newsrank/internal/redistest"
 )
 
@@ -41,7 +44,7 @@ func TestCatchUpRunsMissedJobsOnce(t *testing.T) {
 	m := newManager(t, c, Options{Location: sh, Clock: clk, CatchUp: true},
 		job("missed", "0 0 * * 1", true),    // last ran a week ago: this Monday's 00:00 was missed
 		job("current", "0 0 * * 1", true),   // ran at this Monday's 00:00: nothing missed
-		job("never", "0 */6 * * *", true),   // never ran: due
+		job("never", "0 */6 * * *", true),   // never ran: nothing missed
 		job("disabled", "0 0 * * 1", false), // missed but not scheduled
 		job("manual", "", true),             // no schedule
 		job("zone", "0 9 * * 1", true),      // 09:00 Shanghai = 01:00 UTC: fired an hour ago
@@ -57,7 +60,7 @@ func TestCatchUpRunsMissedJobsOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"missed", "never", "zone"}; !slices.Equal(missed, want) {
+	if want := []string{"missed", "zone"}; !slices.Equal(missed, want) {
 		t.Fatalf("missed = %v, want %v", missed, want)
 	}
 	got, err := m.CatchUp(ctx)
@@ -69,7 +72,7 @@ func TestCatchUpRunsMissedJobsOnce(t *testing.T) {
 			t.Errorf("%s ran %d times, want 1", name, ran[name])
 		}
 	}
-	if ran["current"]+ran["disabled"]+ran["manual"] != 0 {
+	if ran["current"]+ran["disabled"]+ran["manual"]+ran["never"] != 0 {
 		t.Errorf("ran jobs that were not missed: %v", ran)
 	}
 	// A second start an hour later has nothing to catch up.
@@ -155,9 +158,10 @@ func TestScheduleFiresCatchesUpAndStopsCleanly(t *testing.T) {
 			return nil, ctx.Err()
 		}},
 	)
+	seedLast(t, c, "weekly", time.Now().Add(-8*24*time.Hour)) // missed last week's run
 	done := make(chan error, 1)
 	go func() { done <- m.Schedule(ctx) }()
-	waitFor(t, "two scheduled runs", func() bool { return ticks.Load() >= 3 }) // one catch-up + two ticks
+	waitFor(t, "three scheduled runs", func() bool { return ticks.Load() >= 3 })
 	waitFor(t, "the weekly catch-up", func() bool { return catchUps.Load() == 1 })
 	cancel()
 	select {
@@ -183,5 +187,115 @@ func TestScheduleFiresCatchesUpAndStopsCleanly(t *testing.T) {
 	}
 	if n, _ := c.Exists(context.Background(), m.keys.lock("long")).Result(); n != 0 {
 		t.Fatal("the long job's lock survived shutdown")
+	}
+}
+
+// TestFreshKeyspaceCatchesNothingUp: on a keyspace where no job ever ran
+// there is no missed run; Schedule with catch-up runs nothing at start and
+// does not say it is catching up.
+func TestFreshKeyspaceCatchesNothingUp(t *testing.T) {
+	c := redistest.Start(t).Client()
+	var logs proctest.Log
+	var ran atomic.Int32
+	job := func(name, spec string) Job {
+		return Job{Name: name, Schedule: spec, Enabled: true, Run: func(ctx context.Context) (Counts, error) { ran.Add(1); return nil, nil }}
+	}
+	m := newManager(t, c, Options{CatchUp: true, Logger: slog.New(slog.NewTextHandler(&logs, nil))},
+		job("crawl", "0 */6 * * *"), job("prune", "@weekly"), job("rescore", "5 0 * * 1"))
+	if missed, err := m.Missed(context.Background()); err != nil || len(missed) != 0 {
+		t.Fatalf("missed on a fresh keyspace = %v, %v; want none", missed, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Schedule(ctx) }()
+	waitFor(t, "the schedule to be announced", func() bool {
+		s, err := m.Schedulers(context.Background())
+		return err == nil && len(s) == 1
+	})
+	cancel()
+	if err := <-done; err != nil { // Schedule waits for its catch-up
+		t.Fatal(err)
+	}
+	if ran.Load() != 0 {
+		t.Errorf("%d jobs ran at start on a fresh keyspace", ran.Load())
+	}
+	if strings.Contains(logs.String(), "catching up") {
+		t.Errorf("logs say it is catching up:\n%s", logs.String())
+	}
+	for _, name := range []string{"crawl", "prune", "rescore"} {
+		if h, _ := m.History(context.Background(), name, 5); len(h) != 0 {
+			t.Errorf("%s has history %+v", name, h)
+		}
+	}
+}
+
+// TestScheduleIsAnnounced: a running Schedule announces each job as it
+// runs it (spec, zone, its cron's next run); StatusAsScheduled shows that
+// rather than the asking Manager's own configuration; a stopped Schedule
+// withdraws it.
+func TestScheduleIsAnnounced(t *testing.T) {
+	c := redistest.Start(t).Client()
+	sh, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	noop := func(ctx context.Context) (Counts, error) { return nil, nil }
+	daemon := newManager(t, c, Options{Location: sh, Holder: "daemon-host/7"},
+		Job{Name: "crawl", Schedule: "@every 15m", Enabled: true, Run: noop},
+		Job{Name: "prune", Schedule: "@every 1h", Enabled: false, Run: noop})
+	// What `newsrank jobs` builds from another configuration.
+	viewer := newManager(t, c, Options{Location: time.UTC},
+		Job{Name: "crawl", Schedule: "0 */6 * * *", Enabled: true, Run: noop},
+		Job{Name: "prune", Schedule: "0 0 * * 1", Enabled: true, Run: noop})
+	bg := context.Background()
+	st, scheds, err := viewer.StatusAsScheduled(bg)
+	if err != nil || len(scheds) != 0 || st[0].Schedule != "0 */6 * * *" || st[0].ScheduledBy != "" || st[0].TimeZone != "UTC" {
+		t.Fatalf("with no scheduler running: %+v %+v %v", st, scheds, err)
+	}
+
+	ctx, cancel := context.WithCancel(bg)
+	done := make(chan error, 1)
+	before := time.Now()
+	go func() { done <- daemon.Schedule(ctx) }()
+	waitFor(t, "the announcement", func() bool {
+		s, err := viewer.Schedulers(bg)
+		return err == nil && len(s) == 1
+	})
+	st, scheds, err = viewer.StatusAsScheduled(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if scheds[0].Holder != "daemon-host/7" || scheds[0].TimeZone != "Asia/Shanghai" {
+		t.Errorf("scheduler = %+v", scheds[0])
+	}
+	crawl, prune := st[0], st[1]
+	if crawl.Schedule != "@every 15m" || !crawl.Enabled || crawl.ScheduledBy != "daemon-host/7" || crawl.TimeZone != "Asia/Shanghai" {
+		t.Errorf("crawl as scheduled = %+v", crawl)
+	}
+	// The daemon's cron runs "@every 15m" 15 minutes after it started,
+	// whatever time the viewer asks.
+	if crawl.Next == nil || crawl.Next.Before(before.Add(15*time.Minute-time.Second)) || crawl.Next.After(time.Now().Add(15*time.Minute+time.Second)) {
+		t.Errorf("crawl next = %v, want 15 minutes after %v", crawl.Next, before)
+	}
+	if prune.Schedule != "@every 1h" || prune.Enabled || prune.Next != nil {
+		t.Errorf("disabled prune as scheduled = %+v", prune)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if s, err := viewer.Schedulers(bg); err != nil || len(s) != 0 {
+		t.Errorf("after the scheduler stopped: %+v, %v", s, err)
+	}
+	// One that died without withdrawing is dropped once its announcement expires.
+	if err := daemon.announce(bg, Scheduler{Holder: "killed/9", Since: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	c.Del(bg, viewer.keys.scheduler("killed/9")) // as the TTL would
+	if s, err := viewer.Schedulers(bg); err != nil || len(s) != 0 {
+		t.Errorf("expired announcement still listed: %+v, %v", s, err)
+	}
+	if n, _ := c.SCard(bg, viewer.keys.schedulers()).Result(); n != 0 {
+		t.Errorf("expired scheduler left in the set")
 	}
 }

@@ -422,7 +422,8 @@ func (q *Queue) Fail(ctx context.Context, url string, f Failure) (dead bool, err
 	}
 	switch res[0] {
 	case 1:
-		q.log.Warn("URL is dead", "url", u, "reason", reason, "attempts", res[1], "err", msg)
+		// The caller, who knows what the reason means, says it louder.
+		q.log.Debug("URL is dead", "url", u, "reason", reason, "attempts", res[1], "err", msg)
 		return true, nil
 	case 0:
 		q.log.Debug("URL will be retried", "url", u, "reason", reason, "attempts", res[1], "due", time.UnixMilli(res[2]))
@@ -585,6 +586,22 @@ func (q *Queue) Stats(ctx context.Context) (Stats, error) {
 		st.Done += c.Val()
 	}
 	return st, nil
+}
+
+// NextRetry returns when the earliest retry of the queue is due (by the
+// queue's clock); ok is false when no URL waits for a retry.
+func (q *Queue) NextRetry(ctx context.Context) (due time.Time, ok bool, err error) {
+	if q.err != nil {
+		return time.Time{}, false, q.err
+	}
+	zs, err := q.c.ZRangeWithScores(ctx, q.delayedKey(), 0, 0).Result()
+	if err != nil {
+		return time.Time{}, false, q.wrap("next retry", err)
+	}
+	if len(zs) == 0 {
+		return time.Time{}, false, nil
+	}
+	return time.UnixMilli(int64(zs[0].Score)), true, nil
 }
 
 // DeadLetter is a URL that failed for good: its last failure, how many

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/newsrank/newsrank/board"
 	"github.com/newsrank/newsrank/config"
@@ -153,7 +154,7 @@ func (a *app) produceJob(ctx context.Context) (jobs.Counts, error) {
 		return counts, err
 	}
 	if failed := rep.Failed(); len(failed) > 0 && len(failed) == len(rep.Sources) && len(rep.Sources) > 0 {
-		return counts, fmt.Errorf("every source failed: %v", failed)
+		return counts, fmt.Errorf("no source could be read: %s", strings.Join(failed, ", "))
 	}
 	return counts, nil
 }
@@ -162,18 +163,19 @@ func (a *app) produceJob(ctx context.Context) (jobs.Counts, error) {
 // crawl -once), as the "crawl" job: it takes the same lock as the
 // scheduled crawl and is recorded in its history. It returns jobs.ErrLocked
 // when another crawl runs.
-func (a *app) crawlOnce(ctx context.Context, trigger string, progress func(crawler.Progress), sources ...string) (crawler.Report, error) {
+func (a *app) crawlOnce(ctx context.Context, trigger string, opts crawler.RunOptions, sources ...string) (crawler.Report, error) {
 	var rep crawler.Report
 	_, err := a.jobs.RunFunc(ctx, jobs.Crawl, trigger, func(ctx context.Context) (jobs.Counts, error) {
 		var err error
-		rep, err = a.crawler.RunOnce(ctx, progress, sources...)
+		rep, err = a.crawler.RunOnceWith(ctx, opts, sources...)
 		t := rep.Totals()
 		counts := jobs.Counts{"new": int64(rep.Produce.New()), "refreshed": int64(rep.Produce.Refreshed()), "retried": int64(rep.Produce.Retried()),
 			"fetched": t.Fetched, "created": t.Created,
-			"updated": t.Updated, "too_old": t.TooOld, "failed": t.Failures(), "dead": t.Dead}
+			"updated": t.Updated, "too_old": t.TooOld, "failed": t.Failures() - t.Disallowed(), "robots": t.Disallowed(), "dead": t.Dead,
+			"retry_later": t.Left.Delayed}
 		if err == nil {
 			if failed := rep.FailedSources(); len(failed) > 0 {
-				err = fmt.Errorf("sources failed: %v", failed)
+				err = fmt.Errorf("%d of %d sources could not be read at all: %s", len(failed), len(rep.Produce.Sources), strings.Join(failed, ", "))
 			}
 		}
 		return counts, err

@@ -76,10 +76,10 @@ func TestCrawlExitStatus(t *testing.T) {
 	cfg := crawlConfig(t, srcs)
 
 	code, out, errOut := runCLI(t, "crawl", "-once", "-config", cfg, "-progress", "none")
-	if code != exitFailed || !strings.Contains(errOut, "failed entirely: gone") {
+	if code != exitFailed || !strings.Contains(errOut, "could not be read at all (no list page): gone") {
 		t.Errorf("a source whose feed is gone: exit %d, stderr %q", code, errOut)
 	}
-	if !strings.Contains(out, "source gone failed") {
+	if !strings.Contains(out, "source gone could not be read: ") {
 		t.Errorf("summary does not name the failed source:\n%s", out)
 	}
 

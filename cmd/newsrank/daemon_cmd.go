@@ -41,6 +41,7 @@ On start it prints "newsrank daemon: serving http://HOST:PORT" on stdout.`)
 		return err
 	}
 	defer a.Close()
+	embeddedServingNotice(std.err, "daemon", a.rdb, cfg.Redis)
 	srv, err := a.webServer()
 	if err != nil {
 		return fmt.Errorf("%w: %w", errConfig, err)
@@ -94,8 +95,8 @@ On start it prints "newsrank daemon: serving http://HOST:PORT" on stdout.`)
 		if failed == nil || errors.Is(failed, context.Canceled) {
 			failed = errors.New("stopped unexpectedly")
 		}
+		log.Error("daemon part stopped; shutting down", "part", r.name, "err", failed)
 		failed = fmt.Errorf("%s: %w", r.name, failed)
-		log.Error("daemon part stopped; shutting down", "part", r.name, "err", r.err)
 	}
 	stop()
 	timeout := time.NewTimer(cfg.Jobs.ShutdownTimeout.D())

@@ -7,15 +7,19 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/proctest"
 	"github.com/newsrank/newsrank/internal/redistest"
+	"github.com/newsrank/newsrank/jobs"
 	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/queue"
 )
@@ -97,9 +101,12 @@ web:
 	q := queue.New(c, "jt:", "slow", config.DefaultConfig().Queue)
 	stored := func() int64 { n, _ := c.ZCard(ctx, keys.Time()).Result(); return n }
 
+	// The last crawl ran a day ago: the schedule (every 6 hours) fired
+	// since, so the daemon catches it up at start.
+	seedLastRun(t, c, "jt:", jobs.Crawl, time.Now().Add(-24*time.Hour))
 	d := proctest.StartDaemon(t, bin, cfg)
-	// The HTTP server is up and lists the jobs; the crawl was caught up
-	// at start (it never ran), which queued the URLs.
+	// The HTTP server is up and lists the jobs; the missed crawl was
+	// caught up at start, which queued the URLs.
 	waitUntil(t, "the catch-up crawl to queue the URLs", 30*time.Second, func() bool {
 		st, err := q.Stats(ctx)
 		return err == nil && st.Pending+st.InFlight+st.Done == n
@@ -160,7 +167,8 @@ web:
 		json.Unmarshal([]byte(r), &m)
 		runs = append(runs, m)
 	}
-	if len(runs) == 0 || runs[len(runs)-1]["trigger"] != "catch-up" || runs[len(runs)-1]["status"] != "ok" {
+	caughtUp := slices.ContainsFunc(runs, func(r map[string]any) bool { return r["trigger"] == "catch-up" && r["status"] == "ok" })
+	if !caughtUp {
 		t.Errorf("crawl history: %v", runs)
 	}
 }
@@ -171,5 +179,23 @@ func TestDaemonBadListenExits1(t *testing.T) {
 	code, _, errs := runCLI(t, "daemon", "-config", cfg)
 	if code != exitFailed || !strings.Contains(errs, "web.listen") {
 		t.Fatalf("exit %d, want 1: %s", code, errs)
+	}
+}
+
+// seedLastRun records a run of job that started at start, as if an
+// earlier daemon had run it.
+func seedLastRun(t *testing.T, c redis.UniversalClient, prefix, job string, start time.Time) {
+	t.Helper()
+	b, err := json.Marshal(jobs.Run{Job: job, Trigger: jobs.TriggerSchedule, Holder: "earlier/1", Start: start,
+		End: start.Add(time.Second), Status: jobs.StatusOK})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := c.Set(ctx, prefix+jobs.Tag+":last:"+job, b, 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.LPush(ctx, prefix+jobs.Tag+":runs:"+job, b).Err(); err != nil {
+		t.Fatal(err)
 	}
 }

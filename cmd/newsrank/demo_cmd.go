@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/crawler"
 	"github.com/newsrank/newsrank/demosite"
 	"github.com/newsrank/newsrank/jobs"
 )
@@ -28,7 +29,10 @@ in-memory Redis (redis.url "embedded", the default), the bundled demo news
 site on another local port as the crawl target, a first crawl of it, the job
 schedule, and the web server. A few simulated users read, vote, comment and
 invite so that the rankings and leaderboards move. Open the printed URL;
-Ctrl-C stops it (the data is kept in memory only).
+Ctrl-C stops it (the data is kept in memory only). The embedded Redis
+serves on a local port, which the demo prints: other commands (newsrank
+jobs, queue stats, ...) reach the demo's data with
+-set redis.url=redis://127.0.0.1:PORT.
 
 Without -config the demo crawls every 15 minutes, rescores every minute and
 prunes hourly; API tokens are generated and printed when the configuration
@@ -163,13 +167,18 @@ func (d *demo) run(ctx context.Context) error {
 	out := d.std.out
 	fmt.Fprintf(out, "newsrank demo: open %s/\n", webURL)
 	fmt.Fprintf(out, "  demo news site (the crawl target): %s/ (%d articles)\n", siteURL, d.articles)
-	fmt.Fprintf(out, "  redis: %s\n", a.rdb.Addr)
+	if addr := a.rdb.EmbeddedAddr(); addr != "" {
+		fmt.Fprintf(out, "  redis: embedded, in memory only, on %s; other commands (jobs, queue, ...) reach it with %s\n",
+			addr, embeddedSet(addr, cfg.Redis))
+	} else {
+		fmt.Fprintf(out, "  redis: %s\n", a.rdb.Addr)
+	}
 	fmt.Fprintf(out, "  API token: %s   admin token: %s\n", d.shownToken, d.shownAdmin)
 	fmt.Fprintf(out, "  try: curl -s '%s/api/news?page=1&size=3'\n", webURL)
 	fmt.Fprintln(out, "  Ctrl-C stops the demo.")
 
 	// The first crawl: produce and consume until the queues are idle.
-	rep, err := a.crawlOnce(ctx, jobs.TriggerManual, nil)
+	rep, err := a.crawlOnce(ctx, jobs.TriggerManual, crawler.RunOptions{})
 	t := rep.Totals()
 	switch {
 	case ctx.Err() != nil:

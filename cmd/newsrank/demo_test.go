@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -14,6 +15,11 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/news"
 )
 
 // demoHelperEnv makes the test binary run "newsrank <args>" instead of the
@@ -28,7 +34,7 @@ func TestDemoHelperProcess(t *testing.T) {
 	if args == "" {
 		return
 	}
-	ctx, stop := signalContext()
+	ctx, stop := signalContext(os.Stderr)
 	defer stop()
 	os.Exit(run(ctx, &stdio{out: os.Stdout, err: os.Stderr}, strings.Fields(args)))
 }
@@ -158,6 +164,32 @@ func TestDemoServesAndStopsOnSIGINT(t *testing.T) {
 			t.Fatalf("no simulated activity within 60s\nstderr:\n%s", stderr.String())
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+
+	// The demo's Redis serves RESP on the address it printed, and the
+	// other commands pointed at it see the demo's data and schedules.
+	m := regexp.MustCompile(`reach it with -set redis\.url=(redis://127\.0\.0\.1:\d+)\n`).FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("the demo does not print how to reach its Redis:\n%s", out.String())
+	}
+	rc := redis.NewClient(&redis.Options{Addr: strings.TrimPrefix(m[1], "redis://")})
+	defer rc.Close()
+	if n, err := rc.ZCard(context.Background(), news.NewKeys(config.DefaultConfig().Redis.KeyPrefix).Time()).Result(); err != nil || n < 30 {
+		t.Fatalf("ZCARD time: on the demo's Redis at %s = %d, %v", m[1], n, err)
+	}
+	demoRedis := writeFile(t, "demo-redis.yaml", "redis:\n  url: "+m[1]+"\n")
+	var code int
+	var jobsOut, jobsErr string
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		// The scheduler starts (and announces itself) after the first crawl.
+		code, jobsOut, jobsErr = runCLI(t, "jobs", "-config", demoRedis)
+		if strings.Contains(jobsOut, "Schedules as run by") || time.Now().After(deadline) {
+			break
+		}
+	}
+	if code != exitOK || !strings.Contains(jobsOut, "Schedules as run by") ||
+		!regexp.MustCompile(`crawl +@every 15m`).MatchString(jobsOut) || !regexp.MustCompile(`rescore +@every 1m`).MatchString(jobsOut) {
+		t.Errorf("newsrank jobs on the demo's Redis: exit %d\n%s\n%s", code, jobsOut, jobsErr)
 	}
 
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {

@@ -196,7 +196,7 @@ func newLogger(std *stdio, l config.Log) *slog.Logger {
 	if l.Format == "json" {
 		h = slog.NewJSONHandler(std.err, opts)
 	}
-	log := slog.New(h)
+	log := slog.New(proseHandler{h})
 	slog.SetDefault(log)
 	return log
 }

@@ -16,10 +16,16 @@ import (
 
 func runJobs(ctx context.Context, std *stdio, args []string) error {
 	fs := newFlags(std, "jobs", "jobs [-config FILE] [-history N] [-json]", `
-Show each job (crawl, prune, rescore): its schedule in jobs.time_zone, its
-last run (start, result, duration, counts, error), who runs it right now
-if anyone, and its next scheduled run. -history N also lists the last N
-recorded runs of each job, skipped ones included.
+Show each job (crawl, prune, rescore): its schedule, its last run (start,
+result, duration, counts, error), who runs it right now if anyone, and its
+next scheduled run. -history N also lists the last N recorded runs of each
+job, skipped ones included.
+
+The schedules shown are the ones really in use: a running daemon (or demo)
+announces its schedule on the Redis it works on, and jobs shows that one,
+with its time zone and the next run its scheduler has set, and names the
+scheduler. When none runs, it shows this configuration's schedules (in
+jobs.time_zone) and the next run a daemon started now would make.
 
 Run a job by hand with newsrank crawl -once, newsrank prune or newsrank
 rescore (or POST /api/jobs/{name}/run).`)
@@ -37,7 +43,8 @@ rescore (or POST /api/jobs/{name}/run).`)
 		return err
 	}
 	defer a.Close()
-	st, err := a.jobs.Status(ctx)
+	embeddedNotice(std.err, "jobs", a.cfg.Redis)
+	st, scheds, err := a.jobs.StatusAsScheduled(ctx)
 	if err != nil {
 		return err
 	}
@@ -62,8 +69,46 @@ rescore (or POST /api/jobs/{name}/run).`)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	printJobs(std.out, a.jobs.Location(), st, hist)
+	loc := a.jobs.Location()
+	if len(scheds) > 0 {
+		if l, err := time.LoadLocation(scheds[0].TimeZone); err == nil {
+			loc = l
+		}
+	}
+	printSchedulers(std.out, loc, scheds, a.jobs.Jobs())
+	printJobs(std.out, loc, st, hist)
 	return nil
+}
+
+// printSchedulers says whose schedules the table shows.
+func printSchedulers(w io.Writer, loc *time.Location, scheds []jobs.Scheduler, own []jobs.Job) {
+	if len(scheds) == 0 {
+		fmt.Fprintln(w, "No daemon runs the job schedule on this Redis now: these are this configuration's schedules;")
+		fmt.Fprintln(w, "NEXT RUN is when a daemon started now would run each job.")
+		fmt.Fprintln(w)
+		return
+	}
+	s := scheds[0]
+	fmt.Fprintf(w, "Schedules as run by %s (running since %s).\n", s.Holder, s.Since.In(loc).Format("2006-01-02 15:04:05"))
+	var differ []string
+	for _, j := range own {
+		for _, sj := range s.Jobs {
+			if sj.Name == j.Name && (sj.Schedule != j.Schedule || sj.Enabled != j.Enabled) {
+				differ = append(differ, j.Name)
+			}
+		}
+	}
+	if len(differ) > 0 {
+		fmt.Fprintf(w, "They differ from this configuration's for %s.\n", strings.Join(differ, ", "))
+	}
+	if len(scheds) > 1 {
+		others := make([]string, 0, len(scheds)-1)
+		for _, o := range scheds[1:] {
+			others = append(others, o.Holder)
+		}
+		fmt.Fprintf(w, "Also running the schedule: %s (each job still runs once at a time).\n", strings.Join(others, ", "))
+	}
+	fmt.Fprintln(w)
 }
 
 // printJobs writes the job table and, under it, each job's details.

@@ -16,7 +16,11 @@ import (
 	"github.com/newsrank/newsrank/internal/redact"
 )
 
-// Exit statuses, documented in the README and in "newsrank help".
+// Exit statuses, documented in the README and in "newsrank help". A
+// command that a signal stopped before it finished exits 128 + the
+// signal's number, as a shell reports it: 130 for SIGINT (Ctrl-C), 143
+// for SIGTERM. The daemon, the demo and crawl without -once run until a
+// signal: for them it is the normal end, status 0.
 const (
 	exitOK      = 0
 	exitFailed  = 1
@@ -53,27 +57,49 @@ func commands() []command {
 }
 
 func main() {
-	ctx, stop := signalContext()
+	stderr := stderrConsole()
+	ctx, stop := signalContext(stderr)
 	defer stop()
-	os.Exit(run(ctx, &stdio{out: os.Stdout, err: os.Stderr}, os.Args[1:]))
+	os.Exit(run(ctx, &stdio{out: os.Stdout, err: stderr}, os.Args[1:]))
 }
 
-// signalContext is cancelled by the first SIGINT or SIGTERM; a second one
-// exits at once, aborting a slow shutdown.
-func signalContext() (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(context.Background())
+// signalContext is cancelled by the first SIGINT or SIGTERM, with a
+// signalError as its cause; a second one exits at once, aborting a slow
+// shutdown. Messages go to w.
+func signalContext(w io.Writer) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		sig := <-ch
-		fmt.Fprintf(os.Stderr, "newsrank: %s received, shutting down (send it again to abort)\n", sig)
-		cancel()
-		<-ch
-		fmt.Fprintln(os.Stderr, "newsrank: second signal, aborting")
-		os.Exit(exitFailed)
+		fmt.Fprintf(w, "newsrank: %s received, shutting down (send it again to abort)\n", sig)
+		cancel(signalError{sig})
+		sig = <-ch
+		fmt.Fprintln(w, "newsrank: second signal, aborting")
+		os.Exit(signalError{sig}.exitCode())
 	}()
-	return ctx, func() { signal.Stop(ch); cancel() }
+	return ctx, func() { signal.Stop(ch); cancel(nil) }
 }
+
+// signalError is the cause of a context a signal cancelled.
+type signalError struct{ sig os.Signal }
+
+func (e signalError) Error() string { return e.sig.String() + " received" }
+
+// exitCode is 128 + the signal's number.
+func (e signalError) exitCode() int {
+	if s, ok := e.sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return exitFailed
+}
+
+// interruptedError is a command stopped by a signal before it finished;
+// its message says what was done and what is kept.
+type interruptedError struct{ msg string }
+
+func (e *interruptedError) Error() string { return "interrupted; " + e.msg }
+func (e *interruptedError) Unwrap() error { return context.Canceled }
 
 // run executes the command line and returns the exit status.
 func run(ctx context.Context, std *stdio, args []string) int {
@@ -89,7 +115,7 @@ func run(ctx context.Context, std *stdio, args []string) int {
 	for _, c := range commands() {
 		if c.name == name {
 			// No message shows the user name or password of a URL.
-			return exitStatus(std, c.name, redact.Error(c.run(ctx, std, rest)))
+			return exitStatus(ctx, std, c.name, redact.Error(c.run(ctx, std, rest)))
 		}
 	}
 	fmt.Fprintf(std.err, "newsrank: unknown command %q\n\n", name)
@@ -108,7 +134,7 @@ func usageError(format string, args ...any) error {
 // errSkipped is returned by job commands when another run holds the lock.
 var errSkipped = errors.New("skipped: another run holds the lock")
 
-func exitStatus(std *stdio, name string, err error) int {
+func exitStatus(ctx context.Context, std *stdio, name string, err error) int {
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return exitOK
@@ -124,8 +150,18 @@ func exitStatus(std *stdio, name string, err error) int {
 	case config.IsValidation(err), errors.Is(err, errConfig):
 		fmt.Fprintf(std.err, "newsrank %s: %v\n", name, err)
 		return exitUsage
-	case errors.Is(err, context.Canceled):
-		return exitOK
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+		// Stopped by a signal before the command finished.
+		msg := "interrupted"
+		if ie := (*interruptedError)(nil); errors.As(err, &ie) {
+			msg = ie.Error()
+		}
+		fmt.Fprintf(std.err, "newsrank %s: %s\n", name, msg)
+		var se signalError
+		if errors.As(context.Cause(ctx), &se) {
+			return se.exitCode()
+		}
+		return exitFailed
 	default:
 		fmt.Fprintf(std.err, "newsrank %s: %v\n", name, err)
 		return exitFailed
@@ -160,7 +196,9 @@ Commands:
 Run "newsrank <command> -h" for a command's flags.
 
 Exit status: 0 done, 1 failed, 2 usage or configuration error,
-3 skipped because another run of the job holds its lock.
+3 skipped because another run of the job holds its lock, 130 (SIGINT,
+Ctrl-C) or 143 (SIGTERM) when a signal stopped a command before it
+finished (the daemon, the demo and crawl without -once stop with 0).
 `)
 }
 

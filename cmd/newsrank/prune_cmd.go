@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"time"
 
@@ -15,26 +16,33 @@ from time:, score:, votes: and the groups, and delete their hashes and
 voted: keys, in bounded batches, as the scheduled "prune" job does.
 
 -dry-run changes nothing: it reports how many articles would go, their
-post-time range, and lists the oldest of them. A dry run takes no lock and
-is not recorded.
+post-time range, and lists the oldest of them (-list N, only with
+-dry-run). A dry run takes no lock and is not recorded.
 
 A real run takes the job's lock and is recorded in its history (newsrank
 jobs). Exit status: 0 done, 1 failed, 2 usage or configuration error,
-3 skipped because another run holds the lock.`)
+3 skipped because another run holds the lock, 130/143 interrupted by
+SIGINT/SIGTERM.`)
 	common := addCommon(fs)
 	dry := fs.Bool("dry-run", false, "report what would be removed; change nothing")
-	list := fs.Int("list", 20, "with -dry-run: list up to this many of the articles that would go, oldest first")
+	list := fs.Int("list", 20, "only with -dry-run: list up to this many of the articles that would go, oldest first")
 	if err := parse(fs, args, false); err != nil {
 		return err
 	}
 	if *list < 0 {
 		return usageError("-list must be >= 0, got %d", *list)
 	}
+	listSet := false
+	fs.Visit(func(f *flag.Flag) { listSet = listSet || f.Name == "list" })
+	if listSet && !*dry {
+		return usageError("-list only goes with -dry-run: it lists what a dry run would remove (a real prune removes them, it does not list them)")
+	}
 	a, err := common.app(ctx, std)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
+	embeddedNotice(std.err, "prune", a.cfg.Redis)
 	if *dry {
 		res, err := a.rescore.DryRun(ctx, a.clock.Now(), *list)
 		if err != nil {

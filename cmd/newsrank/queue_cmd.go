@@ -59,6 +59,7 @@ func runQueue(ctx context.Context, std *stdio, args []string) error {
 	if err != nil {
 		return err
 	}
+	embeddedNotice(std.err, "queue", cfg.Redis)
 	names, err := queueNames(std, cfg, *source)
 	if err != nil {
 		return err

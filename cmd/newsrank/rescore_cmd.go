@@ -19,7 +19,7 @@ computed here in pipelined batches.
 
 The run takes the job's lock and is recorded in its history (newsrank jobs).
 Exit status: 0 done, 1 failed, 2 usage or configuration error, 3 skipped
-because another run holds the lock.`)
+because another run holds the lock, 130/143 interrupted by SIGINT/SIGTERM.`)
 	common := addCommon(fs)
 	if err := parse(fs, args, false); err != nil {
 		return err
@@ -29,6 +29,7 @@ because another run holds the lock.`)
 		return err
 	}
 	defer a.Close()
+	embeddedNotice(std.err, "rescore", a.cfg.Redis)
 	run, err := a.jobs.Run(ctx, jobs.Rescore, jobs.TriggerManual)
 	if err != nil {
 		return jobError(run, err)

@@ -37,6 +37,16 @@ type Client struct {
 // Embedded reports whether the client talks to the in-process Redis.
 func (c *Client) Embedded() bool { return c.mini != nil }
 
+// EmbeddedAddr is the host:port the in-process Redis serves RESP on, for
+// other processes (redis-cli, another newsrank command); "" when the
+// client is not embedded.
+func (c *Client) EmbeddedAddr() string {
+	if c.mini == nil {
+		return ""
+	}
+	return c.mini.Addr()
+}
+
 // Close closes the connection and stops the embedded Redis, if any.
 func (c *Client) Close() error {
 	err := c.UniversalClient.Close()
@@ -91,7 +101,8 @@ func newClient(cfg config.Redis, log *slog.Logger) (*Client, error) {
 		if err := m.StartAddr("127.0.0.1:0"); err != nil {
 			return nil, fmt.Errorf("start embedded redis: %w", err)
 		}
-		log.Warn("redis.url is embedded: using an in-process Redis; data is kept in memory only and lost when newsrank exits", "addr", m.Addr())
+		// The commands say it to the user, on their first line (cmd/newsrank).
+		log.Debug("redis.url is embedded: using an in-process Redis; data is kept in memory only and lost when newsrank exits", "addr", m.Addr())
 		opt := &redis.Options{Addr: m.Addr()}
 		applyCommon(opt, cfg)
 		c := &Client{UniversalClient: redis.NewClient(opt), Prefix: cfg.KeyPrefix, Addr: "embedded (" + m.Addr() + ")",

@@ -1,0 +1,140 @@
+package crawler
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+)
+
+// Progress is a snapshot of a RunOnce, for a progress line.
+type Progress struct {
+	// Listing is true while the producer reads the sources' list pages
+	// (feeds, sitemaps, list APIs); ListPages counts the pages read, Found
+	// the article URLs they listed and New those queued for the first
+	// time; SourcesDone of Sources have been read to the end.
+	Listing               bool
+	ListPages, Found, New int64
+	SourcesDone, Sources  int
+	// Fetched counts article pages fetched, Stored articles handed to the
+	// store (new or updated), Failed failed attempts (retried or dead),
+	// Disallowed URLs robots.txt disallows (dead, never fetched).
+	Fetched, Stored, Failed, Disallowed int64
+	// Left is what the queues still hold to fetch now (pending and in
+	// flight); RetryLater the URLs waiting for a retry that is not due
+	// yet. Both are read from Redis at most once a second.
+	Left, RetryLater int64
+	// Rate is article pages fetched per second since the consumers started.
+	Rate float64
+	// Elapsed is the time since the run started.
+	Elapsed time.Duration
+	// NextRetry, when not zero, is how long until the next retry is due
+	// while RunOptions.WaitRetries waits for it (nothing else is left).
+	NextRetry time.Duration
+	// Limit, when not nil, names the per-host politeness setting that holds
+	// requests back right now (hostLimiter.limit).
+	Limit *HostLimit
+}
+
+// RunOptions adjust RunOnceWith.
+type RunOptions struct {
+	// Progress, when set, is called about once a second while the run
+	// goes on, and once at its end.
+	Progress func(Progress)
+	// WaitRetries: once nothing is pending or in flight, keep going for up
+	// to this long for the retries that come due within it, instead of
+	// leaving them to the next run. 0 leaves them.
+	WaitRetries time.Duration
+}
+
+// produceCounts are a producer run's running totals, for Progress. Its
+// methods do nothing on a nil receiver (Produce keeps no totals).
+type produceCounts struct {
+	pages, found, new, sourcesDone atomic.Int64
+}
+
+func (p *produceCounts) page(n int64) {
+	if p != nil {
+		p.pages.Add(n)
+	}
+}
+
+func (p *produceCounts) urls(found, added int) {
+	if p != nil {
+		p.found.Add(int64(found))
+		p.new.Add(int64(added))
+	}
+}
+
+func (p *produceCounts) sourceDone() {
+	if p != nil {
+		p.sourcesDone.Add(1)
+	}
+}
+
+// watchProgress calls f about once a second until the returned stop is
+// called; stop waits for it and makes the last call.
+func (r *consumeRun) watchProgress(ctx context.Context, f func(Progress)) (stop func()) {
+	if f == nil {
+		return func() {}
+	}
+	quit := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				octx, cancel := opContext(ctx)
+				f(r.snapshot(octx))
+				cancel()
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+		octx, cancel := opContext(ctx)
+		defer cancel()
+		f(r.snapshot(octx))
+	}
+}
+
+func (r *consumeRun) snapshot(ctx context.Context) Progress {
+	p := Progress{
+		Listing:     r.listing.Load(),
+		ListPages:   r.prod.pages.Load(),
+		Found:       r.prod.found.Load(),
+		New:         r.prod.new.Load(),
+		SourcesDone: int(r.prod.sourcesDone.Load()),
+		Sources:     len(r.srcs),
+		Fetched:     r.fetched.Load(),
+		Stored:      r.stored.Load(),
+		Failed:      r.failed.Load(),
+		Disallowed:  r.disallowed.Load(),
+		Elapsed:     time.Since(r.start),
+	}
+	if at := r.consumeStart.Load(); at != 0 {
+		if secs := time.Since(time.Unix(0, at)).Seconds(); secs > 0 {
+			p.Rate = float64(p.Fetched) / secs
+		}
+	}
+	if due := r.retryDue.Load(); due != 0 {
+		p.NextRetry = max(time.Until(time.Unix(0, due)), 0)
+	}
+	octx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	for _, q := range r.qs {
+		if st, err := q.Stats(octx); err == nil {
+			p.Left += st.Pending + st.InFlight
+			p.RetryLater += st.Delayed
+		}
+	}
+	if l, ok := r.c.fetch.hosts.limit(); ok {
+		p.Limit = &l
+	}
+	return p
+}
