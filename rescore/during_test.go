@@ -303,6 +303,11 @@ func TestWritesDuringRebuildAreKept(t *testing.T) {
 			if want := map[bool]int{true: 2, false: 4}[formula == "linear"]; round != want {
 				t.Fatalf("%d rounds of writes, want %d", round, want)
 			}
+			// Every write path recorded its ids: the swap re-scored them,
+			// and found nothing to reconcile.
+			if res.Repaired {
+				t.Errorf("the swap had to reconcile the ranking with time:: a write path did not record its ids")
+			}
 			e.checkInvariant(t, e.r.Formula())
 			for _, id := range append(slices.Clone(pruned), dropped...) {
 				if _, err := e.c.ZScore(e.ctx, e.keys.Score(), id).Result(); err == nil {
