@@ -1,6 +1,7 @@
 package rescore
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -333,4 +334,60 @@ func TestWritesDuringRebuildAreKept(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOneClientSideRebuildAtATime: a rebuild that finds another's marker
+// fails with ErrRebuildRunning and leaves both alone; one whose marker
+// vanished under it (it expired while the process was stopped) fails with
+// ErrMarkerLost, since writes made meanwhile may not have been recorded,
+// and leaves score: as it was.
+func TestOneClientSideRebuildAtATime(t *testing.T) {
+	e := newEnv(t, redistest.Start(t).Client(), "hot", WithBatch(10))
+	e.fill(t, 50, 3)
+	before := e.zmap(t, e.keys.Score())
+	second := e.withFormula(t, "hot")
+	var secondErr error
+	e.r.afterBatch = func(n int, _ bool) {
+		if n == 2 {
+			_, secondErr = second.Rebuild(e.ctx)
+		}
+	}
+	if _, err := e.r.Rebuild(e.ctx); err != nil {
+		t.Fatalf("first rebuild: %v", err)
+	}
+	if !errors.Is(secondErr, ErrRebuildRunning) {
+		t.Fatalf("second rebuild during the first: %v, want ErrRebuildRunning", secondErr)
+	}
+
+	e.r.afterBatch = func(n int, _ bool) {
+		if n == 2 {
+			e.c.Del(e.ctx, e.keys.Touched())
+			e.vote(t, "unrecorded", e.zmapIDs(t)[0], news.Up)
+			before = e.zmap(t, e.keys.Score())
+		}
+	}
+	if _, err := e.r.Rebuild(e.ctx); !errors.Is(err, ErrMarkerLost) {
+		t.Fatalf("rebuild whose marker vanished: %v, want ErrMarkerLost", err)
+	}
+	if err := sameRanking(e.zmap(t, e.keys.Score()), before); err != nil {
+		t.Fatalf("score: changed by the failed rebuild: %v", err)
+	}
+	if keys, _ := e.c.Keys(e.ctx, e.keys.Score()+"rebuild:*").Result(); len(keys) != 0 {
+		t.Fatalf("left behind: %v", keys)
+	}
+	e.r.afterBatch = nil
+	if _, err := e.r.Rebuild(e.ctx); err != nil {
+		t.Fatalf("next rebuild: %v", err)
+	}
+	e.checkInvariant(t, e.r.Formula())
+}
+
+// zmapIDs returns the ids of time:, oldest first.
+func (e *env) zmapIDs(t testing.TB) []string {
+	t.Helper()
+	ids, err := e.c.ZRange(e.ctx, e.keys.Time(), 0, -1).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
 }

@@ -306,6 +306,9 @@ func TestCancelledRebuildLeavesScoreAlone(t *testing.T) {
 	if err := sameRanking(e.zmap(t, e.keys.Score()), before); err != nil {
 		t.Fatal(err)
 	}
+	if n, _ := e.c.Exists(e.ctx, e.keys.Touched()).Result(); n != 0 {
+		t.Fatal("the cancelled rebuild left its marker: writers would keep recording ids")
+	}
 	if keys, _ := e.c.Keys(e.ctx, e.keys.Score()+"rebuild:*").Result(); len(keys) != 0 {
 		t.Fatalf("left behind: %v", keys)
 	}
