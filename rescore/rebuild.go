@@ -348,6 +348,13 @@ func (r *Rescorer) walk(ctx context.Context, res *RebuildResult, marker string, 
 				return err
 			}
 			for i, z := range batch {
+				// An orphan dropped at the cursor's post time was counted
+				// in seen: the next read must not skip an id for it.
+				if vs[i] == "" && z.Score == fromScore {
+					seen--
+				}
+			}
+			for i, z := range batch {
 				if vs[i] == "" || use == nil { // "": dropped as an orphan
 					continue
 				}
