@@ -29,28 +29,23 @@ import (
 // tmp = time: + weight × votes: by ZINTERSTORE with time: first: Redis then
 // walks time: in post-time order and inserts into tmp in nearly ascending
 // score order, about three times faster than the hash order ZUNIONSTORE
-// inserts in. Ids only in votes: (left by a crash) are not taken. When an
-// article of time: has no votes: entry the intersection is short, and the
-// script falls back to ZUNIONSTORE (missing votes count 0) then drops the
-// ids that are not in time:. Then tmp must have ZCARD(time:) members; the
-// old score: is UNLINKed (so Redis frees it in the background, not inside
-// the script) and tmp RENAMEd over it. Returns the number of articles, or
-// an error reply (score: untouched) on a mismatch.
+// inserts in. Ids only in votes: (left by a crash) are not taken. Then tmp
+// must have ZCARD(time:) members: if some article of time: has no votes:
+// entry, tmp is deleted and the reply is an error VOTES (score: untouched;
+// the caller repairs votes: from the article hashes and runs it again) —
+// an article is never scored as if it had no votes. Otherwise the old
+// score: is UNLINKed (so Redis frees it in the background, not inside the
+// script) and tmp RENAMEd over it. Returns the number of articles.
 var linearCmd = redis.NewScript(`
 local n = redis.call('ZCARD', KEYS[2])
 if n == 0 then
   redis.call('DEL', KEYS[1], KEYS[4])
   return 0
 end
-redis.call('ZINTERSTORE', KEYS[1], 2, KEYS[2], KEYS[3], 'WEIGHTS', 1, ARGV[1])
-if redis.call('ZCARD', KEYS[1]) ~= n then
-  redis.call('ZUNIONSTORE', KEYS[1], 2, KEYS[2], KEYS[3], 'WEIGHTS', 1, ARGV[1])
-  redis.call('ZINTERSTORE', KEYS[1], 2, KEYS[1], KEYS[2], 'WEIGHTS', 1, 0)
-end
-local got = redis.call('ZCARD', KEYS[1])
+local got = redis.call('ZINTERSTORE', KEYS[1], 2, KEYS[2], KEYS[3], 'WEIGHTS', 1, ARGV[1])
 if got ~= n then
   redis.call('DEL', KEYS[1])
-  return redis.error_reply('MISMATCH rebuilt ' .. got .. ' articles, time: has ' .. n)
+  return redis.error_reply('VOTES ' .. (n - got) .. ' articles of time: have no votes: entry')
 end
 redis.call('UNLINK', KEYS[4])
 redis.call('RENAME', KEYS[1], KEYS[4])
@@ -194,7 +189,7 @@ type RebuildResult struct {
 	Articles int64
 	// ServerSide is set when Redis computed the scores (linear).
 	ServerSide bool
-	// Batches is how many batches the walk of time: took.
+	// Batches is how many batches the walks of time: took.
 	Batches int
 	// Rescored is how many ids written during a client-side build (votes,
 	// ingests, refreshes, prunes, repairs) the swap re-scored or removed.
@@ -266,14 +261,17 @@ func token() (string, error) {
 }
 
 // rebuildLinear walks time: to repair what is inconsistent, then rebuilds
-// in one server-side script, which no write can interleave with.
+// in one server-side script, which no write can interleave with. The walk
+// checks the article hashes only: the script finds articles missing from
+// votes: by itself (ZINTERSTORE comes out short), and then a second walk
+// repairs votes: too before the script runs again.
 func (r *Rescorer) rebuildLinear(ctx context.Context, f news.Linear, res *RebuildResult) error {
 	res.ServerSide = true
 	tok, err := token()
 	if err != nil {
 		return err
 	}
-	if err := r.walk(ctx, res, "", nil); err != nil {
+	if err := r.walk(ctx, res, "", false, nil); err != nil {
 		return err
 	}
 	if err := r.sweepScore(ctx, res); err != nil {
@@ -282,15 +280,22 @@ func (r *Rescorer) rebuildLinear(ctx context.Context, f news.Linear, res *Rebuil
 	keys := []string{r.tmpKey(tok), r.keys.Time(), r.keys.Votes(), r.keys.Score()}
 	lc, done := longCallClient(r.c, r.callTTL)
 	defer done()
-	n, err := linearCmd.Run(ctx, lc, keys, f.Weight).Int64()
-	if err != nil {
-		if redis.HasErrorPrefix(err, "MISMATCH") {
+	for try := 0; ; try++ {
+		n, err := linearCmd.Run(ctx, lc, keys, f.Weight).Int64()
+		if err == nil {
+			res.Articles = n
+			return nil
+		}
+		if !redis.HasErrorPrefix(err, "VOTES") {
+			return err
+		}
+		if try == 1 {
 			return fmt.Errorf("%w: %w", ErrMismatch, err)
 		}
-		return err
+		if err := r.walk(ctx, res, "", true, nil); err != nil {
+			return err
+		}
 	}
-	res.Articles = n
-	return nil
 }
 
 // walk reads time: in post-time order, a batch per round trip: each round
@@ -304,9 +309,10 @@ func (r *Rescorer) rebuildLinear(ctx context.Context, f news.Linear, res *Rebuil
 // orphans. Each article left is handed to use (nil: the walk only
 // repairs) with its post time and votes.
 //
+// Without withVotes it checks the hashes only, and hands no articles on.
 // With a marker (a client-side build), every round trip also pushes the
 // marker's expiry back and checks that it is still there.
-func (r *Rescorer) walk(ctx context.Context, res *RebuildResult, marker string, use func(id string, t, v float64)) error {
+func (r *Rescorer) walk(ctx context.Context, res *RebuildResult, marker string, withVotes bool, use func(id string, t, v float64)) error {
 	var batch []redis.Z // read from time:, waiting for its votes
 	from, fromScore, seen := "-inf", math.Inf(-1), 0
 	reading := true
@@ -324,7 +330,9 @@ func (r *Rescorer) walk(ctx context.Context, res *RebuildResult, marker string, 
 				ids[i] = z.Member.(string)
 				keys[i] = r.keys.Article(ids[i])
 			}
-			votes = zmscore(ctx, p, r.keys.Votes(), ids)
+			if withVotes {
+				votes = zmscore(ctx, p, r.keys.Votes(), ids)
+			}
 			hashes = p.Exists(ctx, keys...)
 		}
 		var next *redis.ZSliceCmd
@@ -339,23 +347,26 @@ func (r *Rescorer) walk(ctx context.Context, res *RebuildResult, marker string, 
 		if err := alive(); err != nil {
 			return err
 		}
-		if votes != nil {
-			vs := votes.Val()
-			if len(vs) != len(batch) {
-				return fmt.Errorf("read batch %d: %d ids, %d vote counts", res.Batches, len(batch), len(vs))
+		if len(batch) > 0 {
+			var vs []string
+			if votes != nil {
+				if vs = votes.Val(); len(vs) != len(batch) {
+					return fmt.Errorf("read batch %d: %d ids, %d vote counts", res.Batches, len(batch), len(vs))
+				}
 			}
-			if err := r.repairBatch(ctx, res, ids, vs, hashes.Val()); err != nil {
+			dropped, err := r.repairBatch(ctx, res, ids, vs, hashes.Val())
+			if err != nil {
 				return err
 			}
 			for i, z := range batch {
 				// An orphan dropped at the cursor's post time was counted
 				// in seen: the next read must not skip an id for it.
-				if vs[i] == "" && z.Score == fromScore {
+				if dropped[i] && z.Score == fromScore {
 					seen--
 				}
 			}
 			for i, z := range batch {
-				if vs[i] == "" || use == nil { // "": dropped as an orphan
+				if dropped[i] || use == nil {
 					continue
 				}
 				v, err := strconv.ParseFloat(vs[i], 64)
@@ -391,12 +402,14 @@ func (r *Rescorer) walk(ctx context.Context, res *RebuildResult, marker string, 
 	return nil
 }
 
-// repairBatch repairs a batch of the walk when something is off: an id
-// with no votes: entry (vs[i] == ""), or fewer article hashes than ids.
-// Afterwards vs[i] holds each id's votes, or "" for an orphan dropped.
-// Every id passed to news.Store.Repair is recorded in touched: while a
-// client-side rebuild runs (news.TouchLua).
-func (r *Rescorer) repairBatch(ctx context.Context, res *RebuildResult, ids, vs []string, hashes int64) error {
+// repairBatch repairs a batch of the walk when something is off: fewer
+// article hashes than ids, or an id with no votes: entry (vs[i] == "";
+// vs nil: votes not read). vs[i] then holds the votes its hash records;
+// dropped[i] is set for an orphan dropped. Every id passed to
+// news.Store.Repair is recorded in touched: while a client-side rebuild
+// runs (news.TouchLua).
+func (r *Rescorer) repairBatch(ctx context.Context, res *RebuildResult, ids, vs []string, hashes int64) (dropped []bool, err error) {
+	dropped = make([]bool, len(ids))
 	var suspects []string
 	if hashes < int64(len(ids)) {
 		suspects = ids // which hashes are missing: Repair finds out
@@ -408,30 +421,28 @@ func (r *Rescorer) repairBatch(ctx context.Context, res *RebuildResult, ids, vs 
 		}
 	}
 	if len(suspects) == 0 {
-		return nil
+		return dropped, nil
 	}
 	rep, err := r.store.Repair(ctx, suspects)
 	if err != nil {
-		return err
+		return dropped, err
 	}
+	at := make(map[string]int, len(ids))
 	for i, id := range ids {
-		if v, ok := rep.Votes[id]; ok {
-			vs[i] = strconv.FormatFloat(v, 'g', -1, 64)
-			res.VotesRepaired++
-			if len(res.repairedIDs) < maxLogged {
-				res.repairedIDs = append(res.repairedIDs, id)
-			}
-		}
+		at[id] = i
 	}
-	at := make(map[string]int, len(rep.Dropped))
-	if len(rep.Dropped) > 0 {
-		for i, id := range ids {
-			at[id] = i
+	for id, v := range rep.Votes {
+		if i, ok := at[id]; ok && vs != nil {
+			vs[i] = strconv.FormatFloat(v, 'g', -1, 64)
+		}
+		res.VotesRepaired++
+		if len(res.repairedIDs) < maxLogged {
+			res.repairedIDs = append(res.repairedIDs, id)
 		}
 	}
 	for _, id := range rep.Dropped {
 		if i, ok := at[id]; ok {
-			vs[i] = ""
+			dropped[i] = true
 		}
 		res.Dropped++
 		if len(res.droppedIDs) < maxLogged {
@@ -444,7 +455,7 @@ func (r *Rescorer) repairBatch(ctx context.Context, res *RebuildResult, ids, vs 
 			res.restoredIDs = append(res.restoredIDs, id)
 		}
 	}
-	return nil
+	return dropped, nil
 }
 
 // sweepScore looks for ids in score: that are not in time: when the two
@@ -491,7 +502,7 @@ func (r *Rescorer) repairMissing(ctx context.Context, res *RebuildResult, key, o
 					odd = append(odd, ids[i])
 				}
 			}
-			if err := r.repairBatch(ctx, res, odd, make([]string, len(odd)), 0); err != nil {
+			if _, err := r.repairBatch(ctx, res, odd, nil, 0); err != nil {
 				return err
 			}
 		}
@@ -568,7 +579,7 @@ func (r *Rescorer) buildAndSwap(ctx context.Context, res *RebuildResult, tmp, ma
 	now := r.clock.Now()
 	buf := make([]redis.Z, 0, r.read)
 	var werr error
-	err := r.walk(ctx, res, marker, func(id string, t, v float64) {
+	err := r.walk(ctx, res, marker, true, func(id string, t, v float64) {
 		if werr != nil {
 			return
 		}

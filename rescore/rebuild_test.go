@@ -61,8 +61,9 @@ func TestRebuildEachFormula(t *testing.T) {
 			e.c.ZAdd(e.ctx, k.Score(), redis.Z{Score: -1, Member: ids[0]}, redis.Z{Score: 5, Member: "ffffffffffffffff"})
 			e.c.ZRem(e.ctx, k.Score(), ids[1])
 			e.c.ZAdd(e.ctx, k.Votes(), redis.Z{Score: 3, Member: "eeeeeeeeeeeeeeee"})
-			// And an article whose votes: entry is gone counts 0 votes
-			// (linear falls back from ZINTERSTORE to ZUNIONSTORE for it).
+			// And an article whose votes: entry is gone gets the votes its
+			// hash records back.
+			hashVotes, _ := e.c.HGet(e.ctx, k.Article(ids[2]), "votes").Float64()
 			e.c.ZRem(e.ctx, k.Votes(), ids[2])
 			e.clock.Advance(30 * time.Hour) // gravity decays; the others do not care
 
@@ -70,8 +71,11 @@ func TestRebuildEachFormula(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Articles != 300 || res.Formula != formula || res.ServerSide != (formula == "linear") {
+			if res.Articles != 300 || res.Formula != formula || res.ServerSide != (formula == "linear") || res.VotesRepaired != 1 {
 				t.Fatalf("result %+v", res)
+			}
+			if v, err := e.c.ZScore(e.ctx, k.Votes(), ids[2]).Result(); err != nil || v != hashVotes {
+				t.Fatalf("votes: of %s = %v, %v; want %v from its hash", ids[2], v, err, hashVotes)
 			}
 			if res.ServerSide == false && res.Batches < 2 {
 				t.Fatalf("client-side rebuild of 300 in batches of 50 took %d batches", res.Batches)
