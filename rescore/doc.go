@@ -29,8 +29,9 @@
 // one bounded ZRANGEBYSCORE per round trip (a keyset cursor: the last post
 // time read and how many ids at exactly that time were read, so an ingest
 // or a prune elsewhere in time: shifts nothing); the same round trip
-// carries, for the previous batch, ZMSCORE votes: and one multi-key EXISTS
-// of the batch's article hashes. The hash is the record: when a batch has
+// carries, for the previous batch, one multi-key EXISTS of the batch's
+// article hashes and (hot, gravity) ZMSCORE votes:. The hash is the
+// record: when a batch has
 // an id with no votes: entry or fewer hashes than ids, its ids go through
 // news.Store.Repair, which gives an article the votes its hash records
 // and drops an id without a hash (an orphan) from time:, votes:, score:
@@ -42,7 +43,10 @@
 //
 // Linear: after the walk, one script does the rest inside Redis:
 // ZINTERSTORE tmp 2 time: votes: WEIGHTS 1 <vote_weight> (time: first, so
-// Redis inserts in nearly ascending score order), a check, RENAME. It is
+// Redis inserts in nearly ascending score order), a check, RENAME. When
+// the intersection is short (an article has no votes: entry) the script
+// refuses rather than score it as 0 votes; the walk then runs again with
+// ZMSCORE votes:, repairs, and the script runs once more. It is
 // atomic — no write can slip between its read and its swap — and takes
 // O(N log N) server time, about a second per million articles on the
 // benchmark machine, during which Redis serves nothing else. With linear,
