@@ -57,18 +57,21 @@
 // while they are computed are kept:
 //
 //  1. Mark. One script creates touched: (news.Keys.Touched), a SET holding
-//     this rebuild's marker member, with a two-minute expiry that every
-//     later round trip pushes back. While it exists, every script that
-//     writes time:, votes: or score: — vote, ingest, refresh, post,
-//     repair, prune — adds its ids to it (news.TouchLua). A second
-//     rebuild finds it and fails with [ErrRebuildRunning]; one that died
-//     leaves it for at most two minutes.
+//     this rebuild's marker member, with a one-minute expiry that a
+//     heartbeat goroutine pushes back every half second. While it exists,
+//     every script that writes time:, votes: or score: — vote, ingest,
+//     refresh, post, repair, prune — adds its ids to it (news.TouchLua).
+//     A second rebuild that finds it waits two seconds: if the heartbeat
+//     went on, it fails with [ErrRebuildRunning]; if not, the holder died
+//     (a killed process, a Redis restart under it) and the marker is
+//     taken over. A holder that was only stalled then finds its marker
+//     gone and fails with [ErrMarkerLost], leaving score: alone.
 //  2. Build. The walk above scores each article with the formula at one
 //     instant (the rescorer's clock), holding up to about two million
 //     scores (~60 bytes each) before writing them, sorted by score, in
 //     pipelined 500-member ZADDs in MULTI/EXEC round trips that also push
-//     the expiry of tmp and of the marker back (ascending inserts are the
-//     cheapest for a skiplist; tmp never exists without an expiry).
+//     the expiry of tmp back (ascending inserts are the cheapest for a
+//     skiplist; tmp never exists without an expiry).
 //  3. Swap. The swap script pops up to 1,000 ids from touched: per call
 //     and gives each the score the formula gives its current time: and
 //     votes: entries (news.FormulaLua's rank, at the same instant), or

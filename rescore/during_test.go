@@ -336,11 +336,12 @@ func TestWritesDuringRebuildAreKept(t *testing.T) {
 	}
 }
 
-// TestOneClientSideRebuildAtATime: a rebuild that finds another's marker
-// fails with ErrRebuildRunning and leaves both alone; one whose marker
-// vanished under it (it expired while the process was stopped) fails with
-// ErrMarkerLost, since writes made meanwhile may not have been recorded,
-// and leaves score: as it was.
+// TestOneClientSideRebuildAtATime: a rebuild that finds another's marker,
+// kept alive by its heartbeat, fails with ErrRebuildRunning and leaves
+// both alone; one whose marker vanished under it (it expired while the
+// process was stopped) fails with ErrMarkerLost, since writes made
+// meanwhile may not have been recorded, and leaves score: as it was; one
+// that finds the marker of a rebuild that died takes it over.
 func TestOneClientSideRebuildAtATime(t *testing.T) {
 	e := newEnv(t, redistest.Start(t).Client(), "hot", WithBatch(10))
 	e.fill(t, 50, 3)
@@ -380,6 +381,20 @@ func TestOneClientSideRebuildAtATime(t *testing.T) {
 		t.Fatalf("next rebuild: %v", err)
 	}
 	e.checkInvariant(t, e.r.Formula())
+
+	// A rebuild that died (killed, or Redis restarted under it) left its
+	// marker: the next one waits for its heartbeat, sees none, takes the
+	// marker over and rebuilds.
+	e.c.SAdd(e.ctx, e.keys.Touched(), "rebuild:dead", e.zmapIDs(t)[3])
+	e.c.PExpire(e.ctx, e.keys.Touched(), time.Minute)
+	e.vote(t, "after-death", e.zmapIDs(t)[4], news.Up)
+	if _, err := e.r.Rebuild(e.ctx); err != nil {
+		t.Fatalf("rebuild after one died: %v", err)
+	}
+	e.checkInvariant(t, e.r.Formula())
+	if n, _ := e.c.Exists(e.ctx, e.keys.Touched()).Result(); n != 0 {
+		t.Fatal("the marker of the dead rebuild is still there")
+	}
 }
 
 // zmapIDs returns the ids of time:, oldest first.

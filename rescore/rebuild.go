@@ -59,14 +59,25 @@ return n
 //	KEYS[1] -> touched: SET
 //	ARGV[1] -> this rebuild's marker member
 //	ARGV[2] -> the marker's TTL (ms)
+//	ARGV[3] -> -1, or the PTTL at or below which touched: is taken over
 //
-// Returns 1, or 0 when touched: exists: another rebuild is running (or
-// one that died has not yet expired).
+// When touched: exists, another rebuild holds it. Its heartbeat pushes the
+// expiry back to ARGV[2] every half second; if the PTTL has fallen to
+// ARGV[3] (the caller passes what it saw two seconds before, less one
+// second: nothing refreshed it for at least a second), that rebuild is dead
+// and touched: is taken over (deleted, then marked anew). Otherwise the
+// reply is the PTTL (>= 0) and nothing changes. Returns -1 when the
+// rebuild is marked.
 var startCmd = redis.NewScript(`
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  local left = redis.call('PTTL', KEYS[1])
+  local limit = tonumber(ARGV[3])
+  if limit < 0 or left > limit then return left end
+  redis.call('DEL', KEYS[1])
+end
 redis.call('SADD', KEYS[1], ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return 1
+return -1
 `)
 
 // swapCmd re-scores a bounded number of the ids written since the rebuild
@@ -98,13 +109,13 @@ return 1
 // nothing else. If it does, score: is UNLINKed, the temporary ZSET RENAMEd
 // over it and made persistent, touched: deleted (the rebuild is over), and
 // it returns {articles, re-scored}. An error reply LOST means touched: no
-// longer holds the marker: it expired, so writes made since may not have
-// been recorded.
+// longer holds the marker (it expired, or another rebuild took it over), so
+// writes made since may not have been recorded.
 var swapCmd = redis.NewScript(news.FormulaLua + `
 local tmp, tkey, vkey, skey, touched = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local marker = ARGV[1]
 if redis.call('SISMEMBER', touched, marker) == 0 then
-  return redis.error_reply('LOST the rebuild marker expired')
+  return redis.error_reply('LOST the rebuild marker is gone')
 end
 local formula, param, now = ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8])
 local ids = redis.call('SPOP', touched, tonumber(ARGV[2]) + 1)
@@ -156,11 +167,17 @@ return {n, done}
 const tmpTTL = 10 * time.Minute
 
 // markTTL bounds how long the marker of a client-side rebuild (touched:)
-// outlives the rebuild's last round trip: a rebuild that died blocks the
-// next one, and makes writers record their ids, for at most this long.
-// Every round trip of the rebuild pushes it back; a rebuild stalled for
-// longer (its process stopped) fails with ErrMarkerLost.
-const markTTL = 2 * time.Minute
+// outlives the rebuild: a rebuild that died makes writers record their ids
+// for at most this long (unless the next rebuild takes the marker over).
+// The rebuild's heartbeat pushes it back every heartbeatEvery; a rebuild
+// whose heartbeat stopped for staleAfter is taken to be dead, and the
+// next rebuild takes its marker over (the dead one, if it was only
+// stalled, then fails with ErrMarkerLost).
+const (
+	markTTL        = time.Minute
+	heartbeatEvery = 500 * time.Millisecond
+	staleAfter     = 2 * time.Second
+)
 
 // swapSample is how many of the oldest and newest ids the swap checks.
 const swapSample = 100
@@ -212,15 +229,15 @@ type RebuildResult struct {
 	repairedIDs, droppedIDs, restoredIDs []string
 }
 
-// ErrRebuildRunning means another client-side rebuild is running (or one
-// that died has not yet expired: at most markTTL).
+// ErrRebuildRunning means another client-side rebuild is running: its
+// heartbeat went on while this one waited staleAfter.
 var ErrRebuildRunning = errors.New("another rebuild of score: is running")
 
-// ErrMarkerLost means a client-side rebuild's marker expired under it
-// (the process was stalled for longer than markTTL): writes made since may
-// not have been recorded, so the rebuild is abandoned and score: left as
-// it was.
-var ErrMarkerLost = errors.New("the rebuild's marker expired")
+// ErrMarkerLost means a client-side rebuild lost its marker: it expired or
+// another rebuild took it over while this one was stalled, so writes made
+// since may not have been recorded. The rebuild is abandoned and score:
+// left as it was.
+var ErrMarkerLost = errors.New("the rebuild's marker is gone")
 
 // Rebuild recomputes score: from time: and votes: with the formula and
 // swaps it in atomically, keeping every write made meanwhile, and repairs
@@ -271,7 +288,7 @@ func (r *Rescorer) rebuildLinear(ctx context.Context, f news.Linear, res *Rebuil
 	if err != nil {
 		return err
 	}
-	if err := r.walk(ctx, res, "", false, nil); err != nil {
+	if err := r.walk(ctx, res, false, nil); err != nil {
 		return err
 	}
 	if err := r.sweepScore(ctx, res); err != nil {
@@ -292,7 +309,7 @@ func (r *Rescorer) rebuildLinear(ctx context.Context, f news.Linear, res *Rebuil
 		if try == 1 {
 			return fmt.Errorf("%w: %w", ErrMismatch, err)
 		}
-		if err := r.walk(ctx, res, "", true, nil); err != nil {
+		if err := r.walk(ctx, res, true, nil); err != nil {
 			return err
 		}
 	}
@@ -310,9 +327,7 @@ func (r *Rescorer) rebuildLinear(ctx context.Context, f news.Linear, res *Rebuil
 // repairs) with its post time and votes.
 //
 // Without withVotes it checks the hashes only, and hands no articles on.
-// With a marker (a client-side build), every round trip also pushes the
-// marker's expiry back and checks that it is still there.
-func (r *Rescorer) walk(ctx context.Context, res *RebuildResult, marker string, withVotes bool, use func(id string, t, v float64)) error {
+func (r *Rescorer) walk(ctx context.Context, res *RebuildResult, withVotes bool, use func(id string, t, v float64)) error {
 	var batch []redis.Z // read from time:, waiting for its votes
 	from, fromScore, seen := "-inf", math.Inf(-1), 0
 	reading := true
@@ -340,12 +355,8 @@ func (r *Rescorer) walk(ctx context.Context, res *RebuildResult, marker string, 
 			next = p.ZRangeByScoreWithScores(ctx, r.keys.Time(), &redis.ZRangeBy{
 				Min: from, Max: "+inf", Offset: int64(seen), Count: int64(r.read)})
 		}
-		alive := r.keepAlive(ctx, p, marker)
 		if _, err := p.Exec(ctx); err != nil {
 			return fmt.Errorf("read batch %d: %w", res.Batches+1, err)
-		}
-		if err := alive(); err != nil {
-			return err
 		}
 		if len(batch) > 0 {
 			var vs []string
@@ -512,21 +523,59 @@ func (r *Rescorer) repairMissing(ctx context.Context, res *RebuildResult, key, o
 	}
 }
 
-// keepAlive queues, in p, pushing a client-side rebuild's marker expiry
-// back and checking that the marker is still there; the function it
-// returns reports ErrMarkerLost once p has run. Without a marker it does
-// nothing.
-func (r *Rescorer) keepAlive(ctx context.Context, p redis.Pipeliner, marker string) func() error {
-	if marker == "" {
-		return func() error { return nil }
-	}
-	p.PExpire(ctx, r.keys.Touched(), markTTL)
-	there := p.SIsMember(ctx, r.keys.Touched(), marker)
-	return func() error {
-		if !there.Val() {
-			return ErrMarkerLost
+// heartbeat keeps a client-side rebuild's marker alive until ctx ends:
+// every heartbeatEvery it pushes the expiry of touched: and of tmp back,
+// and when the marker is gone it cancels the build with ErrMarkerLost. A
+// failed round trip (Redis unreachable) is tried again at the next beat;
+// the build fails on its own if Redis stays away.
+func (r *Rescorer) heartbeat(ctx context.Context, cancel context.CancelCauseFunc, tmp, marker string) {
+	t := time.NewTicker(heartbeatEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
 		}
-		return nil
+		var there *redis.BoolCmd
+		_, err := r.c.Pipelined(ctx, func(p redis.Pipeliner) error {
+			p.PExpire(ctx, r.keys.Touched(), markTTL)
+			p.PExpire(ctx, tmp, tmpTTL)
+			there = p.SIsMember(ctx, r.keys.Touched(), marker)
+			return nil
+		})
+		if err == nil && !there.Val() {
+			cancel(ErrMarkerLost)
+			return
+		}
+	}
+}
+
+// start marks a client-side rebuild (startCmd). When another rebuild holds
+// the marker, it waits staleAfter and looks again: a marker whose expiry
+// nobody pushed back for the last half of that wait belongs to a rebuild
+// that died, and is taken over; otherwise it is ErrRebuildRunning.
+func (r *Rescorer) start(ctx context.Context, marker string) error {
+	limit := int64(-1)
+	for {
+		left, err := startCmd.Run(ctx, r.c, []string{r.keys.Touched()}, marker, markTTL.Milliseconds(), limit).Int64()
+		switch {
+		case err != nil:
+			return fmt.Errorf("start: %w", err)
+		case left < 0:
+			if limit >= 0 {
+				r.log.Warn("rebuild: took over the marker of a rebuild whose heartbeat stopped")
+			}
+			return nil
+		case limit >= 0:
+			return ErrRebuildRunning
+		}
+		limit = max(0, left-(staleAfter/2).Milliseconds())
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(staleAfter):
+		}
 	}
 }
 
@@ -541,14 +590,21 @@ func (r *Rescorer) rebuildClient(ctx context.Context, res *RebuildResult) error 
 		return err
 	}
 	tmp, marker := r.tmpKey(tok), "rebuild:"+tok
-	ok, err := startCmd.Run(ctx, r.c, []string{r.keys.Touched()}, marker, markTTL.Milliseconds()).Int()
-	if err != nil {
-		return fmt.Errorf("start: %w", err)
+	if err := r.start(ctx, marker); err != nil {
+		return err
 	}
-	if ok != 1 {
-		return ErrRebuildRunning
+	bctx, cancel := context.WithCancelCause(ctx)
+	beat := make(chan struct{})
+	go func() {
+		defer close(beat)
+		r.heartbeat(bctx, cancel, tmp, marker)
+	}()
+	err = r.buildAndSwap(bctx, res, tmp, marker)
+	cancel(nil)
+	<-beat
+	if cause := context.Cause(bctx); errors.Is(cause, ErrMarkerLost) {
+		err = cause
 	}
-	err = r.buildAndSwap(ctx, res, tmp, marker)
 	if err != nil {
 		// Unmark and drop the temporary ranking, unless another rebuild
 		// took over an expired marker.
@@ -579,13 +635,13 @@ func (r *Rescorer) buildAndSwap(ctx context.Context, res *RebuildResult, tmp, ma
 	now := r.clock.Now()
 	buf := make([]redis.Z, 0, r.read)
 	var werr error
-	err := r.walk(ctx, res, marker, true, func(id string, t, v float64) {
+	err := r.walk(ctx, res, true, func(id string, t, v float64) {
 		if werr != nil {
 			return
 		}
 		buf = append(buf, redis.Z{Score: r.formula.Score(time.Unix(int64(t), 0), v, now), Member: id})
 		if len(buf) >= maxBuffered {
-			werr = r.writeSorted(ctx, tmp, marker, buf)
+			werr = r.writeSorted(ctx, tmp, buf)
 			buf = buf[:0]
 		}
 	})
@@ -598,7 +654,7 @@ func (r *Rescorer) buildAndSwap(ctx context.Context, res *RebuildResult, tmp, ma
 	if err != nil {
 		return err
 	}
-	if err := r.writeSorted(ctx, tmp, marker, buf); err != nil {
+	if err := r.writeSorted(ctx, tmp, buf); err != nil {
 		return err
 	}
 	if r.beforeSwap != nil {
@@ -691,11 +747,11 @@ const (
 )
 
 // writeSorted sorts zs by score (then id) and adds them to tmp in
-// pipelined ZADDs, pushing the expiry of tmp and of the marker back with
-// each round trip. Each round trip is one MULTI/EXEC, so the ZADDs that
-// create tmp and its PEXPIRE are applied together: however the process or
-// Redis dies, a temporary ranking never exists without an expiry.
-func (r *Rescorer) writeSorted(ctx context.Context, tmp, marker string, zs []redis.Z) error {
+// pipelined ZADDs, pushing the expiry of tmp back with each round trip.
+// Each round trip is one MULTI/EXEC, so the ZADDs that create tmp and its
+// PEXPIRE are applied together: however the process or Redis dies, a
+// temporary ranking never exists without an expiry.
+func (r *Rescorer) writeSorted(ctx context.Context, tmp string, zs []redis.Z) error {
 	slices.SortFunc(zs, func(a, b redis.Z) int {
 		if c := cmp.Compare(a.Score, b.Score); c != 0 {
 			return c
@@ -712,12 +768,8 @@ func (r *Rescorer) writeSorted(ctx context.Context, tmp, marker string, zs []red
 			p.ZAdd(ctx, tmp, zs[i:min(i+writeBatch, end)]...)
 		}
 		p.PExpire(ctx, tmp, tmpTTL)
-		alive := r.keepAlive(ctx, p, marker)
 		if _, err := p.Exec(ctx); err != nil {
 			return fmt.Errorf("write scores: %w", err)
-		}
-		if err := alive(); err != nil {
-			return err
 		}
 	}
 	return nil
