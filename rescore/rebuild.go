@@ -602,7 +602,9 @@ func (r *Rescorer) rebuildClient(ctx context.Context, res *RebuildResult) error 
 	err = r.buildAndSwap(bctx, res, tmp, marker)
 	cancel(nil)
 	<-beat
-	if cause := context.Cause(bctx); errors.Is(cause, ErrMarkerLost) {
+	// (After a successful swap the marker is gone too, and the heartbeat
+	// may have said so: that is no failure.)
+	if cause := context.Cause(bctx); err != nil && errors.Is(cause, ErrMarkerLost) {
 		err = cause
 	}
 	if err != nil {
