@@ -218,8 +218,9 @@ type RebuildResult struct {
 	// VotesRepaired counts articles of time: that had no votes: entry and
 	// got the votes their hash records; Dropped counts orphans, ranked ids
 	// without an article hash, removed from the rankings and groups;
-	// Restored counts articles in score: but not in time: whose hash was
-	// there: they are ranked again from it.
+	// Restored counts articles missing from time: (found in score: or in
+	// the rebuilt ranking) whose hash was there: they are ranked again
+	// from it.
 	VotesRepaired, Dropped, Restored int64
 	// Took is the wall time of the rebuild.
 	Took time.Duration
