@@ -5,12 +5,13 @@
 //     Cluster: the demo site crawled by several consumer processes, the
 //     ranking, votes, rebuild and prune, the leaderboards, the jobs and the
 //     web API.
-//   - faults_test.go and hostile_test.go are the fault-injection suite
-//     (every test named TestFault...; scripts/faults.sh runs them):
-//     consumers killed with SIGKILL, Redis restarted mid-crawl and
-//     mid-rebuild, Redis unreachable under a running daemon, and sites that
-//     hang, send garbage, truncate, send 50 MB, loop redirects or paginate
-//     forever. Each case checks that every URL ended done or dead with a
+//   - faults_test.go, hostile_test.go, rebuild_fault_test.go and
+//     rebuild_writes_test.go are the fault-injection suite (every test
+//     named TestFault...; scripts/faults.sh runs them): consumers killed
+//     with SIGKILL, Redis restarted mid-crawl and mid-rebuild, Redis
+//     unreachable under a running daemon, votes, ingests and refreshes
+//     racing rebuilds, and sites that hang, send garbage, truncate, send
+//     50 MB, loop redirects or paginate forever. Each case checks that every URL ended done or dead with a
 //     reason and that the ranking is consistent (time: and score: hold the
 //     same ids and every id has its article hash).
 //

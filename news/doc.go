@@ -24,6 +24,7 @@
 //	<p>{news}:groups:           SET    names of the groups that have members
 //	<p>{news}:cache:<o>:<name>  ZSET   a group's ranking by score or time (ZINTERSTORE), kept news.group_cache_ttl
 //	<p>{news}:alias:<id>        STRING the URL an article is stored under, for another URL of it (id = ID of that URL); expires window + Grace after it is written
+//	<p>{news}:touched:          SET    only while a rebuild of score: runs: its marker and the ids written since it began (Keys.Touched)
 //
 // The article hash holds title, url, source, summary, image, user (who
 // posted it; empty for crawled articles), time (post time, Unix seconds),
@@ -74,7 +75,12 @@
 //
 // The formulas ([Formula]) are linear (post time + vote_weight × votes, the
 // default: 432 s per vote, seed 002), Reddit's hot and Hacker News's
-// gravity. Ingest and Vote apply them to the one article they change.
+// gravity. Ingest and Vote apply them to the one article they change, in
+// Lua ([FormulaLua]); the rescore job applies them in Go. Both compute
+// the same double, bit for bit: the logarithm and power are written with
+// the same IEEE operations on both sides (exactmath.go), because Go's math
+// package and the C library's log10 and pow that Lua calls disagree in
+// the last bit for a quarter to 40 % of the inputs.
 // Linear and hot depend only on post time and votes, so an incremental
 // score stays exact. Gravity decays with age: a stored gravity score is
 // correct when it was written, and the rescore job (package rescore)
@@ -105,5 +111,21 @@
 // the prune job time to run). The ZSETs and group SETs do not expire: the
 // prune job removes ids whose post time is older than the window from
 // time:, votes:, score: and each group listed in groups:, in bounded
-// batches. Listings skip an id whose hash has already expired.
+// batches.
+//
+// # Repairs and rebuilds
+//
+// The article hash is the record. [Store.Repair] checks ranked ids
+// against it: an id without a hash (expired before the prune job ran,
+// deleted, evicted, never an article) is dropped from time:, votes:,
+// score: and every group; an article missing from votes: or time: is
+// ranked again from its hash. A listing that meets an id without a hash
+// repairs it and reads the page again, so a page is full while more
+// articles exist; the rescore job repairs what its walk finds.
+//
+// While the rescore job rebuilds score: outside Redis, the key touched:
+// exists; every script that writes time:, votes: or score: (ingest,
+// refresh, post, vote, repair, and the prune script of package rescore)
+// adds its ids to it ([TouchLua]), and the rebuild re-scores them before
+// it swaps its ranking in, so no write made during a rebuild is lost.
 package news

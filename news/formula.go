@@ -10,7 +10,8 @@ import (
 
 // Formula turns an article's post time and net votes into its ranking
 // score (higher ranks first). The store's scripts compute the same values
-// on the server; the rescore job calls Score to rebuild score:.
+// on the server, bit for bit (FormulaLua); the rescore job calls Score to
+// rebuild score:.
 type Formula interface {
 	// Name is the config name: "linear", "hot" or "gravity".
 	Name() string
@@ -23,9 +24,13 @@ type Formula interface {
 	Decays() bool
 
 	// scriptArgs are the formula's name and parameter as the Lua scripts
-	// take them (formulaLua).
+	// take them (FormulaLua).
 	scriptArgs() (name string, param float64)
 }
+
+// FormulaArgs returns f's name and parameter as the rank function of
+// FormulaLua takes them.
+func FormulaArgs(f Formula) (name string, param float64) { return f.scriptArgs() }
 
 // Linear is Redis in Action's score: post time in seconds plus Weight
 // seconds per net vote (432 = a day per 200 votes). The rescore job can
@@ -39,7 +44,7 @@ func (Linear) Name() string { return "linear" }
 
 // Score returns postTime + Weight × votes.
 func (f Linear) Score(postTime time.Time, votes float64, _ time.Time) float64 {
-	return float64(postTime.Unix()) + f.Weight*votes
+	return float64(postTime.Unix()) + float64(f.Weight*votes)
 }
 
 // Decays returns false.
@@ -66,7 +71,7 @@ func (f Hot) Score(postTime time.Time, votes float64, _ time.Time) float64 {
 	case votes < 0:
 		sign = -1
 	}
-	return sign*math.Log10(math.Max(math.Abs(votes), 1)) + float64(postTime.Unix())/f.Divisor
+	return float64(sign*log10(math.Max(math.Abs(votes), 1))) + float64(postTime.Unix())/f.Divisor
 }
 
 // Decays returns false: the age term is the post time itself.
@@ -91,7 +96,7 @@ func (f Gravity) Score(postTime time.Time, votes float64, now time.Time) float64
 	if age < 0 {
 		age = 0
 	}
-	return votes / math.Pow(age+2, f.Gravity)
+	return votes / pow(age+2, f.Gravity)
 }
 
 // Decays returns true.

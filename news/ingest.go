@@ -218,7 +218,7 @@ func (s *Store) runIngest(ctx context.Context, as []Article, calls []ingestCall,
 	chunks := (len(todo) + IngestChunk - 1) / IngestChunk
 	cmds, err := s.runPipelined(ctx, ingestCmd, chunks, func(c int) ([]string, []any) {
 		part := todo[c*IngestChunk : min(len(todo), (c+1)*IngestChunk)]
-		keys := []string{s.keys.Time(), s.keys.Votes(), s.keys.Score(), s.keys.Groups()}
+		keys := []string{s.keys.Time(), s.keys.Votes(), s.keys.Score(), s.keys.Groups(), s.keys.Touched()}
 		args := []any{s.cfg.CommentWeight, name, param, now.Unix(), int64((s.cfg.Window.D() + Grace) / time.Second)}
 		for _, i := range part {
 			keys = append(keys, calls[i].keys...)
@@ -374,7 +374,7 @@ func (s *Store) Post(ctx context.Context, user, title, link string) (string, err
 	window := int64(s.cfg.Window.D() / time.Second)
 	name, param := s.formula.scriptArgs()
 	k := s.keys
-	cmd := postCmd.Run(ctx, s.c, []string{k.Article(id), k.Voted(id), k.Time(), k.Votes(), k.Score()},
+	cmd := postCmd.Run(ctx, s.c, []string{k.Article(id), k.Voted(id), k.Time(), k.Votes(), k.Score(), k.Touched()},
 		id, link, title, user, now, window+int64(Grace/time.Second), name, param)
 	r, err := parseScriptReply(cmd)
 	if err != nil {

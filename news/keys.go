@@ -36,6 +36,14 @@ func (k Keys) Score() string { return k.base + "score:" }
 // comment_weight), so the ranking can be rebuilt on the server. // ZSET id → votes
 func (k Keys) Votes() string { return k.base + "votes:" }
 
+// Touched exists only while a rebuild of score: runs (package rescore): it
+// holds that rebuild's marker member and every id whose ranking entry a
+// script changed since the rebuild began, so the rebuild re-scores them
+// before its swap; it expires unless the rebuild keeps it alive. Every
+// script that writes time:, votes: or score: adds its ids to it when it
+// exists (TouchLua). // SET of ids and one marker
+func (k Keys) Touched() string { return k.base + "touched:" }
+
 // Voted records who voted on an article and how. // HASH user → 1 | -1
 func (k Keys) Voted(id string) string { return k.base + "voted:" + id }
 
@@ -54,4 +62,10 @@ func (k Keys) GroupCache(name string, o Order) string {
 // groupCaches returns the cache keys of a group, one per order.
 func (k Keys) groupCaches(name string) []string {
 	return []string{k.GroupCache(name, ByScore), k.GroupCache(name, ByTime)}
+}
+
+// GroupWithCaches returns Group(name) followed by its cache keys, by score
+// and by time, as the scripts that change group members take them.
+func (k Keys) GroupWithCaches(name string) []string {
+	return []string{k.Group(name), k.GroupCache(name, ByScore), k.GroupCache(name, ByTime)}
 }

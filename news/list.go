@@ -90,8 +90,10 @@ func (s *Store) ranking(o Order) (string, error) {
 // fields included: in one round trip when the page holds the articles it
 // held when this Store last read it, else two (page.go). size 0 means
 // news.page_size; size above news.max_page_size is ErrBadInput. A page past the end is empty and
-// reports Pages. An article whose hash expired before the prune job removed
-// it from the ranking is left out of the page.
+// reports Pages. An id on the page whose article hash is gone (it expired
+// before the prune job removed it from the ranking, or was deleted) is
+// dropped from the rankings (Repair) and the page read again, so a page
+// is full while more articles exist.
 func (s *Store) List(ctx context.Context, o Order, page, size int) (Page, error) {
 	size, start, stop, err := s.pageBounds(page, size)
 	if err != nil {
@@ -101,7 +103,7 @@ func (s *Store) List(ctx context.Context, o Order, page, size int) (Page, error)
 	if err != nil {
 		return Page{}, err
 	}
-	p, err := s.readPage(ctx, zsetPage(rk, start, stop, o == ByScore), page, size)
+	p, err := s.readFullPage(ctx, zsetPage(rk, start, stop, o == ByScore), page, size)
 	if err != nil {
 		return Page{}, fmt.Errorf("list by %s page %d: %w", o, page, err)
 	}
@@ -221,12 +223,12 @@ func (s *Store) GroupList(ctx context.Context, group string, o Order, page, size
 		return Page{}, err
 	}
 	rr := s.groupPage(group, o, rk, start, stop)
-	p, err := s.readPage(ctx, rr, page, size)
+	p, err := s.readFullPage(ctx, rr, page, size)
 	if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
 		// The server does not know the script yet (or lost its script
 		// cache in a restart): load it and read again.
 		if err = groupPageCmd.Load(ctx, s.c).Err(); err == nil {
-			p, err = s.readPage(ctx, rr, page, size)
+			p, err = s.readFullPage(ctx, rr, page, size)
 		}
 	}
 	if err != nil {

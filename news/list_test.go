@@ -1,11 +1,14 @@
 package news
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/newsrank/newsrank/config"
 )
@@ -90,7 +93,8 @@ func TestListPaging(t *testing.T) {
 	if _, err := e.s.Top(e.ctx, 0); !errors.Is(err, ErrBadInput) {
 		t.Fatalf("Top(0) = %v, want ErrBadInput", err)
 	}
-	// An article whose hash expired before the prune job ran is left out.
+	// An article whose hash expired before the prune job ran is dropped
+	// from the ranking: the next one fills its place.
 	if err := e.c.Del(e.ctx, e.s.Keys().Article(byScore[1])).Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -98,8 +102,8 @@ func TestListPaging(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := ids(p.Items); !slices.Equal(got, []string{byScore[0], byScore[2]}) {
-		t.Fatalf("with an expired hash: %v, want it skipped", got)
+	if got := ids(p.Items); !slices.Equal(got, []string{byScore[0], byScore[2], byScore[3]}) || p.Total != 52 {
+		t.Fatalf("with an expired hash: %v of %d, want it dropped", got, p.Total)
 	}
 	if _, err := e.s.Get(e.ctx, byScore[1]); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("Get of an expired article: %v, want ErrNotFound", err)
@@ -213,5 +217,82 @@ func TestGroups(t *testing.T) {
 	}
 	if err := e.s.AddToGroups(e.ctx, a); !errors.Is(err, ErrBadInput) {
 		t.Errorf("AddToGroups with no group = %v, want ErrBadInput", err)
+	}
+}
+
+// TestListingRepairsOrphans ranks ids whose hash is gone (expired before
+// a prune, deleted, or never there): every listing still returns full
+// pages while more articles exist, and the orphans leave the rankings.
+func TestListingRepairsOrphans(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		list func(s *Store, page int) (Page, error)
+		// byScore: the listing reads score:, where the id that never was
+		// an article is ranked (by time it is not listed at all).
+		byScore bool
+	}{
+		{"by score", func(s *Store, p int) (Page, error) { return s.List(context.Background(), ByScore, p, 10) }, true},
+		{"by time", func(s *Store, p int) (Page, error) { return s.List(context.Background(), ByTime, p, 10) }, false},
+		{"group by score", func(s *Store, p int) (Page, error) {
+			return s.GroupList(context.Background(), "all", ByScore, p, 10)
+		}, true},
+		{"group by time", func(s *Store, p int) (Page, error) {
+			return s.GroupList(context.Background(), "all", ByTime, p, 10)
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, nil)
+			var batch []Article
+			for i := range 30 {
+				a := article(i, t0.Add(-time.Duration(i)*time.Minute), int64(30-i))
+				a.Groups = []string{"all"}
+				batch = append(batch, a)
+			}
+			rs, err := e.s.IngestBatch(e.ctx, batch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := e.s.Keys()
+			// Read the listing (and fill its group cache) before the damage.
+			if _, err := tc.list(e.s, 1); err != nil {
+				t.Fatal(err)
+			}
+			// The top two by score and by time lose their hashes, and an id
+			// that never was an article tops score: and joins the group.
+			e.c.Del(e.ctx, k.Article(rs[0].ID), k.Article(rs[1].ID))
+			e.c.ZAdd(e.ctx, k.Score(), redis.Z{Score: 1e15, Member: "ffffffffffffffff"})
+			e.c.SAdd(e.ctx, k.Group("all"), "ffffffffffffffff")
+			e.c.Del(e.ctx, k.GroupCache("all", ByScore)) // as a membership change does
+			var seen []string
+			for page, want := range []int{10, 10, 8, 0} {
+				p, err := tc.list(e.s, page+1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(p.Items) != want || p.Total != 28 || p.Pages != 3 {
+					t.Fatalf("page %d: %d items, total %d, %d pages; want %d items of 28 in 3 pages",
+						page+1, len(p.Items), p.Total, p.Pages, want)
+				}
+				seen = append(seen, ids(p.Items)...)
+			}
+			slices.Sort(seen)
+			if len(slices.Compact(seen)) != 28 {
+				t.Fatalf("the pages held %d distinct articles, want 28", len(seen))
+			}
+			gone := []string{rs[0].ID, rs[1].ID}
+			if tc.byScore {
+				gone = append(gone, "ffffffffffffffff")
+			}
+			for _, id := range gone {
+				for _, key := range []string{k.Time(), k.Score(), k.Votes()} {
+					if _, err := e.c.ZScore(e.ctx, key, id).Result(); err == nil {
+						t.Errorf("orphan %s still in %s", id, key)
+					}
+				}
+				if in, _ := e.c.SIsMember(e.ctx, k.Group("all"), id).Result(); in {
+					t.Errorf("orphan %s still in group all", id)
+				}
+			}
+		})
 	}
 }

@@ -220,8 +220,9 @@ func (r *fieldReads) find(id string, hint int) int {
 // readPage reads a page: the ranking and, in the same pipeline, the
 // fields of the articles this page held last time; then, if the ranking
 // holds others, their fields in a second round trip. Articles whose hash
-// is gone are left out; the totals are the ranking's.
-func (s *Store) readPage(ctx context.Context, rr rankRead, page, size int) (Page, error) {
+// is gone are left out and returned as orphans (readFullPage repairs
+// them); the totals are the ranking's.
+func (s *Store) readPage(ctx context.Context, rr rankRead, page, size int) (_ Page, orphans []string, _ error) {
 	guess := s.guesses.get(rr.key)
 	var decode func() (int64, []string, []float64, error)
 	var first fieldReads
@@ -231,11 +232,11 @@ func (s *Store) readPage(ctx context.Context, rr rankRead, page, size int) (Page
 		return nil
 	})
 	if err != nil {
-		return Page{}, err
+		return Page{}, nil, err
 	}
 	total, ids, scores, err := decode()
 	if err != nil {
-		return Page{}, err
+		return Page{}, nil, err
 	}
 	p := Page{Page: page, Size: size, Total: int(total), Pages: int((total + int64(size) - 1) / int64(size)), Items: make([]Item, 0, len(ids))}
 
@@ -254,7 +255,7 @@ func (s *Store) readPage(ctx context.Context, rr rankRead, page, size int) (Page
 			second = s.queueFields(ctx, p, missing, !rr.scored)
 			return nil
 		}); err != nil {
-			return Page{}, err
+			return Page{}, nil, err
 		}
 	}
 	if len(missing) > 0 || len(ids) != len(guess) {
@@ -269,11 +270,12 @@ func (s *Store) readPage(ctx context.Context, rr rankRead, page, size int) (Page
 			next++
 		}
 		if j < 0 {
-			return Page{}, fmt.Errorf("no fields read for %s", id) // cannot happen
+			return Page{}, nil, fmt.Errorf("no fields read for %s", id) // cannot happen
 		}
 		it, ok := itemFromFields(id, r.fields[j].Val())
 		if !ok {
-			continue // expired, not yet pruned
+			orphans = append(orphans, id)
+			continue
 		}
 		if rr.scored {
 			it.Score = scores[i]
@@ -282,7 +284,7 @@ func (s *Store) readPage(ctx context.Context, rr rankRead, page, size int) (Page
 		}
 		p.Items = append(p.Items, it)
 	}
-	return p, nil
+	return p, orphans, nil
 }
 
 // groupPage reads ranks start..stop of a group's cached ranking in order o

@@ -118,8 +118,8 @@ func (s *Store) runRefresh(ctx context.Context, urls []string, counts map[string
 	chunks := (len(urls) + RefreshChunk - 1) / RefreshChunk
 	cmds, err := s.runPipelined(ctx, refreshCmd, chunks, func(c int) ([]string, []any) {
 		part := urls[c*RefreshChunk : min(len(urls), (c+1)*RefreshChunk)]
-		keys := make([]string, 0, 2+len(part))
-		keys = append(keys, s.keys.Votes(), s.keys.Score())
+		keys := make([]string, 0, 3+len(part))
+		keys = append(keys, s.keys.Votes(), s.keys.Score(), s.keys.Touched())
 		args := make([]any, 0, 5+3*len(part))
 		args = append(args, s.cfg.CommentWeight, name, param, now, window)
 		for _, u := range part {

@@ -2,12 +2,17 @@ package news
 
 import "github.com/redis/go-redis/v9"
 
-// formulaLua is prepended to the scripts that score an article. It must
-// compute what the Go Formula implementations compute (formula_test.go
-// checks that it does). Scores leave a script as strings formatted %.17g,
-// which round-trip a double exactly (a bare Lua number returned to Redis
-// would be truncated to an integer).
-const formulaLua = `
+// FormulaLua is prepended to the scripts that score an article (here and
+// in package rescore). It defines rank(formula, param, t, v, now), the
+// score of an article posted at t (Unix s) with v net votes, for the
+// formula name and parameter FormulaArgs gives, and num(x), a score as a
+// string. rank computes exactly what the Go Formula implementations
+// compute, bit for bit (exactmath.go; exactmath_test.go checks it on a
+// real Redis). Scores leave a script as strings formatted %.17g, which
+// round-trip a double exactly (a bare Lua number returned to Redis would
+// be truncated to an integer, and one passed to redis.call is formatted
+// %.14g).
+var FormulaLua = exactMathLua + `
 local function rank(formula, param, t, v, now)
   if formula == 'linear' then
     return t + param * v
@@ -16,14 +21,25 @@ local function rank(formula, param, t, v, now)
     if v > 0 then s = 1 elseif v < 0 then s = -1 end
     local a = math.abs(v)
     if a < 1 then a = 1 end
-    return s * math.log10(a) + t / param
+    return s * log10(a) + t / param
   end
   local age = (now - t) / 3600
   if age < 0 then age = 0 end
-  return v / math.pow(age + 2, param)
+  return v / pow(age + 2, param)
 end
 local function num(x)
   return string.format('%.17g', x)
+end
+`
+
+// TouchLua is prepended to the scripts that write time:, votes: or
+// score:. It defines touch(set, id, ...), which adds the ids to set —
+// the Touched key — when it exists, that is while a rebuild of score:
+// runs (package rescore): the rebuild then re-scores those ids before it
+// swaps its ranking in, so no write made during it is lost.
+const TouchLua = `
+local function touch(set, ...)
+  if redis.call('EXISTS', set) == 1 then redis.call('SADD', set, ...) end
 end
 `
 
@@ -62,6 +78,7 @@ end
 // KEYS[2] -> votes: ZSET
 // KEYS[3] -> score: ZSET
 // KEYS[4] -> groups: SET
+// KEYS[5] -> touched: SET (TouchLua)
 // then, per article: its news:<id> HASH, and per group g of the article
 // its group:<g> SET, cache:score:<g> and cache:time:<g> ZSETs.
 // ARGV[1] -> comment weight
@@ -80,15 +97,15 @@ end
 // Returns per article "created" (the caller knows votes and score), or
 // "updated", votes, score, or "conflict", the stored URL, "" when the id's
 // hash holds another URL.
-var ingestCmd = redis.NewScript(formulaLua + engageLua + `
+var ingestCmd = redis.NewScript(FormulaLua + TouchLua + engageLua + `
 local cw = tonumber(ARGV[1])
 local formula, param, now = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local life = tonumber(ARGV[5])
 local out, n = {}, 0
 -- ZADD arguments, collected: members repeat in order, so for an article
 -- listed twice the last values win, as they would inline.
-local tz, vz, sz, nt, nv = {}, {}, {}, 0, 0
-local k, a = 5, 6
+local tz, vz, sz, nt, nv, ids = {}, {}, {}, 0, 0, {}
+local k, a = 6, 6
 while ARGV[a] do
   local key, id, url = KEYS[k], ARGV[a], ARGV[a+1]
   local ng, no = tonumber(ARGV[a+8]), tonumber(ARGV[a+9])
@@ -116,6 +133,7 @@ while ARGV[a] do
     vz[nv+1] = votes; vz[nv+2] = id
     sz[nv+1] = score; sz[nv+2] = id
     nv = nv + 2
+    ids[#ids+1] = id
     for g = 0, ng - 1 do
       local gk = k + 1 + 3*g
       if redis.call('SADD', KEYS[gk], id) == 1 then
@@ -136,6 +154,7 @@ if nt > 0 then redis.call('ZADD', KEYS[1], unpack(tz)) end
 if nv > 0 then
   redis.call('ZADD', KEYS[2], unpack(vz))
   redis.call('ZADD', KEYS[3], unpack(sz))
+  touch(KEYS[5], unpack(ids))
 end
 return out
 `)
@@ -149,7 +168,8 @@ return out
 //
 // KEYS[1] -> votes: ZSET
 // KEYS[2] -> score: ZSET
-// KEYS[2+i] -> news:<id_i> HASH, one per article
+// KEYS[3] -> touched: SET (TouchLua)
+// KEYS[3+i] -> news:<id_i> HASH, one per article
 // ARGV[1] -> comment weight
 // ARGV[2], ARGV[3] -> formula name and parameter
 // ARGV[4] -> now (Unix s)
@@ -160,22 +180,23 @@ return out
 // Returns {updated, i, ...}: the number of articles whose count changed
 // and that were rescored, then the positions (1-based, in this call) of
 // the articles that have no hash, so the caller can try their aliases.
-var refreshCmd = redis.NewScript(formulaLua + engageLua + `
+var refreshCmd = redis.NewScript(FormulaLua + TouchLua + engageLua + `
 local cw = tonumber(ARGV[1])
 local formula, param, now = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local window = tonumber(ARGV[5])
 local out = {0}
-local k, a = 3, 6
+local k, a = 4, 6
 while ARGV[a] do
   local key, id, url, cs = KEYS[k], ARGV[a], ARGV[a+1], ARGV[a+2]
   local h = redis.call('HMGET', key, 'time', 'up', 'down', 'comments', 'url')
   local t = tonumber(h[1])
   if not h[5] then
-    out[#out+1] = k - 2
+    out[#out+1] = k - 3
   elseif t and h[5] == url and now <= t + window and tonumber(h[4]) ~= tonumber(cs) then
     local votes, score = engage(key, h, cs, cw, formula, param, now)
     redis.call('ZADD', KEYS[1], votes, id)
     redis.call('ZADD', KEYS[2], score, id)
+    touch(KEYS[3], id)
     out[1] = out[1] + 1
   end
   k, a = k + 1, a + 3
@@ -191,6 +212,7 @@ return out
 // KEYS[3] -> time: ZSET
 // KEYS[4] -> votes: ZSET
 // KEYS[5] -> score: ZSET
+// KEYS[6] -> touched: SET (TouchLua)
 // ARGV[1] -> id
 // ARGV[2] -> canonical URL
 // ARGV[3] -> title
@@ -201,7 +223,7 @@ return out
 //
 // Returns {"created", votes, score}, {"exists"} when the id is taken by the
 // same URL, or {"conflict", stored URL}.
-var postCmd = redis.NewScript(formulaLua + `
+var postCmd = redis.NewScript(FormulaLua + TouchLua + `
 local stored = redis.call('HGET', KEYS[1], 'url')
 if stored then
   if stored == ARGV[2] then return {'exists'} end
@@ -217,6 +239,7 @@ redis.call('EXPIRE', KEYS[2], ARGV[6])
 redis.call('ZADD', KEYS[3], ARGV[5], ARGV[1])
 redis.call('ZADD', KEYS[4], '1', ARGV[1])
 redis.call('ZADD', KEYS[5], num(score), ARGV[1])
+touch(KEYS[6], ARGV[1])
 return {'created', '1', num(score)}
 `)
 
@@ -226,6 +249,7 @@ return {'created', '1', num(score)}
 // KEYS[2] -> voted:<id> HASH
 // KEYS[3] -> votes: ZSET
 // KEYS[4] -> score: ZSET
+// KEYS[5] -> touched: SET (TouchLua)
 // ARGV[1] -> id
 // ARGV[2] -> user
 // ARGV[3] -> vote: 1, -1 or 0 (cancel)
@@ -237,7 +261,7 @@ return {'created', '1', num(score)}
 //
 // Returns {"ok", up, down, votes, score, previous vote}, {"notfound"} or
 // {"closed"}.
-var voteCmd = redis.NewScript(formulaLua + `
+var voteCmd = redis.NewScript(FormulaLua + TouchLua + `
 local h = redis.call('HMGET', KEYS[1], 'time', 'up', 'down', 'comments')
 if not h[1] then return {'notfound'} end
 local t = tonumber(h[1])
@@ -272,6 +296,7 @@ score = num(rank(ARGV[7], tonumber(ARGV[8]), t, votes, now))
 redis.call('HSET', KEYS[1], 'up', up, 'down', down, 'votes', num(votes))
 redis.call('ZADD', KEYS[3], num(votes), ARGV[1])
 redis.call('ZADD', KEYS[4], score, ARGV[1])
+touch(KEYS[5], ARGV[1])
 return {'ok', up, down, num(votes), score, prev}
 `)
 

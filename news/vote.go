@@ -54,7 +54,7 @@ func (s *Store) Vote(ctx context.Context, user, id string, d Dir) (VoteResult, e
 	}
 	name, param := s.formula.scriptArgs()
 	k := s.keys
-	cmd := voteCmd.Run(ctx, s.c, []string{k.Article(id), k.Voted(id), k.Votes(), k.Score()},
+	cmd := voteCmd.Run(ctx, s.c, []string{k.Article(id), k.Voted(id), k.Votes(), k.Score(), k.Touched()},
 		id, user, int(d), s.clock.Now().Unix(), int64(s.cfg.Window.D()/time.Second), int64(Grace/time.Second),
 		name, param, s.cfg.CommentWeight)
 	r, err := parseScriptReply(cmd)

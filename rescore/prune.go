@@ -18,18 +18,22 @@ import (
 //	KEYS[2] -> score: ZSET
 //	KEYS[3] -> votes: ZSET
 //	KEYS[4] -> groups: SET of group names
-//	KEYS[4+2i-1], KEYS[4+2i] -> news:<id_i> HASH, voted:<id_i> HASH, for i = 1..n
-//	KEYS[5+2n+j] -> group:<g_j> SET, for j = 0..m-1
+//	KEYS[5] -> touched: SET (news.TouchLua)
+//	KEYS[4+2i], KEYS[5+2i] -> news:<id_i> HASH, voted:<id_i> HASH, for i = 1..n
+//	KEYS[6+2n+3j], KEYS[7+2n+3j], KEYS[8+2n+3j] -> group:<g_j> SET,
+//	  cache:score:<g_j> and cache:time:<g_j> ZSETs, for j = 0..m-1
 //	ARGV[1] -> cutoff: ids whose post time is below it go (Unix s)
 //	ARGV[2] -> n, the number of ids
 //	ARGV[2+i] -> id_i
-//	ARGV[3+n+j] -> g_j, the group name of KEYS[5+2n+j]
+//	ARGV[3+n+j] -> g_j, the group name of KEYS[6+2n+3j]
 //
 // Each id is checked again (its post time must still be below the cutoff);
-// the ids that pass leave time:, score:, votes: and every group, and their
-// hash and voted: key are deleted. A group left empty leaves groups:.
-// Returns the number of articles removed.
-var pruneCmd = redis.NewScript(`
+// the ids that pass leave time:, score:, votes: and every group (unrank:
+// a group that loses a member loses its cached rankings, which list it,
+// and leaves groups: when it is empty), and their hash and voted: key are
+// deleted. The ids are recorded in touched: while a rebuild runs, so its swap drops
+// them too. Returns the number of articles removed.
+var pruneCmd = redis.NewScript(news.TouchLua + news.UnrankLua + `
 local cutoff = tonumber(ARGV[1])
 local n = tonumber(ARGV[2])
 local gone = {}
@@ -38,20 +42,14 @@ for i = 1, n do
   local t = redis.call('ZSCORE', KEYS[1], id)
   if t and tonumber(t) < cutoff then
     gone[#gone + 1] = id
-    redis.call('DEL', KEYS[3 + 2 * i], KEYS[4 + 2 * i])
+    redis.call('DEL', KEYS[4 + 2 * i], KEYS[5 + 2 * i])
   end
 end
 if #gone == 0 then
   return 0
 end
-redis.call('ZREM', KEYS[1], unpack(gone))
-redis.call('ZREM', KEYS[2], unpack(gone))
-redis.call('ZREM', KEYS[3], unpack(gone))
-for j = 5 + 2 * n, #KEYS do
-  if redis.call('SREM', KEYS[j], unpack(gone)) > 0 and redis.call('SCARD', KEYS[j]) == 0 then
-    redis.call('SREM', KEYS[4], ARGV[3 + n + (j - 5 - 2 * n)])
-  end
-end
+unrank(gone, KEYS[1], KEYS[3], KEYS[2], KEYS[4], 6 + 2 * n, 3 + n)
+touch(KEYS[5], unpack(gone))
 return #gone
 `)
 
@@ -116,8 +114,8 @@ func (r *Rescorer) Prune(ctx context.Context, now time.Time) (PruneResult, error
 		if err != nil {
 			return res, fmt.Errorf("prune: read groups: %w", err)
 		}
-		keys := make([]string, 0, 4+2*len(batch)+len(groups))
-		keys = append(keys, r.keys.Time(), r.keys.Score(), r.keys.Votes(), r.keys.Groups())
+		keys := make([]string, 0, 5+2*len(batch)+3*len(groups))
+		keys = append(keys, r.keys.Time(), r.keys.Score(), r.keys.Votes(), r.keys.Groups(), r.keys.Touched())
 		args := make([]any, 0, 2+len(batch)+len(groups))
 		args = append(args, cut, len(batch))
 		for _, z := range batch {
@@ -126,7 +124,7 @@ func (r *Rescorer) Prune(ctx context.Context, now time.Time) (PruneResult, error
 			args = append(args, id)
 		}
 		for _, g := range groups {
-			keys = append(keys, r.keys.Group(g))
+			keys = append(keys, r.keys.GroupWithCaches(g)...)
 			args = append(args, g)
 		}
 		n, err := pruneCmd.Run(ctx, r.c, keys, args...).Int64()
@@ -143,9 +141,6 @@ func (r *Rescorer) Prune(ctx context.Context, now time.Time) (PruneResult, error
 			break
 		}
 	}
-	if res.Removed > 0 {
-		r.dropGroupCaches(ctx)
-	}
 	kept, err := r.c.ZCard(ctx, r.keys.Time()).Result()
 	if err != nil {
 		return res, fmt.Errorf("prune: count time: %w", err)
@@ -153,25 +148,6 @@ func (r *Rescorer) Prune(ctx context.Context, now time.Time) (PruneResult, error
 	res.Kept = kept
 	r.log.Info("prune done", "removed", res.Removed, "batches", res.Batches, "kept", res.Kept, "cutoff", res.Cutoff)
 	return res, nil
-}
-
-// dropGroupCaches deletes the cached group rankings, which may still list
-// pruned articles. Failing here only delays the caches' expiry.
-func (r *Rescorer) dropGroupCaches(ctx context.Context) {
-	groups, err := r.c.SMembers(ctx, r.keys.Groups()).Result()
-	if err != nil {
-		r.log.Warn("prune: list groups for their caches", "err", err)
-		return
-	}
-	_, err = r.c.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for _, g := range groups {
-			p.Del(ctx, r.keys.GroupCache(g, news.ByScore), r.keys.GroupCache(g, news.ByTime))
-		}
-		return nil
-	})
-	if err != nil {
-		r.log.Warn("prune: drop group caches", "err", err)
-	}
 }
 
 // DryRun reports what Prune(ctx, now) would remove, listing up to sample

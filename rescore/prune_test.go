@@ -137,3 +137,34 @@ func TestPruneEmptyAndCancelled(t *testing.T) {
 		t.Fatalf("cancelled prune removed articles: %d left", n)
 	}
 }
+
+// TestPruneDropsTheCachesOfGroupsItEmpties: a group whose every article
+// leaves the window must list nothing at once, not its cached ranking
+// of articles that are gone.
+func TestPruneDropsTheCachesOfGroupsItEmpties(t *testing.T) {
+	e := newEnv(t, redistest.Start(t).Client(), "linear", WithBatch(3))
+	for i := range 5 {
+		e.ingest(t, i, t0.Add(-time.Duration(150+i)*time.Hour), int64(i), "old")
+	}
+	for i := 5; i < 10; i++ {
+		e.ingest(t, i, t0.Add(-time.Duration(i)*time.Hour), int64(i), "new")
+	}
+	for _, o := range []news.Order{news.ByScore, news.ByTime} {
+		if p, err := e.store.GroupList(e.ctx, "old", o, 1, 10); err != nil || p.Total != 5 {
+			t.Fatalf("group old by %s before the prune: %+v, %v", o, p, err)
+		}
+	}
+	if res, err := e.r.Prune(e.ctx, t0.Add(24*time.Hour)); err != nil || res.Removed != 5 {
+		t.Fatalf("prune: %+v, %v", res, err)
+	}
+	for _, o := range []news.Order{news.ByScore, news.ByTime} {
+		p, err := e.store.GroupList(e.ctx, "old", o, 1, 10)
+		if err != nil || p.Total != 0 || len(p.Items) != 0 || p.Pages != 0 {
+			t.Errorf("group old by %s after the prune emptied it: total %d, %d items, %d pages, %v; want empty",
+				o, p.Total, len(p.Items), p.Pages, err)
+		}
+		if n, _ := e.c.Exists(e.ctx, e.keys.GroupCache("old", o)).Result(); n != 0 {
+			t.Errorf("cache:%s:old survived the prune", o)
+		}
+	}
+}

@@ -31,6 +31,7 @@ var ErrMismatch = errors.New("rebuilt ranking does not match time:")
 // jobs package's lock.
 type Rescorer struct {
 	c       redis.UniversalClient
+	store   *news.Store
 	keys    news.Keys
 	formula news.Formula
 	window  time.Duration
@@ -38,12 +39,17 @@ type Rescorer struct {
 	log     *slog.Logger
 	batch   int // prune batch
 	read    int // rebuild read batch
+	drain   int // touched ids one swap call re-scores
 	callTTL time.Duration
 
 	// afterBatch, when set (tests), runs after each batch of a client-side
 	// rebuild has been read and its predecessor written; last is set for
 	// the final batch of the walk.
 	afterBatch func(batch int, last bool)
+	// beforeSwap, when set (tests), runs after a client-side rebuild has
+	// written its ranking, before the first swap call; afterSwapCall
+	// after each swap call that did not swap.
+	beforeSwap, afterSwapCall func()
 }
 
 // Option configures a Rescorer.
@@ -82,6 +88,7 @@ func WithCallTimeout(d time.Duration) Option {
 func New(c redis.UniversalClient, store *news.Store, opts ...Option) *Rescorer {
 	r := &Rescorer{
 		c:       c,
+		store:   store,
 		keys:    store.Keys(),
 		formula: store.Formula(),
 		window:  store.Window(),
@@ -89,6 +96,7 @@ func New(c redis.UniversalClient, store *news.Store, opts ...Option) *Rescorer {
 		log:     slog.Default(),
 		batch:   DefaultPruneBatch,
 		read:    DefaultReadBatch,
+		drain:   drainBatch,
 		callTTL: DefaultCallTimeout,
 	}
 	for _, o := range opts {

@@ -190,9 +190,10 @@ func (a *app) pruneJob(ctx context.Context) (jobs.Counts, error) {
 
 func (a *app) rescoreJob(ctx context.Context) (jobs.Counts, error) {
 	res, err := a.rescore.Rebuild(ctx)
-	repaired := int64(0)
+	reconciled := int64(0)
 	if res.Repaired {
-		repaired = 1
+		reconciled = 1
 	}
-	return jobs.Counts{"articles": res.Articles, "batches": int64(res.Batches), "repaired": repaired}, err
+	return jobs.Counts{"articles": res.Articles, "batches": int64(res.Batches), "rescored": res.Rescored,
+		"reconciled": reconciled, "votes_repaired": res.VotesRepaired, "dropped": res.Dropped, "restored": res.Restored}, err
 }

@@ -93,9 +93,14 @@ func TestPruneRescoreAndJobsCommands(t *testing.T) {
 		t.Fatalf("after prune %d articles, want 2", n)
 	}
 
+	// An id that is no article in score:, and an article that lost its
+	// votes: entry: the rebuild drops the one, repairs the other from its
+	// hash, and says so.
 	c.ZAdd(ctx, k.Score(), redis.Z{Score: 1, Member: "garbage"})
+	c.ZRem(ctx, k.Votes(), news.ID("https://example.com/0"))
 	code, out, errs = runCLI(t, "rescore", "-config", cfg)
-	if code != 0 || !strings.Contains(out, "rebuilt score: for 2 articles with linear") {
+	if code != 0 || !strings.Contains(out, "rebuilt score: for 2 articles with linear") ||
+		!strings.Contains(out, "1 vote counts restored, 1 ids without an article dropped") {
 		t.Fatalf("rescore: %d\n%s\n%s", code, out, errs)
 	}
 	if n, _ := c.ZCard(ctx, k.Score()).Result(); n != 2 {

@@ -15,7 +15,10 @@ Rebuild the score: ranking from time: and votes: with the configured
 formula (news.formula), as the scheduled "rescore" job does: the new
 ranking is built aside and swapped in at once, so readers never see a part
 of it. For linear the work is done inside Redis; hot and gravity are
-computed here in pipelined batches.
+computed here in pipelined batches, and votes, ingests and prunes made
+meanwhile are re-scored before the swap. Ranked ids whose article hash is
+gone are dropped, and articles missing from votes: get the votes their
+hash records; the counts are printed and logged.
 
 The run takes the job's lock and is recorded in its history (newsrank jobs).
 Exit status: 0 done, 1 failed, 2 usage or configuration error, 3 skipped
@@ -34,12 +37,17 @@ because another run holds the lock, 130/143 interrupted by SIGINT/SIGTERM.`)
 	if err != nil {
 		return jobError(run, err)
 	}
+	c := run.Counts
 	note := ""
-	if run.Counts["repaired"] == 1 {
-		note = " (articles ingested or pruned during the build were taken in)"
+	if n := c["rescored"]; n > 0 {
+		note += fmt.Sprintf("; %d articles written during the build re-scored", n)
+	}
+	if c["votes_repaired"]+c["dropped"]+c["restored"] > 0 {
+		note += fmt.Sprintf("; repaired from the article hashes: %d vote counts restored, %d ids without an article dropped, %d articles ranked again",
+			c["votes_repaired"], c["dropped"], c["restored"])
 	}
 	fmt.Fprintf(std.out, "rescore: rebuilt score: for %d articles with %s in %s%s\n",
-		run.Counts["articles"], a.news.Formula().Name(), run.Duration().Round(time.Millisecond), note)
+		c["articles"], a.news.Formula().Name(), run.Duration().Round(time.Millisecond), note)
 	return nil
 }
 
