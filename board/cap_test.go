@@ -139,7 +139,7 @@ func TestCapIssueExamples(t *testing.T) {
 }
 
 // TestCapUndoOfKeptMember: an undo that takes a kept user below a user
-// outside makes the board drop it (and anyone tied with it) rather than
+// outside makes the board drop it (and those tied below it) rather than
 // show a wrong order; the board fills again as users outside earn.
 func TestCapUndoOfKeptMember(t *testing.T) {
 	p := newPair(t, 2)
@@ -169,10 +169,20 @@ func TestCapUndoOfKeptMember(t *testing.T) {
 // without undos the capped board always shows the uncapped one's top
 // min(K, users).
 func TestCapMatchesUncapped(t *testing.T) {
-	const streams, steps, k = 24, 120, 3
-	users := []string{"ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal"}
+	for _, c := range []struct{ streams, steps, users, k int }{{24, 120, 8, 3}, {8, 200, 16, 6}} {
+		t.Run(fmt.Sprintf("%d users, cap %d", c.users, c.k), func(t *testing.T) {
+			capProperty(t, c.streams, c.steps, c.users, c.k)
+		})
+	}
+}
+
+func capProperty(t *testing.T, streams, steps, nusers, k int) {
+	var users []string
+	for i := range nusers {
+		users = append(users, fmt.Sprintf("%c%d", 'a'+i%26, i))
+	}
 	actions := []string{"visit", "like", "collect", "comment", "publish", "follow", "comment", "like"}
-	rng := rand.New(rand.NewPCG(12, 8))
+	rng := rand.New(rand.NewPCG(uint64(nusers), uint64(k)))
 	p := newPair(t, k)
 	short, total := 0, 0
 	for s := range streams {

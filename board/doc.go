@@ -118,8 +118,8 @@
 //     ZREVRANGE orders them), or, on a board holding fewer than K, when
 //     it is above every total outside. An undo takes points from the
 //     true total wherever the user is; a kept member taken to or below
-//     the highest total outside leaves the ZSET, with every member tied
-//     with it.
+//     the highest total outside leaves the ZSET, with the members below it
+//     (tied with it, after it in member order).
 //
 //     Guarantee (TestCapMatchesUncapped, a property test over random
 //     streams with undos): the ZSET is always exactly the first entries

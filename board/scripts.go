@@ -108,7 +108,7 @@ end
 -- the ZSET and the lowest member leaves if the board is over the cap; a
 -- user who lands lowest on a board with room stays only with a total
 -- above every total outside; a kept member taken to or below the best
--- total outside leaves, with every member tied with it.
+-- total outside leaves, with the members below it (tied with it).
 local function add(b, user, delta)
   local z = KEYS[b]
   if C.cap == 0 then
@@ -127,9 +127,13 @@ local function add(b, user, delta)
     if delta > 0 then trim(b) return end
     local u = bestOut(b)
     if u and new <= u then
-      local tied = redis.call('ZRANGEBYSCORE', z, '-inf', new, 'WITHSCORES')
-      redis.call('ZREMRANGEBYSCORE', z, '-inf', new)
-      for j = 1, #tied, 2 do leave(b, tied[j], tonumber(tied[j + 1])) end
+      -- user may now be below a user outside: it leaves, with the members
+      -- below it (tied with it, ordered by member), so the rest stays a
+      -- prefix of the uncapped order.
+      local r = redis.call('ZRANK', z, user)
+      local low = redis.call('ZRANGE', z, 0, r, 'WITHSCORES')
+      redis.call('ZREMRANGEBYRANK', z, 0, r)
+      for j = 1, #low, 2 do leave(b, low[j], tonumber(low[j + 1])) end
     end
     return
   end
