@@ -222,10 +222,9 @@ func (p plan) result(applied bool) Result {
 // day and month.
 func (a *Activity) awardArgs(ps []plan, now time.Time) ([]string, []any) {
 	keys := make([]string, 0, 8+2*len(ps))
-	args := make([]any, 0, 8+4*len(ps))
+	args := make([]any, 0, 7+4*len(ps))
 	keys = append(keys, a.keys.boards(ps[0].day, ps[0].month)...)
 	args = append(args, a.settings(now)...)
-	args = append(args, strings.ReplaceAll(ps[0].day, "-", ""))
 	for _, p := range ps {
 		keys = append(keys, p.ledger, p.legacy)
 		ver := ""

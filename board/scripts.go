@@ -183,15 +183,12 @@ end
 //
 //	KEYS[1..8], ARGV[1..7] -> the boards and settings (activityLua)
 //	KEYS[7+2i], KEYS[8+2i] -> event i's ledger HASH and legacy STRING key
-//	ARGV[8] -> the award's day, YYYYMMDD
-//	ARGV[9+4(i-1)] .. ARGV[12+4(i-1)] -> event i's user, ledger field,
+//	ARGV[8+4(i-1)] .. ARGV[11+4(i-1)] -> event i's user, ledger field,
 //	             value ("points|YYYYMMDD", or "points" for a visit) and
 //	             version ("" for none)
 //
 // Reply: one integer per event: 1 when awarded, 0 when not.
 var awardCmd = redis.NewScript(activityLua + `
-local day = ARGV[8]
-
 -- migrate moves the legacy entry G into field f of L; returns its value.
 -- A visit's is not looked up: it is forgotten a day later anyway.
 local function migrate(L, G, f)
@@ -241,7 +238,7 @@ local out, any, kept = {}, false, {}
 local i = 1
 while KEYS[7 + 2 * i] do
   local L, G = KEYS[7 + 2 * i], KEYS[8 + 2 * i]
-  local a = 9 + 4 * (i - 1)
+  local a = 8 + 4 * (i - 1)
   local user, f, v = ARGV[a], ARGV[a + 1], ARGV[a + 2]
   local wrote
   out[i], wrote = award(L, G, f, v, ARGV[a + 3])
