@@ -55,3 +55,25 @@ func TestConcurrentVotesKeepLikePointsInStep(t *testing.T) {
 		t.Fatalf("vote and like points disagree in %d of %d trials, e.g. %s", len(bad), trials, bad[0])
 	}
 }
+
+// TestArticlePageCountsAVisit: opening an article page is a visit of that
+// page for a returning visitor (with the cookie), once a day; a client
+// without the cookie earns nothing and puts nobody on the board.
+func TestArticlePageCountsAVisit(t *testing.T) {
+	e := newEnv(t)
+	id := e.seed(1)[0]
+	b := newBrowser(t, e)
+	for range 3 {
+		if code, _ := b.get("/news/" + id); code != http.StatusOK {
+			t.Fatalf("article page = %d", code)
+		}
+	}
+	if r := e.do("GET", "/news/"+id, "", ""); r.status != http.StatusOK {
+		t.Fatalf("article page without the cookie = %d", r.status)
+	}
+	var bj boardJSON
+	e.get("/api/boards/activity", &bj)
+	if len(bj.Entries) != 1 || bj.Entries[0].Score != 1 {
+		t.Fatalf("board after 3 views with the cookie and 1 without: %+v, want the visitor with 1 point", bj.Entries)
+	}
+}
