@@ -68,13 +68,24 @@ type Event struct {
 	// boards of the award, whatever At says). It must lie within
 	// MaxLateness before and MaxSkew after now.
 	At time.Time `json:"at,omitzero"`
+	// Version, when > 0, makes the event of a revocable action a
+	// statement of state as of that version, for a caller that learns the
+	// state with a version that only grows (package news: a vote's
+	// version): Undo false says the action stands (award it unless it is
+	// awarded), Undo true says it does not (take back what it was awarded,
+	// if anything). An event whose version is not newer than the last one
+	// applied to its (user, action, target) changes nothing, so reports
+	// that race or arrive out of order end in the state of the newest.
+	// At most MaxVersion.
+	Version int64 `json:"version,omitempty"`
 }
 
 // Result says what Record did.
 type Result struct {
-	// Applied is false when the event changed nothing: a repeat of
-	// something already counted, an undo of something never counted (or
-	// already undone), or an action whose weight is 0.
+	// Applied is true when the event changed points: false for a repeat
+	// of something already counted, an undo of something never counted
+	// (or already undone), an action whose weight is 0, and a versioned
+	// event that is stale or states what already holds.
 	Applied bool `json:"applied"`
 	// Points is what the event added (negative for an undo).
 	Points int `json:"points"`
@@ -179,358 +190,6 @@ func (a *Activity) boardKey(p Period, date time.Time) (string, error) {
 	return "", fmt.Errorf("period %q: %w: must be day or month", p, ErrBadPeriod)
 }
 
-// plan is a validated event with everything its script needs.
-type plan struct {
-	ev        Event
-	points    int
-	day       string
-	month     string
-	ledger    string
-	ledgerTTL time.Duration
-}
-
-func (a *Activity) prepare(ev Event, now time.Time) (plan, error) {
-	if err := checkUser("user", ev.User); err != nil {
-		return plan{}, err
-	}
-	if !slices.Contains(config.Actions, ev.Action) {
-		return plan{}, fmt.Errorf("action %q: %w: must be one of %s", ev.Action, ErrUnknownAction, strings.Join(config.Actions, ", "))
-	}
-	if err := checkTarget(ev.Action, ev.Target); err != nil {
-		return plan{}, err
-	}
-	p := plan{ev: ev}
-	if ev.Undo {
-		if !revocable[ev.Action] {
-			return plan{}, fmt.Errorf("undo %s: %w", ev.Action, ErrNotRevocable)
-		}
-		p.ledger = a.keys.ledger(ev.User, ev.Action, ev.Target)
-		return p, nil
-	}
-	at := ev.At
-	if at.IsZero() {
-		at = now
-	}
-	if at.After(now.Add(MaxSkew)) {
-		return plan{}, fmt.Errorf("at %s: %w: more than %s in the future", at.Format(time.RFC3339), ErrEventTime, MaxSkew)
-	}
-	if at.Before(now.Add(-MaxLateness)) {
-		return plan{}, fmt.Errorf("at %s: %w: more than %s ago", at.Format(time.RFC3339), ErrEventTime, MaxLateness)
-	}
-	local := at.In(a.loc)
-	p.day, p.month = local.Format(DayLayout), local.Format(MonthLayout)
-	p.points = a.weights[ev.Action]
-	if ev.Action == "visit" {
-		p.ledger = a.keys.visitLedger(ev.User, p.day, ev.Target)
-		y, m, d := local.Date()
-		end := time.Date(y, m, d+1, 0, 0, 0, 0, a.loc)
-		p.ledgerTTL = max(end.Sub(now)+MaxLateness, time.Minute)
-	} else {
-		p.ledger = a.keys.ledger(ev.User, ev.Action, ev.Target)
-		p.ledgerTTL = a.ledTTL
-	}
-	return p, nil
-}
-
-// awardCmd awards the points of one or more events of the same day, each
-// once: an event whose ledger entry exists already is a repeat and changes
-// nothing. Record sends one event; RecordMany up to scriptEvents.
-//
-//	KEYS[1]   -> day board                                      ZSET
-//	KEYS[2]   -> month board                                    ZSET
-//	KEYS[2+i] -> ledger entry of event i's (user, action, target) STRING
-//	ARGV[1]   -> day board TTL, ms (set only when the board is created)
-//	ARGV[2]   -> month board TTL, ms (set only when the board is created)
-//	ARGV[3]   -> cap: keep only the top cap members of each board; 0 keeps all
-//	ARGV[4]   -> ledger value suffix "|day|month"
-//	ARGV[5+3(i-1)], ARGV[6+3(i-1)], ARGV[7+3(i-1)] -> event i's user,
-//	             points (> 0) and ledger TTL in ms
-//
-// Reply: one integer per event: 1 when awarded, 0 for a repeat.
-var awardCmd = redis.NewScript(`
-local out, any = {}, false
-for i = 1, #KEYS - 2 do
-  local j = 5 + (i - 1) * 3
-  local user, pts = ARGV[j], ARGV[j + 1]
-  if redis.call('SET', KEYS[i + 2], pts .. ARGV[4], 'NX', 'PX', ARGV[j + 2]) then
-    redis.call('ZINCRBY', KEYS[1], pts, user)
-    redis.call('ZINCRBY', KEYS[2], pts, user)
-    out[i], any = 1, true
-  else
-    out[i] = 0
-  end
-end
-if any then
-  local cap = tonumber(ARGV[3])
-  for b = 1, 2 do
-    if redis.call('PTTL', KEYS[b]) == -1 then
-      redis.call('PEXPIRE', KEYS[b], ARGV[b])
-    end
-    if cap > 0 then
-      local n = redis.call('ZCARD', KEYS[b])
-      if n > cap then
-        redis.call('ZREMRANGEBYRANK', KEYS[b], 0, n - cap - 1)
-      end
-    end
-  end
-end
-return out
-`)
-
-// scriptEvents is the most events one awardCmd call carries, so that one
-// call keeps Redis busy for well under a millisecond.
-const scriptEvents = 50
-
-// undoCmd takes back the points of one award from the boards it went to,
-// if the ledger entry still holds what the caller read (compare and
-// delete). A board that expired meanwhile, or a member a capped board
-// dropped, is left alone; a member whose score falls to 0 or below is
-// removed, so a user with no points is not ranked.
-//
-//	KEYS[1] -> ledger entry   STRING
-//	KEYS[2] -> day board of the award     ZSET
-//	KEYS[3] -> month board of the award   ZSET
-//	ARGV[1] -> the ledger value read before, "points|day|month"
-//	ARGV[2] -> user
-//	ARGV[3] -> points to take back (> 0)
-//
-// Reply: 1 when taken back, 0 when the ledger entry changed (read again).
-var undoCmd = redis.NewScript(`
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then
-  return 0
-end
-redis.call('DEL', KEYS[1])
-for i = 2, 3 do
-  if redis.call('ZSCORE', KEYS[i], ARGV[2]) then
-    local s = tonumber(redis.call('ZINCRBY', KEYS[i], '-' .. ARGV[3], ARGV[2]))
-    if s <= 0 then
-      redis.call('ZREM', KEYS[i], ARGV[2])
-    end
-  end
-end
-return 1
-`)
-
-// awardArgs builds awardCmd's keys and arguments for ps, which share a
-// day and month.
-func (a *Activity) awardArgs(ps []plan) ([]string, []any) {
-	keys := make([]string, 0, 2+len(ps))
-	args := make([]any, 0, 4+3*len(ps))
-	keys = append(keys, a.keys.day(ps[0].day), a.keys.month(ps[0].month))
-	args = append(args, a.dayTTL.Milliseconds(), a.monthTTL.Milliseconds(), a.cap, "|"+ps[0].day+"|"+ps[0].month)
-	for _, p := range ps {
-		keys = append(keys, p.ledger)
-		args = append(args, p.ev.User, p.points, p.ledgerTTL.Milliseconds())
-	}
-	return keys, args
-}
-
-func (p plan) result(applied bool) Result {
-	r := Result{Applied: applied, Day: p.day, Month: p.month}
-	if applied {
-		r.Points = p.points
-	}
-	return r
-}
-
-// Record applies one event atomically (one Lua script per event): an
-// award adds the action's weight to the user's day and month boards once
-// per (user, action, target) — a visit once per (user, path, day); an undo
-// takes back exactly the points of that award from the boards it went to.
-// Repeats and undos of nothing are no-ops (Result.Applied false).
-func (a *Activity) Record(ctx context.Context, ev Event) (Result, error) {
-	p, err := a.prepare(ev, a.clock.Now())
-	if err != nil {
-		return Result{}, err
-	}
-	if ev.Undo {
-		return a.undo(ctx, p)
-	}
-	return a.award(ctx, p)
-}
-
-func (a *Activity) award(ctx context.Context, p plan) (Result, error) {
-	if p.points == 0 {
-		return p.result(false), nil
-	}
-	keys, args := a.awardArgs([]plan{p})
-	vals, err := awardCmd.Run(ctx, a.rdb, keys, args...).Int64Slice()
-	if err == nil && len(vals) != 1 {
-		err = fmt.Errorf("unexpected reply %v", vals)
-	}
-	if err != nil {
-		return Result{}, fmt.Errorf("record %s %s by %s: %w", p.ev.Action, p.ev.Target, p.ev.User, err)
-	}
-	r := p.result(vals[0] == 1)
-	a.log.Debug("activity award", "user", p.ev.User, "action", p.ev.Action, "target", p.ev.Target, "applied", r.Applied, "points", r.Points, "day", r.Day)
-	return r, nil
-}
-
-// undoAttempts bounds the read → compare-and-delete loop of an undo. Each
-// retry means another client changed the same ledger entry in between.
-const undoAttempts = 10
-
-func (a *Activity) undo(ctx context.Context, p plan) (Result, error) {
-	for range undoAttempts {
-		val, err := a.rdb.Get(ctx, p.ledger).Result()
-		if errors.Is(err, redis.Nil) {
-			return Result{}, nil // never awarded, already undone, or expired
-		}
-		if err != nil {
-			return Result{}, fmt.Errorf("undo %s %s by %s: %w", p.ev.Action, p.ev.Target, p.ev.User, err)
-		}
-		points, day, month, err := parseLedger(val)
-		if err != nil {
-			return Result{}, fmt.Errorf("undo %s %s by %s: ledger %s: %w", p.ev.Action, p.ev.Target, p.ev.User, p.ledger, err)
-		}
-		n, err := undoCmd.Run(ctx, a.rdb, []string{p.ledger, a.keys.day(day), a.keys.month(month)}, val, p.ev.User, points).Int()
-		if err != nil {
-			return Result{}, fmt.Errorf("undo %s %s by %s: %w", p.ev.Action, p.ev.Target, p.ev.User, err)
-		}
-		if n == 1 {
-			a.log.Debug("activity undo", "user", p.ev.User, "action", p.ev.Action, "target", p.ev.Target, "points", -points, "day", day)
-			return Result{Applied: true, Points: -points, Day: day, Month: month}, nil
-		}
-	}
-	return Result{}, fmt.Errorf("undo %s %s by %s: ledger entry changed %d times while undoing", p.ev.Action, p.ev.Target, p.ev.User, undoAttempts)
-}
-
-// parseLedger parses "points|day|month".
-func parseLedger(v string) (points int, day, month string, err error) {
-	parts := strings.Split(v, "|")
-	if len(parts) != 3 {
-		return 0, "", "", fmt.Errorf("malformed value %q", v)
-	}
-	points, err = strconv.Atoi(parts[0])
-	if err != nil || points <= 0 {
-		return 0, "", "", fmt.Errorf("malformed points in %q", v)
-	}
-	if _, err := time.Parse(DayLayout, parts[1]); err != nil {
-		return 0, "", "", fmt.Errorf("malformed day in %q", v)
-	}
-	if _, err := time.Parse(MonthLayout, parts[2]); err != nil {
-		return 0, "", "", fmt.Errorf("malformed month in %q", v)
-	}
-	return points, parts[1], parts[2], nil
-}
-
-// RecordMany applies events in order, with the same effect and results
-// as Record one by one, in fewer round trips: consecutive awards of the
-// same day go to Redis together, up to scriptEvents per script call and
-// MaxBatch per pipeline (each event is still applied atomically and
-// exactly once); an undo is sent on its own, after the awards before it.
-// All events are validated first: if one is bad, the error names its index
-// and nothing is recorded. On a Redis error the results cover the events
-// recorded before the failed pipeline; sending the rest again is safe,
-// since a repeat counts nothing.
-func (a *Activity) RecordMany(ctx context.Context, evs []Event) ([]Result, error) {
-	now := a.clock.Now()
-	plans := make([]plan, len(evs))
-	for i, ev := range evs {
-		p, err := a.prepare(ev, now)
-		if err != nil {
-			return nil, fmt.Errorf("event %d: %w", i, err)
-		}
-		plans[i] = p
-	}
-	results := make([]Result, 0, len(evs))
-	var batch []plan
-	flush := func() error {
-		rs, err := a.awardBatch(ctx, batch)
-		if err != nil {
-			return err
-		}
-		results = append(results, rs...)
-		batch = batch[:0]
-		return nil
-	}
-	for _, p := range plans {
-		if p.ev.Undo {
-			if err := flush(); err != nil {
-				return results, err
-			}
-			r, err := a.undo(ctx, p)
-			if err != nil {
-				return results, err
-			}
-			results = append(results, r)
-			continue
-		}
-		batch = append(batch, p)
-		if len(batch) == MaxBatch {
-			if err := flush(); err != nil {
-				return results, err
-			}
-		}
-	}
-	if err := flush(); err != nil {
-		return results, err
-	}
-	return results, nil
-}
-
-// awardBatch awards ps, in order, in one pipeline of awardCmd calls by
-// EVALSHA, each call carrying up to scriptEvents consecutive events of one
-// day. Calls the server rejects with NOSCRIPT (script never loaded, or the
-// server restarted) did not run, so the script is loaded and they are
-// sent again.
-func (a *Activity) awardBatch(ctx context.Context, ps []plan) ([]Result, error) {
-	out := make([]Result, len(ps))
-	type call struct {
-		idx []int // indexes into ps
-		cmd *redis.Cmd
-	}
-	var calls []*call
-	var cur *call
-	for i, p := range ps {
-		if p.points == 0 {
-			out[i] = p.result(false)
-			continue
-		}
-		if cur == nil || len(cur.idx) == scriptEvents || ps[cur.idx[0]].day != p.day {
-			cur = &call{}
-			calls = append(calls, cur)
-		}
-		cur.idx = append(cur.idx, i)
-	}
-	for attempt := 0; len(calls) > 0; attempt++ {
-		pipe := a.rdb.Pipeline()
-		for _, c := range calls {
-			group := make([]plan, len(c.idx))
-			for j, i := range c.idx {
-				group[j] = ps[i]
-			}
-			keys, args := a.awardArgs(group)
-			c.cmd = awardCmd.EvalSha(ctx, pipe, keys, args...)
-		}
-		_, _ = pipe.Exec(ctx) // errors are read per call below
-		var again []*call
-		for _, c := range calls {
-			vals, err := c.cmd.Int64Slice()
-			if err == nil && len(vals) != len(c.idx) {
-				err = fmt.Errorf("unexpected reply %v", vals)
-			}
-			switch {
-			case err == nil:
-				for j, i := range c.idx {
-					out[i] = ps[i].result(vals[j] == 1)
-				}
-			case redis.HasErrorPrefix(err, "NOSCRIPT") && attempt == 0:
-				again = append(again, c)
-			default:
-				return nil, fmt.Errorf("record %d events: %w", len(ps), err)
-			}
-		}
-		if len(again) > 0 {
-			if err := awardCmd.Load(ctx, a.rdb).Err(); err != nil {
-				return nil, fmt.Errorf("load award script: %w", err)
-			}
-		}
-		calls = again
-	}
-	return out, nil
-}
-
 // Top returns the n highest scores of the board of period that holds date,
 // highest first, with competition ranks: equal scores share a rank and the
 // next rank skips (1, 1, 3). Among equal scores the order is Redis's
@@ -559,22 +218,30 @@ func (a *Activity) Top(ctx context.Context, period Period, date time.Time, n int
 }
 
 // rankCmd reads a member's score and how many members score strictly more,
-// in one step.
+// in one step; for a user a capped board does not keep, their total.
 //
 //	KEYS[1] -> board   ZSET
+//	KEYS[2] -> the board's out HASH (capped boards; absent otherwise)
 //	ARGV[1] -> user
 //
-// Reply: {} when the user is not on the board, else {score, higher}.
+// Reply: {score, higher} when the user is on the board, {total} when a
+// capped board does not keep them, {} when they have no points there.
 var rankCmd = redis.NewScript(`
 local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if not s then return {} end
+if not s then
+  local t = redis.call('HGET', KEYS[2], ARGV[1])
+  if t then return {t} end
+  return {}
+end
 return {s, redis.call('ZCOUNT', KEYS[1], '(' .. s, '+inf')}
 `)
 
 // Rank returns user's place on the board of period that holds date. The
 // rank is competition ranking, computed exactly: 1 + the number of users
 // with a strictly higher score (scores are integers, so the comparison is
-// exact). ok is false when the user has no points on that board.
+// exact). ok is false when the user is not ranked: they have no points on
+// that board, or a capped board (board.cap) does not keep them; then
+// e.Score is their true total (0 for no points) and e.Rank 0.
 func (a *Activity) Rank(ctx context.Context, user string, period Period, date time.Time) (e Entry, ok bool, err error) {
 	key, err := a.boardKey(period, date)
 	if err != nil {
@@ -583,16 +250,19 @@ func (a *Activity) Rank(ctx context.Context, user string, period Period, date ti
 	if err := checkUser("user", user); err != nil {
 		return Entry{}, false, err
 	}
-	vals, err := rankCmd.Run(ctx, a.rdb, []string{key}, user).Slice()
+	vals, err := rankCmd.Run(ctx, a.rdb, []string{key, a.keys.out(key)}, user).Slice()
 	if err != nil {
 		return Entry{}, false, fmt.Errorf("rank of %s on %s: %w", user, key, err)
 	}
-	if len(vals) != 2 {
+	if len(vals) == 0 {
 		return Entry{}, false, nil
 	}
 	score, err := parseScore(vals[0])
 	if err != nil {
 		return Entry{}, false, fmt.Errorf("rank of %s on %s: %w", user, key, err)
+	}
+	if len(vals) == 1 {
+		return Entry{User: user, Score: score}, false, nil
 	}
 	higher, _ := vals[1].(int64)
 	return Entry{Rank: int(higher) + 1, User: user, Score: score}, true, nil

@@ -321,9 +321,9 @@ func TestConcurrentLikeUnlike(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	liked, err := r.rdb.Exists(r.ctx, r.act.keys.ledger("u", "like", "a")).Result()
-	if err != nil {
-		t.Fatal(err)
+	liked := int64(0)
+	if v, _ := r.rdb.HGet(r.ctx, r.act.keys.ledger("u"), "like:a").Result(); strings.HasPrefix(v, "2|") {
+		liked = 1
 	}
 	want := int64(-1)
 	if liked == 1 {
@@ -459,7 +459,7 @@ func TestTTLSetOnce(t *testing.T) {
 	}
 	checkNear("day board", r.pttl(dayKey), r.cfg.DayRetention.D())
 	checkNear("month board", r.pttl(monthKey), r.cfg.MonthRetention.D())
-	checkNear("like ledger", r.pttl(r.act.keys.ledger("u", "like", "a")), r.cfg.MonthRetention.D())
+	checkNear("ledger", r.pttl(r.act.keys.ledger("u")), r.cfg.MonthRetention.D()+ledgerSlack)
 
 	// Shorten the expiries to one hour, as if the boards were old: later
 	// writes, by the same and other users, an undo, and a board that
@@ -477,56 +477,11 @@ func TestTTLSetOnce(t *testing.T) {
 		}
 	}
 
-	// A visit's ledger entry lives until the end of its day + MaxLateness.
-	r.rec(Event{User: "u", Action: "visit", Target: "/"})
-	end := at(2024, 2, 1, 0, 0, 0)
-	checkNear("visit ledger", r.pttl(r.act.keys.visitLedger("u", "2024-01-31", "/")), end.Sub(r.clock.Now())+MaxLateness)
-
 	// No key is left without an expiry except the invitation board's.
 	for _, k := range r.keys() {
 		if d := r.pttl(k); d < 0 {
 			t.Errorf("key %s has no expiry (%s)", k, d)
 		}
-	}
-}
-
-// TestCap: with cap K each board keeps only its top K; the trade-off is
-// that a user pushed out starts again from what they earn afterwards.
-func TestCap(t *testing.T) {
-	r := newRig(t, func(b *config.Board) { b.Cap = 3 })
-	now := r.clock.Now()
-	// a: 10, b: 3, c: 2, d: 1 → d is trimmed when the 4th user arrives.
-	r.rec(Event{User: "a", Action: "publish", Target: "1"})
-	r.rec(Event{User: "b", Action: "comment", Target: "1"})
-	r.rec(Event{User: "c", Action: "like", Target: "1"})
-	r.rec(Event{User: "d", Action: "visit", Target: "/"})
-	top, err := r.act.Top(r.ctx, Day, now, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := users(top); !slices.Equal(got, []string{"a", "b", "c"}) {
-		t.Fatalf("capped board %v, want [a b c]", got)
-	}
-	if n := r.rdb.ZCard(r.ctx, r.act.keys.month("2024-01")).Val(); n != 3 {
-		t.Fatalf("month board has %d members, want 3", n)
-	}
-	if _, ok, _ := r.act.Rank(r.ctx, "d", Day, now); ok {
-		t.Fatal("trimmed user d is ranked")
-	}
-	// d earns 10 more: d re-enters with 10, not 11 (the lost visit), and
-	// pushes out c.
-	r.rec(Event{User: "d", Action: "publish", Target: "2"})
-	top, _ = r.act.Top(r.ctx, Day, now, 10)
-	if want := []Entry{{1, "d", 10}, {1, "a", 10}, {3, "b", 3}}; !slices.Equal(top, want) {
-		t.Fatalf("after d's publish: %+v, want %+v", top, want)
-	}
-	// An undo of an award whose member was trimmed changes nothing on the
-	// board.
-	if res := r.rec(Event{User: "c", Action: "like", Target: "1", Undo: true}); !res.Applied {
-		t.Fatalf("undo of c's like: %+v", res)
-	}
-	if n := r.rdb.ZCard(r.ctx, r.act.keys.day("2024-01-31")).Val(); n != 3 {
-		t.Fatalf("day board has %d members after the undo, want 3", n)
 	}
 }
 

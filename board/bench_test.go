@@ -187,3 +187,74 @@ func BenchmarkTop(b *testing.B) {
 	b.ReportMetric(rp99, "zrevrange-p99-ms")
 	b.Logf("Top(30) of %d users, %d calls: p50 %.3f ms, p99 %.3f ms (raw ZREVRANGE p50 %.3f, p99 %.3f; target p99 < 1 ms)", members, calls, p50, p99, rp50, rp99)
 }
+
+// BenchmarkCapGrowth measures what a capped board (board.cap) costs per
+// user it does not keep: 20,000 users each visit 2 pages and like 3
+// articles in one day, recorded once with no cap and once with cap 1,000.
+// It reports the memory of the day and month boards' keys (MEMORY USAGE,
+// exact) per user, and per user beyond the cap, and the whole Redis
+// memory per user-day (boards and ledger) for both. Reported, no target:
+// the cap trades a ZSET entry for a hash field per user outside.
+func BenchmarkCapGrowth(b *testing.B) {
+	const users, k = 20_000, 1_000
+	s := redistest.Start(b)
+	c := s.Client()
+	ctx := context.Background()
+	evs := make([]Event, 0, users*5)
+	for u := range users {
+		user := fmt.Sprint("user-", u)
+		for p := range 2 {
+			evs = append(evs, Event{User: user, Action: "visit", Target: fmt.Sprintf("/page/%d", (u+p)%500)})
+		}
+		for a := range 3 {
+			evs = append(evs, Event{User: user, Action: "like", Target: fmt.Sprintf("%016x", (u*7+a)%5000)})
+		}
+	}
+	usage := func(keys ...string) float64 {
+		var sum int64
+		for _, key := range keys {
+			n, err := c.MemoryUsage(ctx, key, 0).Result()
+			if err != nil && err != redis.Nil {
+				b.Fatal(err)
+			}
+			sum += n
+		}
+		return float64(sum)
+	}
+	var fullBoards, cappedBoards, beyond, fullTotal, cappedTotal float64
+	for range b.N {
+		for _, cp := range []int{0, k} {
+			c.FlushAll(ctx)
+			cfg := config.DefaultConfig().Board
+			cfg.TimeZone, cfg.Cap = "UTC", cp
+			clk := clock.NewFake(time.Date(2024, 1, 31, 12, 0, 0, 0, time.UTC))
+			act, err := NewActivity(c, testPrefix, cfg, WithClock(clk))
+			if err != nil {
+				b.Fatal(err)
+			}
+			before := redistest.UsedMemory(b, c)
+			for chunk := range slices.Chunk(evs, MaxBatch) {
+				if _, err := act.RecordMany(ctx, chunk); err != nil {
+					b.Fatal(err)
+				}
+			}
+			total := float64(redistest.UsedMemory(b, c)-before) / users
+			keys := act.keys.boards("2024-01-31", "2024-01")
+			boards := usage(keys...) / users
+			if cp == 0 {
+				fullBoards, fullTotal = boards, total
+				continue
+			}
+			cappedBoards, cappedTotal = boards, total
+			kept := usage(keys[0], keys[4])
+			beyond = (usage(keys...) - kept) / (users - k)
+		}
+	}
+	b.ReportMetric(fullBoards, "uncapped-board-bytes/user")
+	b.ReportMetric(cappedBoards, "capped-board-bytes/user")
+	b.ReportMetric(beyond, "capped-bytes/user-beyond-cap")
+	b.ReportMetric(fullTotal, "uncapped-bytes/user-day")
+	b.ReportMetric(cappedTotal, "capped-bytes/user-day")
+	b.Logf("%d users, 2 visits and 3 likes each in a day: day+month boards %.0f bytes/user uncapped, %.0f capped at %d (%.0f per user beyond the cap); all memory per user-day with the ledger: %.0f uncapped, %.0f capped",
+		users, fullBoards, cappedBoards, k, beyond, fullTotal, cappedTotal)
+}

@@ -16,24 +16,45 @@
 //
 // Every award goes to the day board and the month board of the event's
 // time, in the configured time zone. Each event is applied by one Lua
-// script, atomically: a ledger entry per (user, action, target) — per
-// (user, path, day) for a visit — records the points and the day and month
-// they went to. A repeat finds the entry and changes nothing; an undo
-// takes back exactly those points from exactly those boards, even on a
-// later day or in a later month (seed 000 looked for the entry under
-// today's date and so could not undo yesterday's like), and deletes the
-// entry, so liking again counts again. An undo of something never awarded,
-// or already undone, does nothing. Because repeats count nothing, a caller
-// may always send an event again after an error.
+// script, atomically, against the user's ledger: one hash per user with
+// one field per (action, target) — per (day, path) for a visit — that
+// holds the points and the day they went to ("2|20240131"; the month
+// follows from the day). A repeat finds the field and changes nothing; an
+// undo takes back exactly those points from exactly those boards, even on
+// a later day or in a later month (seed 000 looked for the entry under
+// today's date and so could not undo yesterday's like), and removes the
+// field, so liking again counts again. An undo of something never
+// awarded, or already undone, does nothing and says so: Result.Applied is
+// true exactly when points changed. Because repeats count nothing, a
+// caller may always send an event again after an error.
 //
-// An undo is read, then compare-and-delete: it reads the ledger entry
-// (which names the boards), then runs a script that takes the points back
-// only if the entry is unchanged, and reads again if another client got
-// there first. So every key a script touches is passed in KEYS. It never
+// An undo is read, then compare-and-set: it reads the ledger field (which
+// names the boards), then runs a script that takes the points back only
+// if the field is unchanged, and reads again if another client got there
+// first. So every key a script touches is passed in KEYS. It never
 // recreates an expired board, and it removes a user whose score falls to
 // 0, so a user with no points is not ranked.
 //
-// # Expiry
+// Event.At may be up to MaxLateness (24 h) in the past — a late report
+// counts on the day it happened — and up to MaxSkew (5 min) in the future;
+// outside that it is ErrEventTime.
+//
+// # Versioned events
+//
+// A caller that learns the state of a revocable action with a version
+// that only grows passes it in Event.Version: the event then says "the
+// action stands (Undo false), or does not (Undo true), as of version V".
+// The field keeps the version it was last set at ("2|20240131|57"; a
+// refusal, points 0: "0|20240131|58"), and an event whose version is not
+// newer changes nothing, so concurrent or reordered reports end in the
+// state of the newest whatever the interleaving. Package news reports
+// every vote this way (an up-vote earns like points; see its package doc
+// for a vote recorded whose report failed). A refusal is remembered
+// MaxLateness past its day: a report delayed longer than that may apply
+// out of order. An unversioned undo of a versioned award leaves a refusal
+// with the award's version.
+//
+// # Expiry and memory
 //
 // A day board expires board.day_retention (31 days) after it is created
 // and a month board board.month_retention (400 days, about 13 months)
@@ -41,18 +62,31 @@
 // when its first write created it. Later writes never push it forward
 // (seed 001's own comment explains how the original refreshed it).
 //
-// The ledger does not grow forever: a like/collect/comment/publish/follow
-// entry expires max(day_retention, month_retention) after the award, so
-// it outlives the month board it refers to (that board was created at or
-// before the award) and an undo within the boards' lifetime always works.
-// After that the entry is gone: an undo does nothing (its boards are gone
-// too) and a repeat of the same action counts again. A visit entry only
-// has to recognise repeats within its day: it expires MaxLateness after
-// the end of that day.
+// The ledger forgets an award max(day_retention, month_retention) after
+// the end of its day — its boards have expired by then: an undo does
+// nothing and a repeat of the action counts again — and a visit or a
+// refusal MaxLateness after the end of its day (a visit only has to be
+// recognised within its day). A forgotten field counts as absent at
+// once; it is deleted by a prune that runs about once a day per user:
+// when a write finds the hash's TTL below max(retentions) + 1 day, it
+// sets the TTL to max(retentions) + 2 days (so the hash outlives its
+// newest field) and walks the hash, all of it when it is small (listpack,
+// up to 128 fields), else 4 HSCAN steps a day, resumed from the cursor
+// kept in field "~". A user who stops being active is forgotten when the
+// hash expires. The hash costs about 150 bytes plus 25–35 per field,
+// where a key per award cost about 200 per award (integration
+// BenchmarkBoardGrowth: 542 bytes per user-day of 2 visits and 3 likes,
+// 2.4 times raw ZINCRBY's 229, against 1,199). A target longer than 40
+// bytes is stored as a 128-bit digest, so fields stay short and the hash
+// stays in Redis's compact listpack encoding.
 //
-// Event.At may be up to MaxLateness (24 h) in the past — a late report
-// counts on the day it happened — and up to MaxSkew (5 min) in the future;
-// outside that it is ErrEventTime.
+// Ledgers written by releases before the hash (one key per award,
+// led:<user>:<action>:<target>) are still read: an undo that finds no
+// field reads the old key and takes back its points, and an award that
+// creates a new field checks the old key and, if there is one, moves it
+// into the hash and counts a repeat. Old visit entries are not read: a
+// visit made just before the upgrade can count once more that day. The
+// old keys expire on their own (after max(retentions)).
 //
 // # Ranks
 //
@@ -73,18 +107,41 @@
 //
 // # Huge boards
 //
-// board.cap = K > 0 keeps only the top K members of every board (seed
-// 004's top-N idea). The two families do it differently:
+// board.cap = K > 0 keeps only the top K members of every board's ZSET
+// (seed 004's top-N idea). The two families do it differently:
 //
-//   - Activity boards trim after write: after an award, members beyond
-//     the top K are removed (ZREMRANGEBYRANK). Memory and ZSET size stay
-//     bounded with no extra state, but a user who falls out loses the
-//     points they had on that board: if they earn more later they come
-//     back with only the new points, and an undo of points awarded
-//     before they fell out changes nothing on that board. Ranks among the
-//     kept members are exact; others are "not ranked". Choose K well
-//     above the N that is displayed (e.g. 10× Top's n) so that the
-//     displayed part is exact in practice.
+//   - An activity board keeps the true total of every user it does not
+//     keep in a hash beside it (out), and how many users outside have
+//     each total (out:n, with out:t to find the highest). A user enters
+//     by their true total: when it beats the K-th (the script adds the
+//     user and pops the lowest, so Redis compares, ties by member as
+//     ZREVRANGE orders them), or, on a board holding fewer than K, when
+//     it is above every total outside. An undo takes points from the
+//     true total wherever the user is; a kept member taken to or below
+//     the highest total outside leaves the ZSET, with the members below it
+//     (tied with it, after it in member order).
+//
+//     Guarantee (TestCapMatchesUncapped, a property test over random
+//     streams with undos): the ZSET is always exactly the first entries
+//     of the uncapped board — the same users, scores and ranks — and
+//     holds min(K, users with points) of them, except after an undo took
+//     a kept member to or below a total outside: then it holds only the
+//     users above that total until outsiders earn their way back in
+//     (each award of an outsider checks). Top shows those entries. Rank
+//     is exact for a kept user; a user outside the ZSET is "not ranked"
+//     and Rank reports their true total. So choose K above what is
+//     displayed (Top's n), with room for undos.
+//
+//     Memory: the ZSET holds K users; every other user with points on a
+//     board costs one hash field instead of a ZSET entry: 124 bytes per
+//     user for the day and month boards together, against 213 uncapped
+//     (board BenchmarkCapGrowth); the counts hold one entry per distinct
+//     total. The ledger is per
+//     user, capped or not. Lowering the cap trims a board 10 members per
+//     write; raising it, or setting it to 0, takes full effect on boards
+//     created after the change (a capped board's outsiders are not merged
+//     back).
+//
 //   - The invitation board uses an admission threshold backed by exact
 //     counts: every inviter's count is kept in a hash, and an inviter
 //     who is not on the board enters only when their score beats the
@@ -99,18 +156,23 @@
 // invitations, so each family is in one Redis Cluster slot and its scripts
 // run on a cluster (the price: one node holds each family).
 //
-//	<p>{act}:day:<YYYY-MM-DD>              ZSET    user → points that day; expires day_retention after creation
-//	<p>{act}:month:<YYYY-MM>               ZSET    user → points that month; expires month_retention after creation
-//	<p>{act}:led:<user>:<action>:<target>  STRING  "points|day|month" of one award; expires max(retentions) after it
-//	<p>{act}:led:<user>:visit:<day>:<path> STRING  "1|day|month"; expires MaxLateness after the end of the day
-//	<p>{inv}:board                         ZSET    inviter → count×2^32 + (2^32−1 − seq)
-//	<p>{inv}:counts                        HASH    inviter → count
-//	<p>{inv}:invitees                      HASH    invitee → inviter
-//	<p>{inv}:seq                           STRING  registrations so far
+//	<p>{act}:day:<YYYY-MM-DD>      ZSET    user → points that day; expires day_retention after creation
+//	<p>{act}:month:<YYYY-MM>       ZSET    user → points that month; expires month_retention after creation
+//	<b>:out                        HASH    user → points, the users capped board <b> does not keep
+//	<b>:out:n                      HASH    points → how many users outside <b> have them
+//	<b>:out:t                      ZSET    points → points, the totals outside <b>
+//	<p>{act}:ledger:<user>         HASH    "action:target" → "points|YYYYMMDD[|version]", "YYYYMMDD:path" → points
+//	<p>{act}:led:<user>:<a>:<t>    STRING  legacy per-award entry "points|YYYY-MM-DD|YYYY-MM" (read, never written)
+//	<p>{inv}:board                 ZSET    inviter → count×2^32 + (2^32−1 − seq)
+//	<p>{inv}:counts                HASH    inviter → count
+//	<p>{inv}:invitees              HASH    invitee → inviter
+//	<p>{inv}:seq                   STRING  registrations so far
 //
-// The user id in a ledger key is query-escaped, so an id holding ':'
-// cannot be confused with the parts that follow it. The invitation keys
-// do not expire: they are the record of who invited whom.
+// <b> is a board's key; its out keys exist only with a cap and expire
+// like it (each from its own creation). The user id in a ledger key is
+// query-escaped, so an id holding ':' cannot be confused with the parts
+// that follow it. The invitation keys do not expire: they are the record
+// of who invited whom.
 //
 // # Batches
 //

@@ -16,9 +16,11 @@ var (
 	// ErrBadTarget: the event's target (path, article, followed user) is
 	// empty, longer than MaxTargetLen bytes or holds control characters.
 	ErrBadTarget = errors.New("bad target")
-	// ErrNotRevocable: an undo of an action that cannot be taken back
-	// (visit, publish).
+	// ErrNotRevocable: an undo, or a versioned event, of an action that
+	// cannot be taken back (visit, publish).
 	ErrNotRevocable = errors.New("action cannot be undone")
+	// ErrBadVersion: an event's version is negative or above MaxVersion.
+	ErrBadVersion = errors.New("bad version")
 	// ErrEventTime: the event's time is more than MaxSkew in the future or
 	// more than MaxLateness in the past.
 	ErrEventTime = errors.New("event time out of range")
@@ -40,7 +42,7 @@ var (
 
 var badInput = []error{
 	ErrUnknownAction, ErrEmptyUser, ErrBadUser, ErrBadTarget, ErrNotRevocable,
-	ErrEventTime, ErrBadPeriod, ErrBadDate, ErrBadLimit, ErrSelfInvite,
+	ErrBadVersion, ErrEventTime, ErrBadPeriod, ErrBadDate, ErrBadLimit, ErrSelfInvite,
 }
 
 // IsBadInput reports whether err is one of the errors caused by a bad

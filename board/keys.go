@@ -25,17 +25,40 @@ func (k activityKeys) day(day string) string { return k.base + "day:" + day }
 // month is one month's board, month formatted as MonthLayout. // ZSET user → points
 func (k activityKeys) month(month string) string { return k.base + "month:" + month }
 
-// ledger records one award of a revocable or once-only action (like,
-// collect, comment, publish, follow) by user on target.
-// // STRING "points|day|month"
-func (k activityKeys) ledger(user, action, target string) string {
-	return k.base + "led:" + escapeID(user) + ":" + action + ":" + target
+// Capped boards (board.cap > 0) keep three more keys beside each board,
+// so that the board is exactly a prefix of the uncapped one (doc.go):
+
+// out holds the true totals of the users a capped board does not keep.
+// // HASH user → points
+func (k activityKeys) out(board string) string { return board + ":out" }
+
+// outCount counts the users outside a capped board per total.
+// // HASH points → number of users outside with that total
+func (k activityKeys) outCount(board string) string { return board + ":out:n" }
+
+// outTotals orders the totals users outside a capped board have, so that
+// the highest is one read. // ZSET points → points
+func (k activityKeys) outTotals(board string) string { return board + ":out:t" }
+
+// boards returns the keys awardCmd and revokeCmd take for the boards of
+// day and month: per board the kept ZSET, out, outCount, outTotals.
+func (k activityKeys) boards(day, month string) []string {
+	d, m := k.day(day), k.month(month)
+	return []string{d, k.out(d), k.outCount(d), k.outTotals(d), m, k.out(m), k.outCount(m), k.outTotals(m)}
 }
 
-// visitLedger records that user visited path on day (a visit counts once
-// per path per day). // STRING "points|day|month"
-func (k activityKeys) visitLedger(user, day, path string) string {
-	return k.base + "led:" + escapeID(user) + ":visit:" + day + ":" + path
+// ledger records everything user was awarded (or refused) that is still
+// remembered, one field per (action, target) — per (day, path) for a
+// visit: see ledgerField. // HASH field → "points|YYYYMMDD[|version]"
+func (k activityKeys) ledger(user string) string { return k.base + "ledger:" + escapeID(user) }
+
+// legacyLedger is the per-award entry of releases before the ledger hash
+// (one key per award; a visit's was led:<user>:visit:<day>:<path>). Undo
+// and awards of the revocable and once-only actions read it until it
+// expires, and move it into the hash when they meet it; visits do not
+// (a visit's entry only mattered for a day). // STRING "points|YYYY-MM-DD|YYYY-MM"
+func (k activityKeys) legacyLedger(user, action, target string) string {
+	return k.base + "led:" + escapeID(user) + ":" + action + ":" + target
 }
 
 // escapeID makes a user id free of ':' so that the key parts that follow it

@@ -77,6 +77,28 @@ func TestEmbeddedRedis(t *testing.T) {
 		t.Fatalf("day board TTL %s", d)
 	}
 
+	// Versioned events, and a capped board, on miniredis's Lua too.
+	record(Event{User: "e", Action: "like", Target: "1", Version: 2}, 2)
+	record(Event{User: "e", Action: "like", Target: "1", Undo: true, Version: 1}, 0)
+	capCfg := cfg.Board
+	capCfg.Cap = 1
+	capped, err := NewActivity(c, c.Prefix+"capped:", capCfg, WithClock(clk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []Event{{User: "a", Action: "publish", Target: "1"}, {User: "b", Action: "comment", Target: "1"},
+		{User: "b", Action: "publish", Target: "2"}, {User: "b", Action: "like", Target: "1"}, {User: "b", Action: "like", Target: "1", Undo: true}} {
+		if _, err := capped.Record(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if top, err := capped.Top(ctx, Day, clk.Now(), 5); err != nil || !slices.Equal(top, []Entry{{1, "b", 13}}) {
+		t.Fatalf("capped top on miniredis: %+v %v", top, err)
+	}
+	if e, ok, err := capped.Rank(ctx, "a", Day, clk.Now()); err != nil || ok || e.Score != 10 {
+		t.Fatalf("capped Rank(a) on miniredis: %+v %v %v", e, ok, err)
+	}
+
 	for i := range 5 {
 		if _, err := inv.Register(ctx, fmt.Sprint("n", i), fmt.Sprint("p", i%2)); err != nil {
 			t.Fatal(err)

@@ -16,13 +16,14 @@ type Board struct {
 	Weights map[string]int `yaml:"weights"`
 	// DayRetention and MonthRetention are how long a day's and a month's
 	// board live after they are created (the expiry is set once, at
-	// creation). The undo ledger lives max(DayRetention, MonthRetention)
-	// after each award, so undo works as long as the boards exist.
+	// creation). The undo ledger remembers an award max(DayRetention,
+	// MonthRetention) after its day, so undo works as long as the boards
+	// exist.
 	DayRetention   Duration `yaml:"day_retention"`
 	MonthRetention Duration `yaml:"month_retention"`
-	// Cap, when > 0, keeps only the top Cap members of each board (see the
-	// README on huge boards); 0 keeps everyone. Activity boards trim after
-	// each write (a user who falls out loses the points they had there);
+	// Cap, when > 0, keeps only the top Cap members in each board's ranking
+	// (see the README on huge boards); 0 keeps everyone. Activity boards
+	// keep every other user's true total beside the board and admit by it;
 	// the invitation board admits an inviter only above the Cap-th score
 	// and keeps every count exactly.
 	Cap int `yaml:"cap"`

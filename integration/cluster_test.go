@@ -304,6 +304,23 @@ func TestClusterPipeline(t *testing.T) {
 			t.Errorf("%s rank of reader-2: %+v %v %v, want rank 3 (tied) with 7", p, e, ok, err)
 		}
 	}
+	// A capped board (its scripts touch the out keys beside the board)
+	// shows the same top, and a versioned unlike of an outsider.
+	capCfg := cfg.Board
+	capCfg.Cap = 2
+	capped, err := board.NewActivity(c, prefix+"capped:", capCfg, board.WithLogger(s.log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := capped.RecordMany(ctx, append(evs, board.Event{User: "reader-3", Action: "like", Target: targets[0], Undo: true, Version: 1})); err != nil {
+		t.Fatalf("capped activity on the cluster: %v", err)
+	}
+	if top, err := capped.Top(ctx, board.Day, time.Now(), 3); err != nil || fmt.Sprint(top) != "[{1 reader-5 13} {2 reader-4 11}]" {
+		t.Errorf("capped board top: %v %v", top, err)
+	}
+	if e, ok, err := capped.Rank(ctx, "reader-3", board.Day, time.Now()); err != nil || ok || e.Score != 7 {
+		t.Errorf("capped rank of reader-3: %+v %v %v, want not ranked with 7", e, ok, err)
+	}
 	inv, err := board.NewInvites(c, prefix, cfg.Board, board.WithLogger(s.log))
 	if err != nil {
 		t.Fatal(err)

@@ -225,8 +225,8 @@ func TestKeysCarryPrefixAndTag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(keys) != 8 {
-		t.Errorf("keys = %v, want 8 (article, voted, time, votes, score, group, groups, group cache by time)", keys)
+	if len(keys) != 9 {
+		t.Errorf("keys = %v, want 9 (article, voted, vote-seq, time, votes, score, group, groups, group cache by time)", keys)
 	}
 	for _, key := range keys {
 		if !strings.HasPrefix(key, "test:{news}:") {

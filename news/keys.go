@@ -47,6 +47,11 @@ func (k Keys) Touched() string { return k.base + "touched:" }
 // Voted records who voted on an article and how. // HASH user → 1 | -1
 func (k Keys) Voted(id string) string { return k.base + "voted:" + id }
 
+// VoteSeq numbers the votes: the vote script takes the next number for
+// each vote, its version in the activity report (Activity.SetLike). It
+// never expires. // STRING integer
+func (k Keys) VoteSeq() string { return k.base + "vote-seq" }
+
 // Group is one group's members. // SET of ids
 func (k Keys) Group(name string) string { return k.base + "group:" + name }
 

@@ -221,12 +221,13 @@ return out
 // ARGV[6] -> TTL of the hash and voted:<id> (s)
 // ARGV[7], ARGV[8] -> formula name and parameter
 //
-// Returns {"created", votes, score}, {"exists"} when the id is taken by the
-// same URL, or {"conflict", stored URL}.
+// Returns {"created", votes, score}, {"exists", poster} when the id is
+// taken by the same URL (poster: who posted it, "" for a crawled article),
+// or {"conflict", stored URL}.
 var postCmd = redis.NewScript(FormulaLua + TouchLua + `
 local stored = redis.call('HGET', KEYS[1], 'url')
 if stored then
-  if stored == ARGV[2] then return {'exists'} end
+  if stored == ARGV[2] then return {'exists', redis.call('HGET', KEYS[1], 'user') or ''} end
   return {'conflict', stored}
 end
 local t = tonumber(ARGV[5])
@@ -250,6 +251,7 @@ return {'created', '1', num(score)}
 // KEYS[3] -> votes: ZSET
 // KEYS[4] -> score: ZSET
 // KEYS[5] -> touched: SET (TouchLua)
+// KEYS[6] -> vote-seq STRING: numbers every vote, for the activity report
 // ARGV[1] -> id
 // ARGV[2] -> user
 // ARGV[3] -> vote: 1, -1 or 0 (cancel)
@@ -259,10 +261,13 @@ return {'created', '1', num(score)}
 // ARGV[7], ARGV[8] -> formula name and parameter
 // ARGV[9] -> comment weight
 //
-// Returns {"ok", up, down, votes, score, previous vote}, {"notfound"} or
-// {"closed"}.
+// Returns {"ok", up, down, votes, score, previous vote, version, poster},
+// {"notfound"} or {"closed"}. version is a new number from vote-seq for
+// every vote, a repeat of the current one included (so the state it
+// reports is newer than any reported before); poster is who posted the
+// article ("" for a crawled one).
 var voteCmd = redis.NewScript(FormulaLua + TouchLua + `
-local h = redis.call('HMGET', KEYS[1], 'time', 'up', 'down', 'comments')
+local h = redis.call('HMGET', KEYS[1], 'time', 'up', 'down', 'comments', 'user')
 if not h[1] then return {'notfound'} end
 local t = tonumber(h[1])
 local now = tonumber(ARGV[4])
@@ -281,7 +286,7 @@ if prev == dir then
     score = num(rank(ARGV[7], tonumber(ARGV[8]), t, votes, now))
     redis.call('ZADD', KEYS[4], score, ARGV[1])
   end
-  return {'ok', up, down, num(votes), score, prev}
+  return {'ok', up, down, num(votes), score, prev, redis.call('INCR', KEYS[5]), h[5] or ''}
 end
 if dir == 0 then
   redis.call('HDEL', KEYS[2], ARGV[2])
@@ -297,7 +302,7 @@ redis.call('HSET', KEYS[1], 'up', up, 'down', down, 'votes', num(votes))
 redis.call('ZADD', KEYS[3], num(votes), ARGV[1])
 redis.call('ZADD', KEYS[4], score, ARGV[1])
 touch(KEYS[5], ARGV[1])
-return {'ok', up, down, num(votes), score, prev}
+return {'ok', up, down, num(votes), score, prev, redis.call('INCR', KEYS[6]), h[5] or ''}
 `)
 
 // groupPageCmd returns the ids of a page of a group's ranking, building

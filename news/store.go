@@ -32,6 +32,8 @@ type Store struct {
 	clock   clock.Clock
 	log     *slog.Logger
 	guesses guesses // the ids each page held when last read (page.go)
+	// activity is told about votes, posts and views (activity.go).
+	activity Activity
 }
 
 // Option configures a Store.

@@ -137,6 +137,9 @@ type VoteResult struct {
 	// Previous is the user's vote before this one; Previous == the new
 	// vote means nothing changed.
 	Previous Dir `json:"previous"`
+	// Version numbers this vote among all votes (news.Keys.VoteSeq); it
+	// only grows.
+	Version int64 `json:"version,omitempty"`
 }
 
 // Item is one stored article as listings and Get return it.

@@ -40,8 +40,12 @@ func checkID(id string) error {
 // Vote records user's vote d (Up, Down or None to cancel) on article id,
 // atomically: each user has at most one vote per article, and a switch or
 // a cancel moves the counts exactly once. Voting is open until the article
-// is older than the window (news.window). Errors: ErrNotFound,
-// ErrVotingClosed, ErrBadInput.
+// is older than the window (news.window). Then it reports whether the
+// voter likes the article (Activity.SetLike) with the vote's version, a
+// repeat of the current vote included. Errors: ErrNotFound,
+// ErrVotingClosed, ErrBadInput; ErrActivity (with the result) when the
+// vote was recorded and its report failed: voting the same again
+// completes it.
 func (s *Store) Vote(ctx context.Context, user, id string, d Dir) (VoteResult, error) {
 	if err := checkUser(user); err != nil {
 		return VoteResult{}, err
@@ -54,7 +58,7 @@ func (s *Store) Vote(ctx context.Context, user, id string, d Dir) (VoteResult, e
 	}
 	name, param := s.formula.scriptArgs()
 	k := s.keys
-	cmd := voteCmd.Run(ctx, s.c, []string{k.Article(id), k.Voted(id), k.Votes(), k.Score(), k.Touched()},
+	cmd := voteCmd.Run(ctx, s.c, []string{k.Article(id), k.Voted(id), k.Votes(), k.Score(), k.Touched(), k.VoteSeq()},
 		id, user, int(d), s.clock.Now().Unix(), int64(s.cfg.Window.D()/time.Second), int64(Grace/time.Second),
 		name, param, s.cfg.CommentWeight)
 	r, err := parseScriptReply(cmd)
@@ -67,7 +71,7 @@ func (s *Store) Vote(ctx context.Context, user, id string, d Dir) (VoteResult, e
 	case "closed":
 		return VoteResult{}, fmt.Errorf("vote on %s: %w (older than %s)", id, ErrVotingClosed, s.cfg.Window)
 	case "ok":
-		if len(r) != 6 {
+		if len(r) != 8 {
 			break
 		}
 		res := VoteResult{ID: id}
@@ -77,8 +81,9 @@ func (s *Store) Vote(ctx context.Context, user, id string, d Dir) (VoteResult, e
 		res.Score, _ = strconv.ParseFloat(r[4], 64)
 		p, _ := strconv.Atoi(r[5])
 		res.Previous = Dir(p)
+		res.Version, _ = strconv.ParseInt(r[6], 10, 64)
 		metrics.Votes.WithLabelValues(d.String()).Inc()
-		return res, nil
+		return res, s.reportVote(ctx, user, id, r[7], d, res.Version)
 	}
 	return VoteResult{}, fmt.Errorf("vote on %s: unexpected reply %q", id, r)
 }

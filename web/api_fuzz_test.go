@@ -36,11 +36,11 @@ func FuzzAPIWrite(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { c.Close() })
-	store, err := news.New(c, c.Prefix, cfg.News, news.WithLogger(log))
+	act, err := board.NewActivity(c, c.Prefix, cfg.Board, board.WithLogger(log))
 	if err != nil {
 		f.Fatal(err)
 	}
-	act, err := board.NewActivity(c, c.Prefix, cfg.Board, board.WithLogger(log))
+	store, err := news.New(c, c.Prefix, cfg.News, news.WithLogger(log), news.WithActivity(act))
 	if err != nil {
 		f.Fatal(err)
 	}

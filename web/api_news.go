@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -226,7 +225,7 @@ func (s *Server) apiPostNews(w http.ResponseWriter, r *http.Request) error {
 		return invalidf("url: %v", err)
 	}
 	id, err := st.Post(r.Context(), req.User, req.Title, link)
-	if err != nil {
+	if err != nil && !errors.Is(err, news.ErrActivity) {
 		if errors.Is(err, news.ErrDuplicate) && id != "" {
 			w.Header().Set("Location", "/api/news/"+id)
 		}
@@ -237,7 +236,9 @@ func (s *Server) apiPostNews(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	s.recordActivity(r.Context(), board.Event{User: req.User, Action: "publish", Target: id})
+	if err != nil { // the article is stored, its publish points are not: a retry completes them
+		return err
+	}
 	it, err := st.Get(r.Context(), id)
 	if err != nil {
 		return err
@@ -287,7 +288,7 @@ func (s *Server) apiVote(w http.ResponseWriter, r *http.Request) error {
 		return invalidf("dir must be up, down or none, got %q", req.Dir)
 	}
 	d, _ := news.ParseDir(req.Dir)
-	res, err := s.vote(r.Context(), req.User, id, d)
+	res, err := s.opts.News.Vote(r.Context(), req.User, id, d)
 	if err != nil {
 		return err
 	}
@@ -298,35 +299,6 @@ func (s *Server) apiVote(w http.ResponseWriter, r *http.Request) error {
 func voteReply(user string, d news.Dir, res news.VoteResult) voteJSON {
 	return voteJSON{ID: res.ID, User: user, Dir: d.String(), Previous: res.Previous.String(),
 		Up: res.Up, Down: res.Down, Votes: res.Votes, Score: res.Score, VotesText: votesText(res.Votes)}
-}
-
-// vote casts a vote and keeps the voter's like points in step: an up-vote
-// earns "like" points, leaving it (cancel or switch to down) takes them
-// back. The points are recorded after the vote; the activity ledger makes
-// both steps idempotent, so a failure there is logged, not returned.
-func (s *Server) vote(ctx context.Context, user, id string, d news.Dir) (news.VoteResult, error) {
-	res, err := s.opts.News.Vote(ctx, user, id, d)
-	if err != nil {
-		return res, err
-	}
-	switch {
-	case d == news.Up && res.Previous != news.Up:
-		s.recordActivity(ctx, board.Event{User: user, Action: "like", Target: id})
-	case d != news.Up && res.Previous == news.Up:
-		s.recordActivity(ctx, board.Event{User: user, Action: "like", Target: id, Undo: true})
-	}
-	return res, nil
-}
-
-// recordActivity reports ev to the activity boards when they are
-// configured; a failure is logged: the action itself has succeeded.
-func (s *Server) recordActivity(ctx context.Context, ev board.Event) {
-	if s.opts.Activity == nil {
-		return
-	}
-	if _, err := s.opts.Activity.Record(ctx, ev); err != nil {
-		s.log.Warn("record activity", "user", ev.User, "action", ev.Action, "target", ev.Target, "undo", ev.Undo, "err", err)
-	}
 }
 
 // GET /api/groups

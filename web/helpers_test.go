@@ -111,10 +111,10 @@ func buildEnv(t testing.TB, c *rdb.Client, cfg config.Config, log *slog.Logger) 
 	}
 	e := &testEnv{t: t, rdb: c, clock: clock.NewFake(testNow), cfg: cfg, release: make(chan struct{})}
 	var err error
-	if e.store, err = news.New(c, c.Prefix, cfg.News, news.WithClock(e.clock), news.WithLogger(log)); err != nil {
+	if e.act, err = board.NewActivity(c, c.Prefix, cfg.Board, board.WithClock(e.clock), board.WithLogger(log)); err != nil {
 		t.Fatal(err)
 	}
-	if e.act, err = board.NewActivity(c, c.Prefix, cfg.Board, board.WithClock(e.clock), board.WithLogger(log)); err != nil {
+	if e.store, err = news.New(c, c.Prefix, cfg.News, news.WithClock(e.clock), news.WithLogger(log), news.WithActivity(e.act)); err != nil {
 		t.Fatal(err)
 	}
 	if e.inv, err = board.NewInvites(c, c.Prefix, cfg.Board, board.WithClock(e.clock), board.WithLogger(log)); err != nil {

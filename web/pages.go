@@ -249,20 +249,18 @@ func (s *Server) articlePage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	it, err := st.Get(r.Context(), id)
-	if err != nil {
-		return err
-	}
-	returning := s.session.user(r) != ""
-	p, err := s.newPage(w, r, it.Title, "")
-	if err != nil {
-		return err
-	}
 	// Only a visitor who came back with our cookie earns the visit:
 	// clients that keep no cookies (crawlers, scripts) would otherwise
 	// put a new anonymous user on the board with every request.
-	if returning {
-		s.recordActivity(r.Context(), board.Event{User: p.User, Action: "visit", Target: r.URL.Path})
+	visitor := s.session.user(r)
+	it, err := st.View(r.Context(), visitor, id)
+	if err != nil {
+		return err
+	}
+	returning := visitor != ""
+	p, err := s.newPage(w, r, it.Title, "")
+	if err != nil {
+		return err
 	}
 	var v articleView
 	v.Item.Item = it
@@ -304,13 +302,13 @@ func (s *Server) voteForm(w http.ResponseWriter, r *http.Request) error {
 		return invalidf("dir must be up, down or none, got %q", dirs)
 	}
 	d, _ := news.ParseDir(dirs)
-	res, err := s.vote(r.Context(), uid, id, d)
+	res, err := s.opts.News.Vote(r.Context(), uid, id, d)
 	if err != nil {
 		return err
 	}
 	if d != news.None && res.Previous == d {
 		// the same button again: take the vote back
-		if res, err = s.vote(r.Context(), uid, id, news.None); err != nil {
+		if res, err = s.opts.News.Vote(r.Context(), uid, id, news.None); err != nil {
 			return err
 		}
 		d = news.None

@@ -43,8 +43,9 @@ type Options struct {
 	Redis *rdb.Client
 	// News is the article store: listings, votes, posts, groups.
 	News *news.Store
-	// Activity and Invites are the user leaderboards. With Activity set,
-	// up-votes, posts and article page views earn activity points.
+	// Activity and Invites are the user leaderboards, for their
+	// endpoints. The points that votes, posts and article page views
+	// earn are the news store's to give (news.WithActivity).
 	Activity *board.Activity
 	Invites  *board.Invites
 	// Queues are the crawl queues, one per source, for /api/queue, the

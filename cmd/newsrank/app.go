@@ -85,7 +85,10 @@ func newApp(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...ap
 func (a *app) build(s appSettings) error {
 	cfg, c := a.cfg, a.rdb
 	var err error
-	if a.news, err = news.New(c, c.Prefix, cfg.News, news.WithClock(a.clock), news.WithLogger(a.log)); err != nil {
+	if a.activity, err = board.NewActivity(c, c.Prefix, cfg.Board, board.WithClock(a.clock), board.WithLogger(a.log)); err != nil {
+		return fmt.Errorf("%w: %w", errConfig, err)
+	}
+	if a.news, err = news.New(c, c.Prefix, cfg.News, news.WithClock(a.clock), news.WithLogger(a.log), news.WithActivity(a.activity)); err != nil {
 		return fmt.Errorf("%w: %w", errConfig, err)
 	}
 	copts := append([]crawler.Option{crawler.WithLogger(a.log), crawler.WithClock(a.clock)}, s.crawlerOpt...)
@@ -96,9 +99,6 @@ func (a *app) build(s appSettings) error {
 		a.queues = append(a.queues, a.crawler.Queue(name))
 	}
 	a.rescore = rescore.New(c, a.news, rescore.WithClock(a.clock), rescore.WithLogger(a.log))
-	if a.activity, err = board.NewActivity(c, c.Prefix, cfg.Board, board.WithClock(a.clock), board.WithLogger(a.log)); err != nil {
-		return fmt.Errorf("%w: %w", errConfig, err)
-	}
 	if a.invites, err = board.NewInvites(c, c.Prefix, cfg.Board, board.WithClock(a.clock), board.WithLogger(a.log)); err != nil {
 		return fmt.Errorf("%w: %w", errConfig, err)
 	}
