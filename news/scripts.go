@@ -285,8 +285,9 @@ if prev == dir then
   if not score then
     score = num(rank(ARGV[7], tonumber(ARGV[8]), t, votes, now))
     redis.call('ZADD', KEYS[4], score, ARGV[1])
+    touch(KEYS[5], ARGV[1])
   end
-  return {'ok', up, down, num(votes), score, prev, redis.call('INCR', KEYS[5]), h[5] or ''}
+  return {'ok', up, down, num(votes), score, prev, redis.call('INCR', KEYS[6]), h[5] or ''}
 end
 if dir == 0 then
   redis.call('HDEL', KEYS[2], ARGV[2])
