@@ -96,13 +96,23 @@ var (
 	ordinal    = regexp.MustCompile(`\b(\d{1,2})(?:st|nd|rd|th)\b`)
 	meridiem   = regexp.MustCompile(`(\d)\s*([AaPp])\.?[Mm]\.?(?:$|\s)`)
 	atWord     = regexp.MustCompile(`(?i)\s+(?:at|um|à|a las)\s+`)
+	// dottedDate is a day-first date written with spaces or a closing
+	// dot: "4. 2. 2022.", "19. 11. 2021".
+	dottedDate = regexp.MustCompile(`^(\d{1,2})\.\s*(\d{1,2})\.\s*(\d{4})\.?(\s|$)`)
+	// dateT is a day-first or US date joined to its time with ISO 8601's
+	// T: "06-08-2009T14:12:32+0200".
+	dateT = regexp.MustCompile(`^(\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})T(\d)`)
 )
 
-// normalizeTime rewrites a time string for the generated layouts: zone
-// abbreviations become offsets, the weekday goes, month names are cut to
-// three letters, ordinals, commas and "at" go, am/pm become AM/PM.
+// normalizeTime rewrites a time string for the generated layouts: spaced
+// dotted dates close up, a T after a day-first or US date becomes a
+// space, zone abbreviations become offsets, the weekday goes, month names
+// are cut to three letters, ordinals, commas and "at" go, am/pm become
+// AM/PM.
 func normalizeTime(s string, loc *time.Location, ref time.Time) string {
 	s = parenthese.ReplaceAllString(s, "")
+	s = dottedDate.ReplaceAllString(s, "$1.$2.$3$4")
+	s = dateT.ReplaceAllString(s, "$1 $2")
 	s = gmtOffset.ReplaceAllStringFunc(s, func(m string) string {
 		sub := gmtOffset.FindStringSubmatch(m)
 		h, _ := strconv.Atoi(sub[2])

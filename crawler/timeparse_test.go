@@ -162,6 +162,11 @@ var timeCases = []timeCase{
 	{"19/11/2021 08:07", "", "2021-11-19T08:07:00Z"},
 	{"19.11.2021 08:07", "Europe/Berlin", "2021-11-19T07:07:00Z"},
 	{"19.11.2021", "Europe/Berlin", "2021-11-18T23:00:00Z"},
+	// Day first however it is spaced or joined to its time: the numbers
+	// both fit a month, so only the order decides.
+	{"4. 2. 2022.", "", "2022-02-04T00:00:00Z"},
+	{"06.08.2009T14:12", "", "2009-08-06T14:12:00Z"},
+	{"06-08-2009T14:12:32+0200", "", "2009-08-06T12:12:32Z"},
 	// Unix time.
 	{"1637309226", "", "2021-11-19T08:07:06Z"},
 	{"1637309226000", "Asia/Shanghai", "2021-11-19T08:07:06Z"},
