@@ -36,6 +36,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	dps "github.com/markusmobius/go-dateparser"
@@ -118,6 +119,9 @@ var (
 // normalizeZones writes zone abbreviations and GMT offsets as numeric
 // offsets and drops a trailing parenthesis ("(China Standard Time)").
 func normalizeZones(s string, loc *time.Location, ref time.Time) string {
+	if !strings.ContainsFunc(s, unicode.IsLetter) {
+		return s // nothing to rewrite: skip the expressions (a hot path)
+	}
 	s = parenthese.ReplaceAllString(s, "")
 	s = gmtOffset.ReplaceAllStringFunc(s, func(m string) string {
 		sub := gmtOffset.FindStringSubmatch(m)
@@ -154,24 +158,26 @@ func normalizeZones(s string, loc *time.Location, ref time.Time) string {
 func normalizeTime(s string, loc *time.Location, ref time.Time) string {
 	s = dottedDate.ReplaceAllString(normalizeZones(s, loc, ref), "$1.$2.$3$4")
 	s = dateT.ReplaceAllString(s, "$1 $2")
-	s = weekday.ReplaceAllString(s, "")
-	if m := leadWord.FindStringSubmatch(s); m != nil && monthWord(m[1]) == 0 {
-		s = s[len(m[0])-1:]
-	}
-	s = word.ReplaceAllStringFunc(s, func(w string) string {
-		if m := monthWord(w); m > 0 {
-			return monthAbbr[m-1]
-		}
-		return w
-	})
-	s = dayDot.ReplaceAllString(s, "$1 $2")
 	s = timeDash.ReplaceAllString(s, "$1 $2")
-	s = ordinal.ReplaceAllString(s, "$1")
-	s = atWord.ReplaceAllString(s, " ")
-	s = meridiem.ReplaceAllStringFunc(s, func(m string) string {
-		sub := meridiem.FindStringSubmatch(m)
-		return sub[1] + " " + strings.ToUpper(sub[2]) + "M" + m[len(strings.TrimRight(m, " \t")):]
-	})
+	if strings.ContainsFunc(s, unicode.IsLetter) {
+		s = weekday.ReplaceAllString(s, "")
+		if m := leadWord.FindStringSubmatch(s); m != nil && monthWord(m[1]) == 0 {
+			s = s[len(m[0])-1:]
+		}
+		s = word.ReplaceAllStringFunc(s, func(w string) string {
+			if m := monthWord(w); m > 0 {
+				return monthAbbr[m-1]
+			}
+			return w
+		})
+		s = dayDot.ReplaceAllString(s, "$1 $2")
+		s = ordinal.ReplaceAllString(s, "$1")
+		s = atWord.ReplaceAllString(s, " ")
+		s = meridiem.ReplaceAllStringFunc(s, func(m string) string {
+			sub := meridiem.FindStringSubmatch(m)
+			return sub[1] + " " + strings.ToUpper(sub[2]) + "M" + m[len(strings.TrimRight(m, " \t")):]
+		})
+	}
 	s = strings.ReplaceAll(s, ",", " ")
 	return strings.Join(strings.Fields(s), " ")
 }
@@ -302,6 +308,9 @@ func ParseTime(s string, layouts []string, loc *time.Location, now time.Time) (t
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return t, true
 	}
+	if t, ok := parseISO(s, loc); ok {
+		return t, true
+	}
 	if t, ok := parseNumeric(s); ok {
 		return t, true
 	}
@@ -340,10 +349,21 @@ func parseLibrary(s string, loc *time.Location, now time.Time) (time.Time, bool)
 		PreferredDateSource: dps.Past,
 	}
 	d, err := dateParser.Parse(cfg, s)
-	if err != nil || d.Time.IsZero() {
+	if err != nil || d.Time.IsZero() || !holdsDate(s, d.Time) {
 		return time.Time{}, false
 	}
 	return d.Time, true
+}
+
+// holdsDate reports whether a string of numbers holds t's day. A string
+// with words (other than ISO 8601's T and Z) may be relative ("3 days
+// ago") and is taken as go-dateparser read it; numbers must hold the day
+// they are read as: go-dateparser makes 2024-03-03 of "2021-13-45T10:00".
+func holdsDate(s string, t time.Time) bool {
+	if strings.ContainsFunc(s, func(r rune) bool { return unicode.IsLetter(r) && !strings.ContainsRune("TZtz", r) }) {
+		return true
+	}
+	return writesDay(s, t)
 }
 
 // fixZone corrects a time parsed with a configured layout holding a zone
@@ -366,21 +386,46 @@ func fixZone(t time.Time, loc *time.Location, now time.Time) time.Time {
 	return t
 }
 
-// layoutKey buckets layouts and strings by whether they start with a
-// letter and whether they hold a clock time, so a string is tried only
-// against layouts of its shape.
-func layoutKey(s string) int {
-	k := 0
-	if s != "" && (s[0] >= 'A' && s[0] <= 'Z' || s[0] >= 'a' && s[0] <= 'z') {
-		k = 1
+// layoutKey buckets layouts and strings by shape, so a string is tried
+// only against layouts that could read it: whether it starts with letters
+// or digits, how many digits (1-2, 4, 8), the character after them, and
+// whether it holds a clock time ("2006-1-2 15:04" and "2021-11-19 08:07"
+// are both "d4-:").
+func layoutKey(s string) string {
+	if s == "" {
+		return ""
+	}
+	k := make([]byte, 0, 4)
+	i := 0
+	if isDigit(s[0]) {
+		for i < len(s) && isDigit(s[i]) {
+			i++
+		}
+		switch i {
+		case 1, 2:
+			k = append(k, 'd', '1')
+		case 4, 8:
+			k = append(k, 'd', byte('0'+i))
+		default:
+			k = append(k, 'd', 'n')
+		}
+	} else {
+		for i < len(s) && !isDigit(s[i]) && s[i] != ' ' && s[i] != '-' && s[i] != '/' && s[i] != '.' {
+			i++
+		}
+		k = append(k, 'a', '-')
+	}
+	if i < len(s) {
+		k = append(k, s[i])
 	}
 	if strings.Contains(s, ":") {
-		k += 2
+		k = append(k, ':')
 	}
-	return k
+	return string(k)
 }
 
-var layoutsByKey = func() (b [4][]string) {
+var layoutsByKey = func() map[string][]string {
+	b := map[string][]string{}
 	for _, l := range timeLayouts {
 		k := layoutKey(l)
 		b[k] = append(b[k], l)
@@ -396,6 +441,96 @@ func parseLayouts(s string, loc *time.Location) (time.Time, bool) {
 	}
 	return time.Time{}, false
 }
+
+// parseISO reads the ISO 8601 forms most pages' data carry, without
+// regular expressions: 2021-11-19, 2021-11-19T08:07, 2021-11-19 08:07:06,
+// with fractions and a zone (Z, +08:00, +0800) or none (then in loc).
+// Other forms are left to the general path.
+func parseISO(s string, loc *time.Location) (time.Time, bool) {
+	num := func(i, n int) (int, bool) {
+		if i+n > len(s) {
+			return 0, false
+		}
+		v := 0
+		for _, c := range []byte(s[i : i+n]) {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v, true
+	}
+	y, ok1 := num(0, 4)
+	mo, ok2 := num(5, 2)
+	d, ok3 := num(8, 2)
+	if !ok1 || !ok2 || !ok3 || s[4] != '-' || s[7] != '-' || mo < 1 || mo > 12 || d < 1 || d > 31 {
+		return time.Time{}, false
+	}
+	var h, mi, sec, nsec int
+	i := 10
+	if i < len(s) && (s[i] == 'T' || s[i] == ' ') {
+		var ok bool
+		if h, ok = num(i+1, 2); !ok || i+3 >= len(s) || s[i+3] != ':' {
+			return time.Time{}, false
+		}
+		if mi, ok = num(i+4, 2); !ok {
+			return time.Time{}, false
+		}
+		i += 6
+		if i < len(s) && s[i] == ':' {
+			if sec, ok = num(i+1, 2); !ok {
+				return time.Time{}, false
+			}
+			i += 3
+			if i < len(s) && (s[i] == '.' || s[i] == ',') {
+				j, scale := i+1, 100000000
+				for ; j < len(s) && s[j] >= '0' && s[j] <= '9'; j++ {
+					nsec += int(s[j]-'0') * scale
+					scale /= 10
+				}
+				if j == i+1 {
+					return time.Time{}, false
+				}
+				i = j
+			}
+		}
+		if h > 23 || mi > 59 || sec > 59 {
+			return time.Time{}, false
+		}
+	}
+	zone := loc
+	switch rest := s[i:]; {
+	case rest == "":
+	case rest == "Z":
+		zone = time.UTC
+	case len(rest) == 6 && rest[3] == ':' || len(rest) == 5 || len(rest) == 3:
+		if rest[0] != '+' && rest[0] != '-' {
+			return time.Time{}, false
+		}
+		oh, ok := num(i+1, 2)
+		om := 0
+		if len(rest) > 3 {
+			om, ok = num(len(s)-2, 2)
+		}
+		if !ok || oh > 14 || om > 59 {
+			return time.Time{}, false
+		}
+		off := oh*3600 + om*60
+		if rest[0] == '-' {
+			off = -off
+		}
+		zone = time.FixedZone("", off)
+	default:
+		return time.Time{}, false
+	}
+	t := time.Date(y, time.Month(mo), d, h, mi, sec, nsec, zone)
+	if t.Day() != d { // 2021-02-30
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // parseNumeric reads Unix seconds (10 digits) or milliseconds (13 digits).
 func parseNumeric(s string) (time.Time, bool) {

@@ -220,6 +220,10 @@ var timeCases = []timeCase{
 	{"2021-02-30", "", ""},
 	{"2021-13-45", "", ""},
 	{"Fri, 32 Nov 2021 08:07:06 GMT", "", ""},
+	// Numbers go-dateparser makes a date of that they do not hold.
+	{"2021-13-45T10:00", "", ""},
+	{"45T10:00", "", ""},
+	{"31/02/2021 10:00", "", ""},
 }
 
 // timeResult formats ParseTime's answer for one case.
