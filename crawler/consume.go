@@ -619,7 +619,7 @@ func (c *Crawler) article(ctx context.Context, j job) (a news.Article, fetched b
 func (c *Crawler) read(j job, resp *response) (news.Article, *FetchError) {
 	s := j.s
 	now := c.clock.Now()
-	page, err := Extract(resp.body, resp.contentType, resp.url, s.rules, now)
+	page, err := Extract(resp.body, resp.contentType, resp.url, s.rules, now, j.item)
 	if err != nil {
 		return news.Article{}, &FetchError{URL: j.url, Reason: ReasonDecode, Status: resp.status, Err: err}
 	}

@@ -73,9 +73,10 @@ type Page struct {
 	// Rule holds the fields read with the source's own selectors.
 	Rule Fields
 	// Fallback holds the fields read from what pages commonly carry:
-	// JSON-LD NewsArticle, OpenGraph, article:published_time,
-	// <time datetime>, <h1>, <title> (the <meta>, <time> and <h1> ones
-	// only for fields Rule lacks).
+	// JSON-LD NewsArticle, OpenGraph, <h1>, <title> (the <meta> and <h1>
+	// ones only for fields Rule lacks), and the post time (when Rule has
+	// none) from JSON-LD, <meta>, <time>, the page's text and go-htmldate
+	// (pagedate.go).
 	Fallback Fields
 	// Canonical is the page's declared canonical URL (<link
 	// rel=canonical> or og:url), absolute, or "".
@@ -84,6 +85,8 @@ type Page struct {
 	BodyLen int
 	// Charset is the charset the page was decoded from.
 	Charset string
+	// timeFrom says where Fallback.PostTime came from (tests report it).
+	timeFrom string
 }
 
 // Merge combines the page with the fields of its list item: the source's
@@ -99,6 +102,9 @@ type Rules struct {
 	layouts                                                 []string
 	loc                                                     *time.Location
 	charset                                                 string
+	// dateRules are the page-date rules in force (all but in tests that
+	// measure each one).
+	dateRules dateRule
 }
 
 // selector is a compiled "css" or "css@attr" rule; the zero value selects
@@ -122,7 +128,7 @@ func compileSelector(field, s string) (selector, error) {
 
 // NewRules compiles the extraction rules of a source.
 func NewRules(src config.Source) (*Rules, error) {
-	r := &Rules{layouts: src.TimeLayouts, loc: time.UTC, charset: src.Charset}
+	r := &Rules{layouts: src.TimeLayouts, loc: time.UTC, charset: src.Charset, dateRules: allDateRules}
 	if src.TimeZone != "" {
 		loc, err := time.LoadLocation(src.TimeZone)
 		if err != nil {
@@ -162,10 +168,20 @@ func (r *Rules) ParseTime(s string, now time.Time) (time.Time, bool) {
 // contentType its Content-Type header (its charset, if any, wins), pageURL
 // the URL it was fetched from (relative links resolve against it) and now
 // the fetch time (relative post times such as "2 hours ago" are read
-// against it). The source's forced charset, if any, wins over both.
-// Extract never fails on broken HTML; it fails only when the body cannot
-// be decoded.
-func Extract(body []byte, contentType, pageURL string, r *Rules, now time.Time) (Page, error) {
+// against it). The source's forced charset, if any, wins over both. known
+// holds the fields the caller has already (the URL's list item's, or
+// zero): when it has a post time, which wins over the page's fallbacks
+// (Merge), the costly date fallbacks (the page's text, go-htmldate) are
+// skipped. Extract never fails on broken HTML; it fails only when the
+// body cannot be decoded.
+func Extract(body []byte, contentType, pageURL string, r *Rules, now time.Time, known Fields) (Page, error) {
+	p, _, err := extract(body, contentType, pageURL, r, now, known)
+	return p, err
+}
+
+// extract is Extract, and the date evidence (nil when the selectors gave
+// the time) for tests.
+func extract(body []byte, contentType, pageURL string, r *Rules, now time.Time, known Fields) (Page, *dateEvidence, error) {
 	var (
 		text []byte
 		name string
@@ -178,11 +194,11 @@ func Extract(body []byte, contentType, pageURL string, r *Rules, now time.Time) 
 		text, name, err = DecodeHTML(body, contentType)
 	}
 	if err != nil {
-		return Page{}, err
+		return Page{}, nil, err
 	}
 	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(text))
 	if err != nil {
-		return Page{}, fmt.Errorf("parse html: %w", err)
+		return Page{}, nil, fmt.Errorf("parse html: %w", err)
 	}
 	base, _ := url.Parse(pageURL)
 	p := Page{Charset: name}
@@ -202,9 +218,18 @@ func Extract(body []byte, contentType, pageURL string, r *Rules, now time.Time) 
 
 	ld := findJSONLD(doc)
 	metas := indexMetas(doc)
-	p.Fallback = ld.fields(r, now)
+	p.Fallback = ld.fields()
 	p.Fallback.Image = absURL(base, p.Fallback.Image)
-	p.Fallback = p.Fallback.or(metaFields(doc, metas, base, r, now, p.Rule.or(p.Fallback)))
+	p.Fallback = p.Fallback.or(metaFields(doc, metas, base, p.Rule.or(p.Fallback)))
+
+	var ev *dateEvidence
+	if p.Rule.PostTime.IsZero() {
+		ev = newDateEvidence(doc, ld, metas, pageURL, r, now, known.PostTime.IsZero())
+		p.Fallback.PostTime, p.timeFrom = ev.choose()
+		if p.Fallback.PostTime.IsZero() {
+			p.Fallback.BadTime = ev.bad
+		}
+	}
 
 	p.Canonical = absURL(base, attr(doc.FindMatcher(canonicalSel).First(), "href"))
 	if p.Canonical == "" {
@@ -219,14 +244,7 @@ func Extract(body []byte, contentType, pageURL string, r *Rules, now time.Time) 
 	default:
 		p.BodyLen = fallbackBodyLen(doc)
 	}
-	if p.Rule.PostTime.IsZero() && p.Fallback.PostTime.IsZero() {
-		// The costly last resort, only on pages the cheap fallbacks
-		// found no date on.
-		if t, ok := pageDate(doc, pageURL, r.loc, now); ok {
-			p.Fallback.PostTime = t
-		}
-	}
-	return p, nil
+	return p, ev, nil
 }
 
 // text returns the first match's text (whitespace collapsed) or attribute.
@@ -260,10 +278,6 @@ var (
 	articleH1Sel   = cascadia.MustCompile("article h1")
 	h1Sel          = cascadia.MustCompile("h1")
 	titleSel       = cascadia.MustCompile("title")
-	pubTimeSel     = cascadia.MustCompile(`time[itemprop="datePublished"], time[pubdate], [itemprop="datePublished"]:not(meta)`)
-	abbrSel        = cascadia.MustCompile(`abbr.published[title], abbr.dtstart[title], .published[datetime], .post-date[datetime]`)
-	articleTimeSel = cascadia.MustCompile("article time[datetime]")
-	timeSel        = cascadia.MustCompile("time[datetime]")
 	articleBodySel = cascadia.MustCompile(`[itemprop="articleBody"]`)
 	articleSel     = cascadia.MustCompile("article")
 	bodyPSel       = cascadia.MustCompile("body p")
@@ -304,10 +318,10 @@ func (m metas) get(keys ...string) string {
 	return ""
 }
 
-// metaFields reads OpenGraph, article:published_time and other common
-// <meta> tags, <time datetime>, <h1> and <title>, for the fields the
-// source's selectors and JSON-LD did not give (have).
-func metaFields(doc *goquery.Document, m metas, base *url.URL, r *Rules, now time.Time, have Fields) Fields {
+// metaFields reads OpenGraph and other common <meta> tags, <h1> and
+// <title>, for the fields the source's selectors and JSON-LD did not give
+// (have).
+func metaFields(doc *goquery.Document, m metas, base *url.URL, have Fields) Fields {
 	var f Fields
 	if have.Title == "" {
 		f.Title = plainTitle(m.get("property=og:title", "name=og:title", "name=twitter:title", "property=twitter:title"))
@@ -318,9 +332,6 @@ func metaFields(doc *goquery.Document, m metas, base *url.URL, r *Rules, now tim
 			f.Title = plainTitle(doc.FindMatcher(sel).First().Text())
 		}
 	}
-	if have.PostTime.IsZero() {
-		f.PostTime, f.BadTime = metaTime(doc, m, r, now)
-	}
 	if have.Summary == "" {
 		f.Summary = m.get("property=og:description", "name=og:description", "name=twitter:description", "name=description")
 	}
@@ -329,67 +340,6 @@ func metaFields(doc *goquery.Document, m metas, base *url.URL, r *Rules, now tim
 			"name=twitter:image", "property=twitter:image"))
 	}
 	return f
-}
-
-// pubTimeMetas are the <meta> keys that carry a publication time, best
-// first; modification times come last, as a page's only date.
-var pubTimeMetas = [...]string{
-	"property=article:published_time", "name=article:published_time", "property=og:article:published_time",
-	"itemprop=datepublished", "property=og:published_time", "name=og:published_time",
-	"name=pubdate", "name=publishdate", "name=publish-date", "name=publish_date", "name=publication_date",
-	"property=publication_date", "name=date", "name=dc.date", "name=dc.date.issued", "name=dc.date.created",
-	"name=dcterms.created", "name=dcterms.issued", "name=dcterms.date", "name=citation_publication_date",
-	"name=citation_date", "name=sailthru.date", "name=parsely-pub-date", "name=article.published",
-	"name=article_date_original", "name=original-publish-date", "name=pub_date", "name=date_published",
-	"itemprop=datecreated", "name=created", "property=article:modified_time", "property=og:updated_time",
-	"name=og:updated_time", "itemprop=datemodified", "name=last-modified", "name=dcterms.modified",
-}
-
-// metaTime reads the post time from <meta> tags, then from <time> and
-// <abbr> elements of the article (not of a sidebar, a comment or the
-// navigation). bad is the first text found that could not be read.
-func metaTime(doc *goquery.Document, m metas, r *Rules, now time.Time) (t time.Time, bad string) {
-	var f Fields
-	for _, k := range pubTimeMetas {
-		if v := m[k]; v != "" {
-			if f.setTime(r, now, v); !f.PostTime.IsZero() {
-				return f.PostTime, ""
-			}
-		}
-	}
-	for i, sel := range [...]cascadia.Selector{pubTimeSel, abbrSel, articleTimeSel, timeSel} {
-		var found time.Time
-		days := map[string]bool{}
-		doc.FindMatcher(sel).EachWithBreak(func(n int, s *goquery.Selection) bool {
-			if n >= 20 || i == 3 && inAside(s) { // any <time> on the page
-				return n < 20
-			}
-			v := firstNonEmpty(attr(s, "datetime"), attr(s, "content"), attr(s, "title"))
-			if v == "" && i == 0 {
-				v = collapse(s.Text())
-			}
-			if v == "" {
-				return true
-			}
-			var g Fields
-			if g.setTime(r, now, v); g.PostTime.IsZero() {
-				f.BadTime = firstNonEmpty(f.BadTime, g.BadTime)
-				return true
-			}
-			if found.IsZero() {
-				found = g.PostTime
-			}
-			days[g.PostTime.Format(time.DateOnly)] = true
-			return i >= 2 // the generic <time>s are all read: they must agree
-		})
-		if len(days) > 1 {
-			continue // a list of other articles' dates, not this one's
-		}
-		if !found.IsZero() {
-			return found, ""
-		}
-	}
-	return time.Time{}, f.BadTime
 }
 
 // asideRe matches the class or id of page parts that are not the article:
@@ -516,8 +466,8 @@ func ParseCount(s string) (int64, bool) {
 }
 
 // jsonLD is the first JSON-LD object on the page that describes an
-// article, and the first object of any type that carries a publication
-// date (a WebPage, a VideoObject...), for pages without the former.
+// article, and the first object of another type that carries a
+// publication date (a WebPage, a VideoObject...).
 type jsonLD struct {
 	obj   map[string]any
 	dated map[string]any
@@ -531,9 +481,6 @@ var articleTypes = map[string]bool{
 	"socialmediaposting": true, "webpage": false,
 }
 
-// ldDateKeys are the JSON-LD keys of a publication date, best first.
-var ldDateKeys = [...]string{"datePublished", "dateCreated", "uploadDate", "startDate", "dateModified"}
-
 func findJSONLD(doc *goquery.Document) jsonLD {
 	var found jsonLD
 	doc.FindMatcher(jsonLDSel).EachWithBreak(func(_ int, s *goquery.Selection) bool {
@@ -542,7 +489,7 @@ func findJSONLD(doc *goquery.Document) jsonLD {
 				found.obj = findObject(v, 0, isArticle)
 			}
 			if found.dated == nil {
-				found.dated = findObject(v, 0, hasDate)
+				found.dated = findObject(v, 0, func(o map[string]any) bool { return hasDate(o) && !isArticle(o) })
 			}
 		}
 		return found.obj == nil
@@ -623,7 +570,7 @@ func isArticle(o map[string]any) bool { return isArticleType(o["@type"]) }
 
 func hasDate(o map[string]any) bool {
 	for _, k := range ldDateKeys[:3] {
-		if str(o[k]) != "" {
+		if str(o[k.key]) != "" {
 			return true
 		}
 	}
@@ -645,18 +592,8 @@ func isArticleType(t any) bool {
 	return false
 }
 
-func (ld jsonLD) fields(r *Rules, now time.Time) Fields {
+func (ld jsonLD) fields() Fields {
 	var f Fields
-	for _, o := range [...]map[string]any{ld.obj, ld.dated} {
-		if o == nil || !f.PostTime.IsZero() {
-			continue
-		}
-		for _, k := range ldDateKeys {
-			if f.setTime(r, now, str(o[k])); !f.PostTime.IsZero() {
-				break
-			}
-		}
-	}
 	if ld.obj == nil {
 		return f
 	}

@@ -15,171 +15,178 @@ func i64(n int64) *int64 { return &n }
 
 func runes(s string) int { return utf8.RuneCountInString(s) }
 
+// extractFixture is a page of testdata/extract, how it is served and
+// configured, and what Extract must read from it.
+type extractFixture struct {
+	file        string
+	contentType string
+	pageURL     string
+	src         config.Source
+	item        Fields
+	want        Fields
+	bodyLen     int
+	canonical   string
+	charset     string
+}
+
+// extractFixtures are TestExtractFixtures' pages; BenchmarkExtract reads
+// them too.
+var extractFixtures = []extractFixture{
+	{
+		file: "jsonld_newsarticle.html", contentType: "text/html; charset=utf-8", pageURL: "https://example.com/a/1",
+		want: Fields{Title: "Central bank holds rates steady", PostTime: time.Date(2024, 3, 5, 1, 30, 0, 0, time.UTC),
+			Summary: "The bank kept its benchmark rate unchanged for a third meeting.",
+			Image:   "https://img.example.com/rates.jpg", Comments: i64(42)},
+		bodyLen: runes("The central bank kept its benchmark rate unchanged. Analysts had expected the move."),
+		charset: "utf-8",
+	},
+	{
+		file: "jsonld_graph.html", contentType: "text/html", pageURL: "https://site.example.org/a/b.html",
+		src: config.Source{TimeZone: "Asia/Shanghai"},
+		want: Fields{Title: "Floods close the northern highway", PostTime: time.Date(2024, 6, 30, 22, 15, 0, 0, time.UTC),
+			Image: "https://site.example.org/img/flood-1.jpg", Comments: i64(1204)},
+		bodyLen: runes("Water rose overnight. Roads closed."),
+		charset: "utf-8",
+	},
+	{
+		file: "opengraph.html", contentType: "text/html; charset=UTF-8", pageURL: "https://news.example.com/x",
+		want: Fields{Title: "Open Graph headline", PostTime: time.Date(2023, 11, 20, 14, 5, 0, 0, time.UTC),
+			Summary: "A summary from Open Graph.", Image: "https://news.example.com/static/og.png"},
+		bodyLen:   runes("First paragraph. Second paragraph."),
+		canonical: "https://news.example.com/2023/11/20/og-story",
+		charset:   "utf-8",
+	},
+	{
+		file: "time_datetime.html", contentType: "text/html", pageURL: "https://local.example.com/budget",
+		want:    Fields{Title: "Local council approves budget", PostTime: time.Date(2024, 1, 15, 23, 45, 0, 0, time.UTC)},
+		bodyLen: runes("Local council approves budget Posted Jan 15 The council voted 7-2."),
+		charset: "utf-8", // pure ASCII, undeclared: valid UTF-8
+	},
+	{
+		file: "title_only.html", contentType: "text/html", pageURL: "https://example.com/t",
+		want:    Fields{Title: "Just a title with a newline"},
+		bodyLen: runes("Short text."),
+		charset: "utf-8",
+	},
+	{
+		file: "netease_gbk.html", contentType: "text/html", pageURL: "https://3g.163.com/news/article/DHV.html",
+		src: config.Source{TimeZone: "Asia/Shanghai", Extract: config.Extract{
+			Title: ".post_title", PostTime: ".post_time_source", Source: "#ne_article_source",
+			Comments: ".post_tie .js-tielink", Body: ".post_body"}},
+		want: Fields{Title: "国务院常务会议部署促进消费措施", PostTime: time.Date(2018, 5, 10, 1, 55, 47, 0, time.UTC),
+			Source: "新华社", Comments: i64(12000)},
+		bodyLen: runes("国务院总理主持召开国务院常务会议。会议指出，要进一步扩大消费。"),
+		charset: "gbk",
+	},
+	{
+		file: "big5.html", contentType: "text/html", pageURL: "https://tw.example.com/n/1",
+		src: config.Source{TimeZone: "Asia/Taipei", Extract: config.Extract{
+			Title: "h2.headline", PostTime: ".pubtime", Comments: ".reply", Body: "#story"}},
+		want: Fields{Title: "颱風逼近 臺北市宣布停班停課", PostTime: time.Date(2018, 7, 10, 13, 30, 0, 0, time.UTC),
+			Comments: i64(356)},
+		bodyLen: runes("中央氣象局表示，颱風將於明日登陸。"),
+		charset: "big5",
+	},
+	{
+		file: "gb18030_header.html", contentType: "text/html; charset=GB18030", pageURL: "https://sz.example.com/1",
+		src:     config.Source{TimeZone: "Asia/Hong_Kong"},
+		want:    Fields{Title: "深圳湾大桥通车十周年", PostTime: time.Date(2017, 7, 1, 2, 0, 0, 0, time.UTC)},
+		bodyLen: runes("深圳湾公路大桥连接深圳与香港。𠀀"),
+		charset: "gb18030",
+	},
+	{
+		file: "utf8_bom.html", contentType: "", pageURL: "https://jp.example.com/sakura",
+		src: config.Source{TimeZone: "Asia/Tokyo"},
+		want: Fields{Title: "東京で桜が満開に", PostTime: time.Date(2024, 3, 29, 2, 0, 0, 0, time.UTC),
+			Summary: "気象庁は東京の桜が満開になったと発表した。"},
+		bodyLen: runes("今年は平年より早い。"),
+		charset: "utf-8",
+	},
+	{
+		file: "rules_attr.html", contentType: "text/html", pageURL: "https://example.com/p/1",
+		src: config.Source{Extract: config.Extract{
+			Title: "div.story@data-title", PostTime: "span.date@data-ts", Image: "div.hero img@data-src",
+			Comments: "a.comments@data-count", Body: "div.text p"}},
+		want: Fields{Title: "Title from an attribute", PostTime: time.Unix(1700000000, 0).UTC(),
+			Image: "https://example.com/images/lazy.jpg", Comments: i64(77)},
+		bodyLen: runes("One. Two."),
+		charset: "utf-8",
+	},
+	{
+		file: "broken_jsonld.html", contentType: "text/html; charset=utf-8", pageURL: "https://example.com/b",
+		want: Fields{Title: "OG after broken JSON-LD", PostTime: time.Date(2022, 2, 22, 0, 0, 0, 0, time.UTC),
+			Image: "https://cdn.example.com/tw.jpg"},
+		bodyLen: runes("Text."),
+		charset: "utf-8",
+	},
+	{
+		file: "microdata.html", contentType: "text/html; charset=utf-8", pageURL: "https://daily.example.com/m",
+		want: Fields{Title: "Microdata story", PostTime: time.Date(2021, 6, 30, 6, 0, 0, 0, time.UTC),
+			Summary: "Described by the meta description."},
+		bodyLen: runes("Alpha beta.Gamma delta."),
+		charset: "utf-8",
+	},
+	{
+		// The source's selectors beat the list item, which beats JSON-LD.
+		file: "rules_override.html", contentType: "text/html; charset=utf-8", pageURL: "https://example.com/o",
+		src:  config.Source{Extract: config.Extract{Title: ".t", PostTime: ".when", Comments: ".n", Source: ".src", Body: "section.b"}},
+		item: Fields{Title: "Item title", Comments: i64(9), Summary: "Item summary"},
+		want: Fields{Title: "Selector headline", PostTime: time.Date(2020, 2, 2, 12, 0, 0, 0, time.UTC),
+			Source: "Reuters", Summary: "Item summary", Comments: i64(3456)},
+		bodyLen: runes("Selected body text."),
+		charset: "utf-8",
+	},
+	{
+		file: "custom_layout.html", contentType: "text/html; charset=utf-8", pageURL: "https://fr.example.com/greve",
+		src: config.Source{TimeZone: "Europe/Paris", TimeLayouts: []string{"Publié le 02/01/2006 à 15h04"},
+			Extract: config.Extract{PostTime: "p.date"}},
+		want:    Fields{Title: "Grève des transports à Paris", PostTime: time.Date(2022, 7, 14, 14, 30, 0, 0, time.UTC)},
+		bodyLen: runes("Publié le 14/07/2022 à 16h30 Texte."),
+		charset: "utf-8",
+	},
+	{
+		file: "late_meta_gbk.html", contentType: "text/html", pageURL: "https://cn.example.com/late",
+		want:    Fields{Title: "迟到的字符集声明"},
+		bodyLen: runes("正文内容。"),
+		charset: "gbk",
+	},
+	{
+		file: "windows1252.html", contentType: "text/html", pageURL: "https://fr.example.com/cafe",
+		want:    Fields{Title: "Café crème – déjà vu"},
+		bodyLen: runes("Ça va très bien."),
+		charset: "windows-1252",
+	},
+	{
+		file: "no_title.html", contentType: "text/html", pageURL: "https://example.com/none",
+		want:    Fields{},
+		bodyLen: runes("Nothing names this page."),
+		charset: "utf-8",
+	},
+	{
+		file: "shift_jis.html", contentType: "text/html", pageURL: "https://jp.example.com/expo",
+		want:    Fields{Title: "大阪万博の準備進む", PostTime: time.Date(2024, 4, 13, 0, 0, 0, 0, time.UTC)},
+		bodyLen: runes("会場の建設が続いている。"),
+		charset: "shift_jis",
+	},
+	{
+		file: "canonical.html", contentType: "text/html", pageURL: "https://www.example.com/list?id=1",
+		want:      Fields{Title: "Canonical story"},
+		bodyLen:   1,
+		canonical: "https://www.example.com/news/2024/story-123.html",
+		charset:   "utf-8",
+	},
+	{
+		// The page says UTF-8 but is GBK; the source forces the charset.
+		file: "forced_gbk.html", contentType: "text/html; charset=utf-8", pageURL: "https://cn.example.com/f",
+		src:     config.Source{Charset: "gbk"},
+		want:    Fields{Title: "站点错误地声明了UTF-8"},
+		bodyLen: runes("实际编码是GBK"),
+		charset: "gbk",
+	},
+}
+
 func TestExtractFixtures(t *testing.T) {
-	tests := []struct {
-		file        string
-		contentType string
-		pageURL     string
-		src         config.Source
-		item        Fields
-		want        Fields
-		bodyLen     int
-		canonical   string
-		charset     string
-	}{
-		{
-			file: "jsonld_newsarticle.html", contentType: "text/html; charset=utf-8", pageURL: "https://example.com/a/1",
-			want: Fields{Title: "Central bank holds rates steady", PostTime: time.Date(2024, 3, 5, 1, 30, 0, 0, time.UTC),
-				Summary: "The bank kept its benchmark rate unchanged for a third meeting.",
-				Image:   "https://img.example.com/rates.jpg", Comments: i64(42)},
-			bodyLen: runes("The central bank kept its benchmark rate unchanged. Analysts had expected the move."),
-			charset: "utf-8",
-		},
-		{
-			file: "jsonld_graph.html", contentType: "text/html", pageURL: "https://site.example.org/a/b.html",
-			src: config.Source{TimeZone: "Asia/Shanghai"},
-			want: Fields{Title: "Floods close the northern highway", PostTime: time.Date(2024, 6, 30, 22, 15, 0, 0, time.UTC),
-				Image: "https://site.example.org/img/flood-1.jpg", Comments: i64(1204)},
-			bodyLen: runes("Water rose overnight. Roads closed."),
-			charset: "utf-8",
-		},
-		{
-			file: "opengraph.html", contentType: "text/html; charset=UTF-8", pageURL: "https://news.example.com/x",
-			want: Fields{Title: "Open Graph headline", PostTime: time.Date(2023, 11, 20, 14, 5, 0, 0, time.UTC),
-				Summary: "A summary from Open Graph.", Image: "https://news.example.com/static/og.png"},
-			bodyLen:   runes("First paragraph. Second paragraph."),
-			canonical: "https://news.example.com/2023/11/20/og-story",
-			charset:   "utf-8",
-		},
-		{
-			file: "time_datetime.html", contentType: "text/html", pageURL: "https://local.example.com/budget",
-			want:    Fields{Title: "Local council approves budget", PostTime: time.Date(2024, 1, 15, 23, 45, 0, 0, time.UTC)},
-			bodyLen: runes("Local council approves budget Posted Jan 15 The council voted 7-2."),
-			charset: "utf-8", // pure ASCII, undeclared: valid UTF-8
-		},
-		{
-			file: "title_only.html", contentType: "text/html", pageURL: "https://example.com/t",
-			want:    Fields{Title: "Just a title with a newline"},
-			bodyLen: runes("Short text."),
-			charset: "utf-8",
-		},
-		{
-			file: "netease_gbk.html", contentType: "text/html", pageURL: "https://3g.163.com/news/article/DHV.html",
-			src: config.Source{TimeZone: "Asia/Shanghai", Extract: config.Extract{
-				Title: ".post_title", PostTime: ".post_time_source", Source: "#ne_article_source",
-				Comments: ".post_tie .js-tielink", Body: ".post_body"}},
-			want: Fields{Title: "国务院常务会议部署促进消费措施", PostTime: time.Date(2018, 5, 10, 1, 55, 47, 0, time.UTC),
-				Source: "新华社", Comments: i64(12000)},
-			bodyLen: runes("国务院总理主持召开国务院常务会议。会议指出，要进一步扩大消费。"),
-			charset: "gbk",
-		},
-		{
-			file: "big5.html", contentType: "text/html", pageURL: "https://tw.example.com/n/1",
-			src: config.Source{TimeZone: "Asia/Taipei", Extract: config.Extract{
-				Title: "h2.headline", PostTime: ".pubtime", Comments: ".reply", Body: "#story"}},
-			want: Fields{Title: "颱風逼近 臺北市宣布停班停課", PostTime: time.Date(2018, 7, 10, 13, 30, 0, 0, time.UTC),
-				Comments: i64(356)},
-			bodyLen: runes("中央氣象局表示，颱風將於明日登陸。"),
-			charset: "big5",
-		},
-		{
-			file: "gb18030_header.html", contentType: "text/html; charset=GB18030", pageURL: "https://sz.example.com/1",
-			src:     config.Source{TimeZone: "Asia/Hong_Kong"},
-			want:    Fields{Title: "深圳湾大桥通车十周年", PostTime: time.Date(2017, 7, 1, 2, 0, 0, 0, time.UTC)},
-			bodyLen: runes("深圳湾公路大桥连接深圳与香港。𠀀"),
-			charset: "gb18030",
-		},
-		{
-			file: "utf8_bom.html", contentType: "", pageURL: "https://jp.example.com/sakura",
-			src: config.Source{TimeZone: "Asia/Tokyo"},
-			want: Fields{Title: "東京で桜が満開に", PostTime: time.Date(2024, 3, 29, 2, 0, 0, 0, time.UTC),
-				Summary: "気象庁は東京の桜が満開になったと発表した。"},
-			bodyLen: runes("今年は平年より早い。"),
-			charset: "utf-8",
-		},
-		{
-			file: "rules_attr.html", contentType: "text/html", pageURL: "https://example.com/p/1",
-			src: config.Source{Extract: config.Extract{
-				Title: "div.story@data-title", PostTime: "span.date@data-ts", Image: "div.hero img@data-src",
-				Comments: "a.comments@data-count", Body: "div.text p"}},
-			want: Fields{Title: "Title from an attribute", PostTime: time.Unix(1700000000, 0).UTC(),
-				Image: "https://example.com/images/lazy.jpg", Comments: i64(77)},
-			bodyLen: runes("One. Two."),
-			charset: "utf-8",
-		},
-		{
-			file: "broken_jsonld.html", contentType: "text/html; charset=utf-8", pageURL: "https://example.com/b",
-			want: Fields{Title: "OG after broken JSON-LD", PostTime: time.Date(2022, 2, 22, 0, 0, 0, 0, time.UTC),
-				Image: "https://cdn.example.com/tw.jpg"},
-			bodyLen: runes("Text."),
-			charset: "utf-8",
-		},
-		{
-			file: "microdata.html", contentType: "text/html; charset=utf-8", pageURL: "https://daily.example.com/m",
-			want: Fields{Title: "Microdata story", PostTime: time.Date(2021, 6, 30, 6, 0, 0, 0, time.UTC),
-				Summary: "Described by the meta description."},
-			bodyLen: runes("Alpha beta.Gamma delta."),
-			charset: "utf-8",
-		},
-		{
-			// The source's selectors beat the list item, which beats JSON-LD.
-			file: "rules_override.html", contentType: "text/html; charset=utf-8", pageURL: "https://example.com/o",
-			src:  config.Source{Extract: config.Extract{Title: ".t", PostTime: ".when", Comments: ".n", Source: ".src", Body: "section.b"}},
-			item: Fields{Title: "Item title", Comments: i64(9), Summary: "Item summary"},
-			want: Fields{Title: "Selector headline", PostTime: time.Date(2020, 2, 2, 12, 0, 0, 0, time.UTC),
-				Source: "Reuters", Summary: "Item summary", Comments: i64(3456)},
-			bodyLen: runes("Selected body text."),
-			charset: "utf-8",
-		},
-		{
-			file: "custom_layout.html", contentType: "text/html; charset=utf-8", pageURL: "https://fr.example.com/greve",
-			src: config.Source{TimeZone: "Europe/Paris", TimeLayouts: []string{"Publié le 02/01/2006 à 15h04"},
-				Extract: config.Extract{PostTime: "p.date"}},
-			want:    Fields{Title: "Grève des transports à Paris", PostTime: time.Date(2022, 7, 14, 14, 30, 0, 0, time.UTC)},
-			bodyLen: runes("Publié le 14/07/2022 à 16h30 Texte."),
-			charset: "utf-8",
-		},
-		{
-			file: "late_meta_gbk.html", contentType: "text/html", pageURL: "https://cn.example.com/late",
-			want:    Fields{Title: "迟到的字符集声明"},
-			bodyLen: runes("正文内容。"),
-			charset: "gbk",
-		},
-		{
-			file: "windows1252.html", contentType: "text/html", pageURL: "https://fr.example.com/cafe",
-			want:    Fields{Title: "Café crème – déjà vu"},
-			bodyLen: runes("Ça va très bien."),
-			charset: "windows-1252",
-		},
-		{
-			file: "no_title.html", contentType: "text/html", pageURL: "https://example.com/none",
-			want:    Fields{},
-			bodyLen: runes("Nothing names this page."),
-			charset: "utf-8",
-		},
-		{
-			file: "shift_jis.html", contentType: "text/html", pageURL: "https://jp.example.com/expo",
-			want:    Fields{Title: "大阪万博の準備進む", PostTime: time.Date(2024, 4, 13, 0, 0, 0, 0, time.UTC)},
-			bodyLen: runes("会場の建設が続いている。"),
-			charset: "shift_jis",
-		},
-		{
-			file: "canonical.html", contentType: "text/html", pageURL: "https://www.example.com/list?id=1",
-			want:      Fields{Title: "Canonical story"},
-			bodyLen:   1,
-			canonical: "https://www.example.com/news/2024/story-123.html",
-			charset:   "utf-8",
-		},
-		{
-			// The page says UTF-8 but is GBK; the source forces the charset.
-			file: "forced_gbk.html", contentType: "text/html; charset=utf-8", pageURL: "https://cn.example.com/f",
-			src:     config.Source{Charset: "gbk"},
-			want:    Fields{Title: "站点错误地声明了UTF-8"},
-			bodyLen: runes("实际编码是GBK"),
-			charset: "gbk",
-		},
-	}
-	for _, tt := range tests {
+	for _, tt := range extractFixtures {
 		t.Run(tt.file, func(t *testing.T) {
 			body, err := os.ReadFile(filepath.Join("testdata", "extract", tt.file))
 			if err != nil {
@@ -190,7 +197,7 @@ func TestExtractFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			page, err := Extract(body, tt.contentType, tt.pageURL, rules, testNow)
+			page, err := Extract(body, tt.contentType, tt.pageURL, rules, testNow, tt.item)
 			if err != nil {
 				t.Fatalf("Extract: %v", err)
 			}

@@ -15,7 +15,7 @@ import (
 
 // moduleDir is where the module cache holds a required module (its
 // test corpora come with it; they are not copied into this repository).
-func moduleDir(t *testing.T, path string) string {
+func moduleDir(t testing.TB, path string) string {
 	t.Helper()
 	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", path).Output()
 	dir := strings.TrimSpace(string(out))

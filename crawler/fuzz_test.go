@@ -31,7 +31,7 @@ func FuzzExtract(f *testing.F) {
 	plain, _ := NewRules(config.Source{Name: "plain"})
 	f.Fuzz(func(t *testing.T, body []byte, contentType string) {
 		for _, r := range []*Rules{rules, plain} {
-			p, err := Extract(body, contentType, "https://example.com/a/b.html", r, testNow)
+			p, err := Extract(body, contentType, "https://example.com/a/b.html", r, testNow, Fields{})
 			if err != nil {
 				continue
 			}

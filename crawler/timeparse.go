@@ -36,6 +36,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	dps "github.com/markusmobius/go-dateparser"
 )
@@ -88,20 +90,38 @@ var (
 	// Date.toString writes "GMT+0800 (China Standard Time)").
 	gmtOffset = regexp.MustCompile(`\b(?:GMT|UTC|UT)\s*([+-])(\d{1,2})(?::?(\d{2}))?\b`)
 	// zoneName is a run of capitals standing alone: a zone abbreviation
-	// when zoneAbbrs has it.
-	zoneName   = regexp.MustCompile(`(^|[\s(\d])([A-Z]{1,5})(?:$|[\s),])`)
+	// when zoneAbbrs has it. (It does not take the space after it, which
+	// may be the one before the zone: "06:15 PM IST".)
+	zoneName   = regexp.MustCompile(`(^|[\s(\d])([A-Z]{1,5})\b`)
 	parenthese = regexp.MustCompile(`\s*\([^()]*\)\s*$`)
 	weekday    = regexp.MustCompile(`^(?i)(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s*`)
-	monthName  = regexp.MustCompile(`(?i)\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)(?:uary|ruary|ch|il|e|y|ust|tember|t|ober|ember)?(?:\.|\b)`)
-	ordinal    = regexp.MustCompile(`\b(\d{1,2})(?:st|nd|rd|th)\b`)
-	meridiem   = regexp.MustCompile(`(\d)\s*([AaPp])\.?[Mm]\.?(?:$|\s)`)
-	atWord     = regexp.MustCompile(`(?i)\s+(?:at|um|à|a las)\s+`)
+	// word is a word that may be a month's name (monthWord decides).
+	word = regexp.MustCompile(`\pL{3,}\.?`)
+	// leadWord is a word before the date: a weekday in any language
+	// ("Di.", "jeudi", "Mittwoch,") or a label ("Stand:").
+	leadWord = regexp.MustCompile(`^(\pL+)[.,:]?\s+\d`)
+	// dayDot is a day written with a dot before its month: "23. Jun".
+	dayDot = regexp.MustCompile(`\b(\d{1,2})\.\s*([A-Z][a-z]{2})\b`)
+	// timeDash is a dash or bar between a date and its time:
+	// "25.01.2022 - 14:45".
+	timeDash = regexp.MustCompile(`(\d)\s+[-–|·]\s+(\d{1,2}:\d{2})`)
+	ordinal  = regexp.MustCompile(`\b(\d{1,2})(?:st|nd|rd|th)\b`)
+	meridiem = regexp.MustCompile(`(\d)\s*([AaPp])\.?[Mm]\.?(?:$|\s)`)
+	atWord   = regexp.MustCompile(`(?i)\s+(?:at|um|à|a las)\s+`)
+	// dottedDate is a day-first date written with spaces or a closing
+	// dot: "4. 2. 2022.", "19. 11. 2021".
+	dottedDate = regexp.MustCompile(`^(\d{1,2})\.\s*(\d{1,2})\.\s*(\d{4})\.?(\s|$)`)
+	// dateT is a day-first or US date joined to its time with ISO 8601's
+	// T: "06-08-2009T14:12:32+0200".
+	dateT = regexp.MustCompile(`^(\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})T(\d)`)
 )
 
-// normalizeTime rewrites a time string for the generated layouts: zone
-// abbreviations become offsets, the weekday goes, month names are cut to
-// three letters, ordinals, commas and "at" go, am/pm become AM/PM.
-func normalizeTime(s string, loc *time.Location, ref time.Time) string {
+// normalizeZones writes zone abbreviations and GMT offsets as numeric
+// offsets and drops a trailing parenthesis ("(China Standard Time)").
+func normalizeZones(s string, loc *time.Location, ref time.Time) string {
+	if !strings.ContainsFunc(s, unicode.IsLetter) {
+		return s // nothing to rewrite: skip the expressions (a hot path)
+	}
 	s = parenthese.ReplaceAllString(s, "")
 	s = gmtOffset.ReplaceAllStringFunc(s, func(m string) string {
 		sub := gmtOffset.FindStringSubmatch(m)
@@ -125,18 +145,100 @@ func normalizeTime(s string, loc *time.Location, ref time.Time) string {
 		}
 		return lead + formatOffset(off) + m[len(sub[1])+len(sub[2]):]
 	})
-	s = weekday.ReplaceAllString(s, "")
-	s = monthName.ReplaceAllStringFunc(s, func(m string) string {
-		return strings.ToUpper(m[:1]) + strings.ToLower(m[1:3])
-	})
-	s = ordinal.ReplaceAllString(s, "$1")
-	s = atWord.ReplaceAllString(s, " ")
-	s = meridiem.ReplaceAllStringFunc(s, func(m string) string {
-		sub := meridiem.FindStringSubmatch(m)
-		return sub[1] + " " + strings.ToUpper(sub[2]) + "M" + m[len(strings.TrimRight(m, " \t")):]
-	})
+	return s
+}
+
+// normalizeTime rewrites a time string for the generated layouts: spaced
+// dotted dates close up, a T after a day-first or US date becomes a
+// space, zone abbreviations become offsets, the weekday (in any language)
+// or a label before the date goes, month names in the languages of
+// monthNames become English abbreviations, the dot after a day before its
+// month, a dash between date and time, ordinals, commas and "at" go,
+// am/pm become AM/PM.
+func normalizeTime(s string, loc *time.Location, ref time.Time) string {
+	s = dottedDate.ReplaceAllString(normalizeZones(s, loc, ref), "$1.$2.$3$4")
+	s = dateT.ReplaceAllString(s, "$1 $2")
+	s = timeDash.ReplaceAllString(s, "$1 $2")
+	if strings.ContainsFunc(s, unicode.IsLetter) {
+		s = weekday.ReplaceAllString(s, "")
+		if m := leadWord.FindStringSubmatch(s); m != nil && monthWord(m[1]) == 0 {
+			s = s[len(m[0])-1:]
+		}
+		s = word.ReplaceAllStringFunc(s, func(w string) string {
+			if m := monthWord(w); m > 0 {
+				return monthAbbr[m-1]
+			}
+			return w
+		})
+		s = dayDot.ReplaceAllString(s, "$1 $2")
+		s = ordinal.ReplaceAllString(s, "$1")
+		s = atWord.ReplaceAllString(s, " ")
+		s = meridiem.ReplaceAllStringFunc(s, func(m string) string {
+			sub := meridiem.FindStringSubmatch(m)
+			return sub[1] + " " + strings.ToUpper(sub[2]) + "M" + m[len(strings.TrimRight(m, " \t")):]
+		})
+	}
 	s = strings.ReplaceAll(s, ",", " ")
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// monthNames are month names in the languages of most news sites, one
+// string per month.
+var monthNames = [12]string{
+	"january januar janvier enero gennaio janeiro januari styczeń январь",
+	"february februar février febrero febbraio fevereiro februari luty февраль",
+	"march märz mars marzo março maart marzec март",
+	"april avril abril aprile kwiecień апрель",
+	"may mai mayo maggio maio mei maj май",
+	"june juni juin junio giugno junho czerwiec июнь",
+	"july juli juillet julio luglio julho lipiec июль",
+	"august août agosto augustus augusti sierpień август",
+	"september septembre septiembre settembre setembro wrzesień сентябрь",
+	"october oktober octobre octubre ottobre outubro październik октябрь",
+	"november novembre noviembre novembro listopad ноябрь",
+	"december dezember décembre diciembre dicembre dezembro grudzień декабрь",
+}
+
+// monthAbbr are the English abbreviations Go's layouts read.
+var monthAbbr = [12]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
+
+// monthWord reads a month name or its abbreviation ("Sep.", "Sept",
+// "juil", "Juni", "августа"); 0 when the word is no month monthNames
+// knows, or could be two ("jui": juin or juillet).
+func monthWord(w string) int {
+	w = strings.ToLower(strings.TrimSuffix(w, "."))
+	if utf8.RuneCountInString(w) < 3 {
+		return 0
+	}
+	found := 0
+	for i, names := range monthNames {
+		for _, n := range strings.Fields(names) {
+			// A prefix of the name ("Sept"), or the name and an ending
+			// ("августа", "Januars"), or four letters in common ("juil").
+			if strings.HasPrefix(n, w) || strings.HasPrefix(w, n) || commonPrefix(w, n) >= 4 {
+				if found != 0 && found != i+1 {
+					return 0
+				}
+				found = i + 1
+			}
+		}
+	}
+	return found
+}
+
+// commonPrefix is the number of runes a and b start with in common.
+func commonPrefix(a, b string) int {
+	n := 0
+	for a != "" && b != "" {
+		ra, sa := utf8.DecodeRuneInString(a)
+		rb, sb := utf8.DecodeRuneInString(b)
+		if ra != rb {
+			break
+		}
+		n++
+		a, b = a[sa:], b[sb:]
+	}
+	return n
 }
 
 // timeLayouts are tried, in order, on normalised strings. A layout with
@@ -206,6 +308,9 @@ func ParseTime(s string, layouts []string, loc *time.Location, now time.Time) (t
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return t, true
 	}
+	if t, ok := parseISO(s, loc); ok {
+		return t, true
+	}
 	if t, ok := parseNumeric(s); ok {
 		return t, true
 	}
@@ -228,7 +333,9 @@ func ParseTime(s string, layouts []string, loc *time.Location, now time.Time) (t
 	if now.IsZero() {
 		return time.Time{}, false
 	}
-	return parseLibrary(n, loc, now)
+	// go-dateparser reads other languages itself: it gets the text with
+	// only its zones rewritten.
+	return parseLibrary(strings.Join(strings.Fields(normalizeZones(s, loc, ref)), " "), loc, now)
 }
 
 // parseLibrary reads s with go-dateparser, strictly: a day, month and
@@ -242,10 +349,21 @@ func parseLibrary(s string, loc *time.Location, now time.Time) (time.Time, bool)
 		PreferredDateSource: dps.Past,
 	}
 	d, err := dateParser.Parse(cfg, s)
-	if err != nil || d.Time.IsZero() {
+	if err != nil || d.Time.IsZero() || !holdsDate(s, d.Time) {
 		return time.Time{}, false
 	}
 	return d.Time, true
+}
+
+// holdsDate reports whether a string of numbers holds t's day. A string
+// with words (other than ISO 8601's T and Z) may be relative ("3 days
+// ago") and is taken as go-dateparser read it; numbers must hold the day
+// they are read as: go-dateparser makes 2024-03-03 of "2021-13-45T10:00".
+func holdsDate(s string, t time.Time) bool {
+	if strings.ContainsFunc(s, func(r rune) bool { return unicode.IsLetter(r) && !strings.ContainsRune("TZtz", r) }) {
+		return true
+	}
+	return writesDay(s, t)
 }
 
 // fixZone corrects a time parsed with a configured layout holding a zone
@@ -268,21 +386,46 @@ func fixZone(t time.Time, loc *time.Location, now time.Time) time.Time {
 	return t
 }
 
-// layoutKey buckets layouts and strings by whether they start with a
-// letter and whether they hold a clock time, so a string is tried only
-// against layouts of its shape.
-func layoutKey(s string) int {
-	k := 0
-	if s != "" && (s[0] >= 'A' && s[0] <= 'Z' || s[0] >= 'a' && s[0] <= 'z') {
-		k = 1
+// layoutKey buckets layouts and strings by shape, so a string is tried
+// only against layouts that could read it: whether it starts with letters
+// or digits, how many digits (1-2, 4, 8), the character after them, and
+// whether it holds a clock time ("2006-1-2 15:04" and "2021-11-19 08:07"
+// are both "d4-:").
+func layoutKey(s string) string {
+	if s == "" {
+		return ""
+	}
+	k := make([]byte, 0, 4)
+	i := 0
+	if isDigit(s[0]) {
+		for i < len(s) && isDigit(s[i]) {
+			i++
+		}
+		switch i {
+		case 1, 2:
+			k = append(k, 'd', '1')
+		case 4, 8:
+			k = append(k, 'd', byte('0'+i))
+		default:
+			k = append(k, 'd', 'n')
+		}
+	} else {
+		for i < len(s) && !isDigit(s[i]) && s[i] != ' ' && s[i] != '-' && s[i] != '/' && s[i] != '.' {
+			i++
+		}
+		k = append(k, 'a', '-')
+	}
+	if i < len(s) {
+		k = append(k, s[i])
 	}
 	if strings.Contains(s, ":") {
-		k += 2
+		k = append(k, ':')
 	}
-	return k
+	return string(k)
 }
 
-var layoutsByKey = func() (b [4][]string) {
+var layoutsByKey = func() map[string][]string {
+	b := map[string][]string{}
 	for _, l := range timeLayouts {
 		k := layoutKey(l)
 		b[k] = append(b[k], l)
@@ -298,6 +441,96 @@ func parseLayouts(s string, loc *time.Location) (time.Time, bool) {
 	}
 	return time.Time{}, false
 }
+
+// parseISO reads the ISO 8601 forms most pages' data carry, without
+// regular expressions: 2021-11-19, 2021-11-19T08:07, 2021-11-19 08:07:06,
+// with fractions and a zone (Z, +08:00, +0800) or none (then in loc).
+// Other forms are left to the general path.
+func parseISO(s string, loc *time.Location) (time.Time, bool) {
+	num := func(i, n int) (int, bool) {
+		if i+n > len(s) {
+			return 0, false
+		}
+		v := 0
+		for _, c := range []byte(s[i : i+n]) {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v, true
+	}
+	y, ok1 := num(0, 4)
+	mo, ok2 := num(5, 2)
+	d, ok3 := num(8, 2)
+	if !ok1 || !ok2 || !ok3 || s[4] != '-' || s[7] != '-' || mo < 1 || mo > 12 || d < 1 || d > 31 {
+		return time.Time{}, false
+	}
+	var h, mi, sec, nsec int
+	i := 10
+	if i < len(s) && (s[i] == 'T' || s[i] == ' ') {
+		var ok bool
+		if h, ok = num(i+1, 2); !ok || i+3 >= len(s) || s[i+3] != ':' {
+			return time.Time{}, false
+		}
+		if mi, ok = num(i+4, 2); !ok {
+			return time.Time{}, false
+		}
+		i += 6
+		if i < len(s) && s[i] == ':' {
+			if sec, ok = num(i+1, 2); !ok {
+				return time.Time{}, false
+			}
+			i += 3
+			if i < len(s) && (s[i] == '.' || s[i] == ',') {
+				j, scale := i+1, 100000000
+				for ; j < len(s) && s[j] >= '0' && s[j] <= '9'; j++ {
+					nsec += int(s[j]-'0') * scale
+					scale /= 10
+				}
+				if j == i+1 {
+					return time.Time{}, false
+				}
+				i = j
+			}
+		}
+		if h > 23 || mi > 59 || sec > 59 {
+			return time.Time{}, false
+		}
+	}
+	zone := loc
+	switch rest := s[i:]; {
+	case rest == "":
+	case rest == "Z":
+		zone = time.UTC
+	case len(rest) == 6 && rest[3] == ':' || len(rest) == 5 || len(rest) == 3:
+		if rest[0] != '+' && rest[0] != '-' {
+			return time.Time{}, false
+		}
+		oh, ok := num(i+1, 2)
+		om := 0
+		if len(rest) > 3 {
+			om, ok = num(len(s)-2, 2)
+		}
+		if !ok || oh > 14 || om > 59 {
+			return time.Time{}, false
+		}
+		off := oh*3600 + om*60
+		if rest[0] == '-' {
+			off = -off
+		}
+		zone = time.FixedZone("", off)
+	default:
+		return time.Time{}, false
+	}
+	t := time.Date(y, time.Month(mo), d, h, mi, sec, nsec, zone)
+	if t.Day() != d { // 2021-02-30
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // parseNumeric reads Unix seconds (10 digits) or milliseconds (13 digits).
 func parseNumeric(s string) (time.Time, bool) {

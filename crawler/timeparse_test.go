@@ -162,6 +162,23 @@ var timeCases = []timeCase{
 	{"19/11/2021 08:07", "", "2021-11-19T08:07:00Z"},
 	{"19.11.2021 08:07", "Europe/Berlin", "2021-11-19T07:07:00Z"},
 	{"19.11.2021", "Europe/Berlin", "2021-11-18T23:00:00Z"},
+	// Day first however it is spaced or joined to its time: the numbers
+	// both fit a month, so only the order decides.
+	{"4. 2. 2022.", "", "2022-02-04T00:00:00Z"},
+	{"06.08.2009T14:12", "", "2009-08-06T14:12:00Z"},
+	{"06-08-2009T14:12:32+0200", "", "2009-08-06T12:12:32Z"},
+	// A zone after AM/PM has its offset.
+	{"Mar 28 2020 06:15 PM IST", "", "2020-03-28T12:45:00Z"},
+	{"Fri, 19 Nov 2021 08:07 PM EST", "", "2021-11-20T01:07:00Z"},
+	// Month names in other languages, weekdays and labels before the
+	// date, a dash before the time: the fast path reads them.
+	{"23. Juni 2016", "Europe/Berlin", "2016-06-22T22:00:00Z"},
+	{"19. Oktober 2019, 19:08 Uhr", "Europe/Berlin", "2019-10-19T17:08:00Z"},
+	{"Dezember 10 2019 2:35 PM", "", "2019-12-10T14:35:00Z"},
+	{"Di. 25.01.2022 - 14:45", "Europe/Berlin", "2022-01-25T13:45:00Z"},
+	{"jeudi 13 juin 2019", "Europe/Paris", "2019-06-12T22:00:00Z"},
+	{"15 августа 2016, 13:43", "Europe/Moscow", "2016-08-15T10:43:00Z"},
+	{"Stand: 09.10.2017, 01:40", "Europe/Berlin", "2017-10-08T23:40:00Z"},
 	// Unix time.
 	{"1637309226", "", "2021-11-19T08:07:06Z"},
 	{"1637309226000", "Asia/Shanghai", "2021-11-19T08:07:06Z"},
@@ -203,6 +220,10 @@ var timeCases = []timeCase{
 	{"2021-02-30", "", ""},
 	{"2021-13-45", "", ""},
 	{"Fri, 32 Nov 2021 08:07:06 GMT", "", ""},
+	// Numbers go-dateparser makes a date of that they do not hold.
+	{"2021-13-45T10:00", "", ""},
+	{"45T10:00", "", ""},
+	{"31/02/2021 10:00", "", ""},
 }
 
 // timeResult formats ParseTime's answer for one case.
@@ -282,5 +303,23 @@ func TestParseTimeServerTZ(t *testing.T) {
 	}
 	if outs[0] == "" || outs[0] != outs[1] || outs[0] != outs[2] {
 		t.Errorf("answers differ with the server's TZ:\nUTC:\n%s\nAmerica/New_York:\n%s\nAsia/Shanghai:\n%s", outs[0], outs[1], outs[2])
+	}
+}
+
+// TestParseTimeFastPath wants common forms read without go-dateparser,
+// which costs a thousand times more.
+func TestParseTimeFastPath(t *testing.T) {
+	for _, s := range []string{
+		"Mar 28 2020 06:15 PM IST", "23. Juni 2016", "19. Oktober 2019, 19:08", "Dezember 10 2019 2:35 PM",
+		"Di. 25.01.2022 - 14:45", "jeudi 13 juin 2019", "15 августа 2016, 13:43", "Stand: 09.10.2017, 01:40",
+		"4. 2. 2022.", "06-08-2009T14:12:32+0200", "Fri, 19 Nov 2021 08:07:06 EST", "2021年11月19日 08:07",
+	} {
+		before := libraryCalls.Load()
+		if _, ok := ParseTime(s, nil, time.UTC, testNow); !ok {
+			t.Errorf("ParseTime(%q) failed", s)
+		}
+		if libraryCalls.Load() != before {
+			t.Errorf("ParseTime(%q) called go-dateparser", s)
+		}
 	}
 }
