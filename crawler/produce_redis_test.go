@@ -3,8 +3,10 @@ package crawler
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,17 +15,24 @@ import (
 
 // TestProduceRidesThroughRedisRestart kills Redis (appendonly, fsync
 // always) while the producer walks a site of 3,000 article URLs over 30
-// list pages and 30 list API pages, and starts it again 3 seconds later
-// (longer than go-redis's own retries last): the pushes that met the
-// dead Redis (the HTML list's and the list API's page 10) are retried,
+// list pages and 30 list API pages, and starts it again only once both
+// sources have begun retrying their push (go-redis's own retries of a
+// command are over by then, however long they last): the pushes that
+// met the dead Redis (the HTML list's and the list API's page 10) are
+// retried,
 // the walks go on from the page they were at,
 // and every URL of the site ends up queued, with its list fields.
 func TestProduceRidesThroughRedisRestart(t *testing.T) {
 	e, r := newRestartableEnv(t)
 
 	const pages, per = 30, 50
-	const strikeAt = 10 // the HTML list page at which Redis dies
-	strike, struck := make(chan struct{}), make(chan struct{})
+	const strikeAt = 10 // the list page (of both sources) at which Redis dies
+	// Both sources' page 10 wait until both have arrived and Redis has
+	// been killed, so each one's push of page 10 meets the dead Redis
+	// whatever the scheduling; the request timeout is raised so that the
+	// wait for the slower walk cannot time a page out.
+	arrived, struck := make(chan string, 2), make(chan struct{})
+	var siteOnce, apiOnce sync.Once
 	for p := 1; p <= pages; p++ {
 		var b strings.Builder
 		b.WriteString(`<ul class="list">`)
@@ -37,7 +46,7 @@ func TestProduceRidesThroughRedisRestart(t *testing.T) {
 		body := b.String()
 		e.site.handle(fmt.Sprintf("%s/list/%d", host, p), func(w http.ResponseWriter, r *http.Request) {
 			if p == strikeAt {
-				strike <- struct{}{}
+				siteOnce.Do(func() { arrived <- "site" })
 				<-struck // Redis is dead before the page's URLs are pushed
 			}
 			w.Header().Set("Content-Type", "text/html")
@@ -50,18 +59,21 @@ func TestProduceRidesThroughRedisRestart(t *testing.T) {
 		api := `{"items":[` + strings.Join(items, ",") + `]}`
 		e.site.handle(fmt.Sprintf("%s/api/%d", apiHost, p), func(w http.ResponseWriter, r *http.Request) {
 			if p == strikeAt {
+				apiOnce.Do(func() { arrived <- "api" })
 				<-struck // this page's push meets the dead Redis too
 			}
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprint(w, api)
 		})
 	}
-	c := e.crawler(
-		config.Source{Name: "site", Kind: "html", URLs: []string{"http://" + host + "/list/1"}, LinkSelector: "a.t",
+	e.cfg.Crawler.RequestTimeout = config.Duration(time.Minute)
+	retrying := &retryWatch{want: map[string]bool{"site": true, "api": true}, all: make(chan struct{})}
+	c := e.newCrawler([]config.Source{
+		{Name: "site", Kind: "html", URLs: []string{"http://" + host + "/list/1"}, LinkSelector: "a.t",
 			NextSelector: "a.next", MaxPages: pages},
-		config.Source{Name: "api", Kind: "json", URLs: []string{"http://" + apiHost + "/api/{page}"}, MaxPages: pages,
+		{Name: "api", Kind: "json", URLs: []string{"http://" + apiHost + "/api/{page}"}, MaxPages: pages,
 			JSON: config.JSONList{ItemsPath: "items", Fields: map[string]string{"url": "u", "title": "t"}}},
-	)
+	}, WithTransport(e.site.transport()), WithLogger(slog.New(retrying)))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	produced := make(chan ProduceReport, 1)
@@ -72,10 +84,15 @@ func TestProduceRidesThroughRedisRestart(t *testing.T) {
 		}
 		produced <- rep
 	}()
-	<-strike
+	<-arrived
+	<-arrived
 	r.Kill()
 	close(struck)
-	time.Sleep(3 * time.Second)
+	select {
+	case <-retrying.all:
+	case <-ctx.Done():
+		t.Fatal("the producer never retried a push of both sources while Redis was down")
+	}
 	r.Start()
 	rep := <-produced
 
@@ -115,4 +132,37 @@ func TestProduceRidesThroughRedisRestart(t *testing.T) {
 			break
 		}
 	}
+}
+
+// retryWatch is a slog.Handler that closes all once every source in want
+// has logged that it is retrying a push.
+type retryWatch struct {
+	mu   sync.Mutex
+	want map[string]bool
+	all  chan struct{}
+}
+
+func (h *retryWatch) Enabled(context.Context, slog.Level) bool { return true }
+func (h *retryWatch) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *retryWatch) WithGroup(string) slog.Handler            { return h }
+
+func (h *retryWatch) Handle(_ context.Context, r slog.Record) error {
+	if r.Message != "Redis failed during a push, retrying" {
+		return nil
+	}
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key != "source" {
+			return true
+		}
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.want[a.Value.String()] {
+			delete(h.want, a.Value.String())
+			if len(h.want) == 0 {
+				close(h.all)
+			}
+		}
+		return false
+	})
+	return nil
 }
