@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 
 // helper runs in the child process. "race": run job "race", which waits
 // until a skipped run is in its history (so the two racers overlap);
-// exit 0 when it ran, 3 when skipped. "hold": run job "hold" with a 1.5 s
+// exit 0 when it ran, 3 when skipped. "hold": run job "hold" with a 4 s
 // lock TTL, print "started" and block until killed.
 func helper(mode, addr string) int {
 	ctx := context.Background()
@@ -61,7 +61,7 @@ func helper(mode, addr string) int {
 			return nil, errors.New("the other process never tried")
 		}}
 	case "hold":
-		opts.LockTTL = 1500 * time.Millisecond
+		opts.LockTTL = holdTTL
 		job = Job{Name: "hold", Run: func(ctx context.Context) (Counts, error) {
 			fmt.Println("started")
 			select {}
@@ -123,6 +123,9 @@ func TestTwoProcessesRaceExactlyOneRuns(t *testing.T) {
 	}
 }
 
+// holdTTL is the lock TTL of the "hold" helper.
+const holdTTL = 4 * time.Second
+
 func TestKilledHolderLockExpires(t *testing.T) {
 	s := redistest.Start(t)
 	c := s.Client()
@@ -141,8 +144,10 @@ func TestKilledHolderLockExpires(t *testing.T) {
 		cmd.Process.Kill()
 		t.Fatalf("helper: %q, %v", line, err)
 	}
-	// Alive, the holder keeps the lock past its TTL by renewing it.
-	time.Sleep(3 * time.Second)
+	// Alive, the holder keeps the lock past its TTL by renewing it (every
+	// third of the TTL: a renewal may come more than 2 s late on a loaded
+	// machine before the lock lapses).
+	time.Sleep(holdTTL + holdTTL/2)
 	m := newManager(t, c, Options{}, Job{Name: "hold", Run: func(context.Context) (Counts, error) { return Counts{"after": 1}, nil }})
 	if _, err := m.Run(ctx, "hold", TriggerManual); !errors.Is(err, ErrLocked) {
 		t.Fatalf("run while the holder lives: %v, want ErrLocked", err)
@@ -160,7 +165,7 @@ func TestKilledHolderLockExpires(t *testing.T) {
 	if run.Status != StatusOK || run.Counts["after"] != 1 {
 		t.Fatalf("run after the kill: %+v", run)
 	}
-	t.Logf("lock free %s after SIGKILL (TTL 1.5s)", time.Since(killed).Round(time.Millisecond))
+	t.Logf("lock free %s after SIGKILL (TTL %s)", time.Since(killed).Round(time.Millisecond), holdTTL)
 }
 
 func exitCode(t *testing.T, err error) int {

@@ -575,7 +575,9 @@ func TestIdleConsumerCallRate(t *testing.T) {
 				t.Fatalf("idle ClaimAny = %v, %v; want the context's deadline", got, err)
 			}
 			took := time.Since(began)
-			if took > idleFor+2*time.Second {
+			// A hang guard, not a measure of speed: ClaimAny returns
+			// when its context ends.
+			if took > idleFor+20*time.Second {
 				t.Errorf("ClaimAny returned %s after its context ended", took-idleFor)
 			}
 			after, afterAll := calls()

@@ -449,7 +449,7 @@ crawler:
 			t.Errorf("log has %q:\n%s", bad, errOut)
 		}
 	}
-	if !regexp.MustCompile(`msg="job done" .*took=\d+ms.* created=3 `).MatchString(errOut) {
+	if !regexp.MustCompile(`msg="job done" .*took=[0-9.]+(ms|s|m[0-9.]+s).* created=3 `).MatchString(errOut) {
 		t.Errorf("job done line does not read created=3:\n%s", errOut)
 	}
 }
