@@ -14,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/internal/rdb"
 )
 
 // ledgerDay is the layout of the days in ledger values (compact: the
@@ -421,62 +422,44 @@ func (a *Activity) RecordMany(ctx context.Context, evs []Event) ([]Result, error
 
 // awardBatch awards ps, in order, in one pipeline of awardCmd calls by
 // EVALSHA, each call carrying up to scriptEvents consecutive events of one
-// day. Calls the server rejects with NOSCRIPT (script never loaded, or the
-// server restarted) did not run, so the script is loaded and they are
-// sent again.
+// day (rdb.Pipelined loads the script when the server does not know it).
 func (a *Activity) awardBatch(ctx context.Context, ps []plan, now time.Time) ([]Result, error) {
 	out := make([]Result, len(ps))
-	type call struct {
-		idx []int // indexes into ps
-		cmd *redis.Cmd
-	}
-	var calls []*call
-	var cur *call
+	var calls [][]int // indexes into ps, per call
 	for i, p := range ps {
 		if p.points == 0 {
 			out[i] = p.result(false)
 			continue
 		}
-		if cur == nil || len(cur.idx) == scriptEvents || ps[cur.idx[0]].day != p.day {
-			cur = &call{}
-			calls = append(calls, cur)
+		if n := len(calls); n == 0 || len(calls[n-1]) == scriptEvents || ps[calls[n-1][0]].day != p.day {
+			calls = append(calls, nil)
 		}
-		cur.idx = append(cur.idx, i)
+		calls[len(calls)-1] = append(calls[len(calls)-1], i)
 	}
-	for attempt := 0; len(calls) > 0; attempt++ {
-		pipe := a.rdb.Pipeline()
-		for _, c := range calls {
-			group := make([]plan, len(c.idx))
-			for j, i := range c.idx {
-				group[j] = ps[i]
-			}
-			keys, args := a.awardArgs(group, now)
-			c.cmd = awardCmd.EvalSha(ctx, pipe, keys, args...)
+	if len(calls) == 0 {
+		return out, nil
+	}
+	cmds, err := rdb.EvalEach(ctx, a.rdb, awardCmd, len(calls), func(c int) ([]string, []any) {
+		group := make([]plan, len(calls[c]))
+		for j, i := range calls[c] {
+			group[j] = ps[i]
 		}
-		_, _ = pipe.Exec(ctx) // errors are read per call below
-		var again []*call
-		for _, c := range calls {
-			vals, err := c.cmd.Int64Slice()
-			if err == nil && len(vals) != len(c.idx) {
-				err = fmt.Errorf("unexpected reply %v", vals)
-			}
-			switch {
-			case err == nil:
-				for j, i := range c.idx {
-					out[i] = ps[i].result(vals[j] == 1)
-				}
-			case redis.HasErrorPrefix(err, "NOSCRIPT") && attempt == 0:
-				again = append(again, c)
-			default:
-				return nil, fmt.Errorf("record %d events: %w", len(ps), err)
-			}
+		return a.awardArgs(group, now)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("record %d events: %w", len(ps), err)
+	}
+	for c, cmd := range cmds {
+		vals, err := cmd.Int64Slice()
+		if err == nil && len(vals) != len(calls[c]) {
+			err = fmt.Errorf("unexpected reply %v", vals)
 		}
-		if len(again) > 0 {
-			if err := awardCmd.Load(ctx, a.rdb).Err(); err != nil {
-				return nil, fmt.Errorf("load award script: %w", err)
-			}
+		if err != nil {
+			return nil, fmt.Errorf("record %d events: %w", len(ps), err)
 		}
-		calls = again
+		for j, i := range calls[c] {
+			out[i] = ps[i].result(vals[j] == 1)
+		}
 	}
 	return out, nil
 }
