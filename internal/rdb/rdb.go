@@ -1,6 +1,8 @@
 // Package rdb opens the Redis connection newsrank's storage packages share:
 // one go-redis UniversalClient for a single server, Sentinel or Cluster, or
-// an in-process miniredis for redis.url "embedded".
+// an in-process miniredis for redis.url "embedded". It also runs Lua
+// scripts by EVALSHA in pipelines, loading those the server does not know
+// (Pipelined, EvalEach).
 package rdb
 
 import (
