@@ -15,6 +15,7 @@ import (
 
 	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/clock"
+	"github.com/newsrank/newsrank/internal/errkind"
 	"github.com/newsrank/newsrank/internal/metrics"
 )
 
@@ -26,7 +27,7 @@ const (
 )
 
 // ErrUnknownJob is returned for a job name the Manager does not have.
-var ErrUnknownJob = errors.New("unknown job")
+var ErrUnknownJob = errkind.New(errkind.NotFound, "", "unknown job")
 
 // Func is the work of a job. It should return promptly when ctx ends, and
 // reports what it did as counts.

@@ -12,11 +12,13 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/newsrank/newsrank/internal/errkind"
 )
 
 // ErrLocked means another run of the job holds its lock; the run was
 // skipped.
-var ErrLocked = errors.New("another run holds the lock")
+var ErrLocked = errkind.New(errkind.Conflict, "job_running", "another run holds the lock")
 
 // ErrLockLost is the cause a job's context is cancelled with when its lock
 // expired or was taken over while it ran (renewal failed for a whole TTL).

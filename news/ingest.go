@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/newsrank/newsrank/internal/metrics"
+	"github.com/newsrank/newsrank/internal/rdb"
 )
 
 // MaxTitle is the longest title accepted, in bytes.
@@ -216,7 +217,7 @@ const IngestChunk = 100
 func (s *Store) runIngest(ctx context.Context, as []Article, calls []ingestCall, todo []int, res []IngestResult, now time.Time) error {
 	name, param := s.formula.scriptArgs()
 	chunks := (len(todo) + IngestChunk - 1) / IngestChunk
-	cmds, err := s.runPipelined(ctx, ingestCmd, chunks, func(c int) ([]string, []any) {
+	cmds, err := rdb.EvalEach(ctx, s.c, ingestCmd, chunks, func(c int) ([]string, []any) {
 		part := todo[c*IngestChunk : min(len(todo), (c+1)*IngestChunk)]
 		keys := []string{s.keys.Time(), s.keys.Votes(), s.keys.Score(), s.keys.Groups(), s.keys.Touched()}
 		args := []any{s.cfg.CommentWeight, name, param, now.Unix(), int64((s.cfg.Window.D() + Grace) / time.Second)}
@@ -267,58 +268,6 @@ func (s *Store) runIngest(ctx context.Context, as []Article, calls []ingestCall,
 		}
 	}
 	return nil
-}
-
-// runPipelined runs script n times in one pipeline with the keys and args
-// call(i) gives, by EVALSHA. If the server does not know the script (a
-// restart flushed it), it loads it and re-runs the calls that failed with
-// NOSCRIPT: the scripts run here are idempotent or did nothing when they
-// failed so.
-func (s *Store) runPipelined(ctx context.Context, script *redis.Script, n int, call func(i int) ([]string, []any)) ([]*redis.Cmd, error) {
-	cmds := make([]*redis.Cmd, n)
-	exec := func(idx []int) error {
-		pipe := s.c.Pipeline()
-		for _, i := range idx {
-			keys, args := call(i)
-			cmds[i] = script.EvalSha(ctx, pipe, keys, args...)
-		}
-		_, err := pipe.Exec(ctx)
-		return err
-	}
-	all := make([]int, n)
-	for i := range all {
-		all[i] = i
-	}
-	err := exec(all)
-	if err == nil {
-		return cmds, nil
-	}
-	var again []int
-	for i, c := range cmds {
-		if e := c.Err(); e != nil && redis.HasErrorPrefix(e, "NOSCRIPT") {
-			again = append(again, i)
-		}
-	}
-	if len(again) == 0 {
-		return nil, firstErr(cmds, err)
-	}
-	if err := script.Load(ctx, s.c).Err(); err != nil {
-		return nil, fmt.Errorf("load script: %w", err)
-	}
-	if err := exec(again); err != nil {
-		return nil, firstErr(cmds, err)
-	}
-	return cmds, nil
-}
-
-// firstErr returns the first command error, or err.
-func firstErr(cmds []*redis.Cmd, err error) error {
-	for _, c := range cmds {
-		if c != nil && c.Err() != nil && c.Err() != redis.Nil {
-			return c.Err()
-		}
-	}
-	return err
 }
 
 // parseScriptReply turns a script's array reply into strings.

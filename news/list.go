@@ -224,13 +224,6 @@ func (s *Store) GroupList(ctx context.Context, group string, o Order, page, size
 	}
 	rr := s.groupPage(group, o, rk, start, stop)
 	p, err := s.readFullPage(ctx, rr, page, size)
-	if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
-		// The server does not know the script yet (or lost its script
-		// cache in a restart): load it and read again.
-		if err = groupPageCmd.Load(ctx, s.c).Err(); err == nil {
-			p, err = s.readFullPage(ctx, rr, page, size)
-		}
-	}
 	if err != nil {
 		return Page{}, fmt.Errorf("group %s by %s page %d: %w", group, o, page, err)
 	}

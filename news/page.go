@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/newsrank/newsrank/internal/rdb"
 )
 
 // Reading a page.
@@ -141,6 +143,9 @@ type rankRead struct {
 	// entries, the page's ids, and their scores when the ranking is
 	// score: (nil otherwise).
 	queue func(ctx context.Context, p redis.Pipeliner) func() (total int64, ids []string, scores []float64, err error)
+	// script is the script queue runs by EVALSHA, if any: loaded and
+	// run again when the server does not know it (rdb.Pipelined).
+	script *redis.Script
 }
 
 func pageKey(ranking string, start, stop int64) string {
@@ -226,11 +231,14 @@ func (s *Store) readPage(ctx context.Context, rr rankRead, page, size int) (_ Pa
 	guess := s.guesses.get(rr.key)
 	var decode func() (int64, []string, []float64, error)
 	var first fieldReads
-	_, err := s.c.Pipelined(ctx, func(p redis.Pipeliner) error {
+	var scripts []*redis.Script
+	if rr.script != nil {
+		scripts = append(scripts, rr.script)
+	}
+	_, err := rdb.Pipelined(ctx, s.c, func(p redis.Pipeliner) {
 		decode = rr.queue(ctx, p)
 		first = s.queueFields(ctx, p, guess, !rr.scored)
-		return nil
-	})
+	}, scripts...)
 	if err != nil {
 		return Page{}, nil, err
 	}
@@ -289,13 +297,14 @@ func (s *Store) readPage(ctx context.Context, rr rankRead, page, size int) (_ Pa
 
 // groupPage reads ranks start..stop of a group's cached ranking in order o
 // (rk is that order's ranking), building the cache if it is missing
-// (groupPageCmd).
+// (groupPageCmd, loaded by the read when the server does not know it).
 func (s *Store) groupPage(group string, o Order, rk string, start, stop int64) rankRead {
 	k := s.keys
 	keys := []string{k.GroupCache(group, o), k.Group(group), rk}
 	ttl := int64(s.cfg.GroupCacheTTL.D() / time.Second)
 	return rankRead{
-		key: pageKey(keys[0], start, stop),
+		key:    pageKey(keys[0], start, stop),
+		script: groupPageCmd,
 		queue: func(ctx context.Context, p redis.Pipeliner) func() (int64, []string, []float64, error) {
 			r := groupPageCmd.EvalSha(ctx, p, keys, ttl, start, stop)
 			return func() (int64, []string, []float64, error) {

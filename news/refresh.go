@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/newsrank/newsrank/internal/rdb"
 )
 
 // Engagement is a crawled comment count for an article URL, as a list page
@@ -116,7 +118,7 @@ func (s *Store) runRefresh(ctx context.Context, urls []string, counts map[string
 	name, param := s.formula.scriptArgs()
 	window := int64(s.cfg.Window.D() / time.Second)
 	chunks := (len(urls) + RefreshChunk - 1) / RefreshChunk
-	cmds, err := s.runPipelined(ctx, refreshCmd, chunks, func(c int) ([]string, []any) {
+	cmds, err := rdb.EvalEach(ctx, s.c, refreshCmd, chunks, func(c int) ([]string, []any) {
 		part := urls[c*RefreshChunk : min(len(urls), (c+1)*RefreshChunk)]
 		keys := make([]string, 0, 3+len(part))
 		keys = append(keys, s.keys.Votes(), s.keys.Score(), s.keys.Touched())

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/newsrank/newsrank/internal/rdb"
 )
 
 // UnrankLua is prepended to the scripts that remove articles from the
@@ -140,7 +142,7 @@ func (s *Store) Repair(ctx context.Context, ids []string) (Repaired, error) {
 	now := s.clock.Now().Unix()
 	k := s.keys
 	chunks := (len(ids) + RepairChunk - 1) / RepairChunk
-	cmds, err := s.runPipelined(ctx, repairCmd, chunks, func(c int) ([]string, []any) {
+	cmds, err := rdb.EvalEach(ctx, s.c, repairCmd, chunks, func(c int) ([]string, []any) {
 		part := ids[c*RepairChunk : min(len(ids), (c+1)*RepairChunk)]
 		keys := make([]string, 0, 5+2*len(part)+3*len(groups))
 		keys = append(keys, k.Time(), k.Votes(), k.Score(), k.Groups(), k.Touched())

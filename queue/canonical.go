@@ -12,11 +12,13 @@ import (
 	"strings"
 
 	"golang.org/x/net/idna"
+
+	"github.com/newsrank/newsrank/internal/errkind"
 )
 
 // ErrBadURL is returned (wrapped, naming the URL and the problem) for a URL
 // the queue cannot take: not absolute, not http(s), no host, too long.
-var ErrBadURL = errors.New("bad URL")
+var ErrBadURL = errkind.New(errkind.Invalid, "", "bad URL")
 
 // MaxURLLen is the longest canonical URL the queue accepts.
 const MaxURLLen = 4096

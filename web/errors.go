@@ -1,21 +1,12 @@
 package web
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"syscall"
 
-	"github.com/redis/go-redis/v9"
-
-	"github.com/newsrank/newsrank/board"
-	"github.com/newsrank/newsrank/jobs"
-	"github.com/newsrank/newsrank/news"
-	"github.com/newsrank/newsrank/queue"
+	"github.com/newsrank/newsrank/internal/errkind"
 )
 
 // Error codes: the "code" member of every JSON error body. Clients act on
@@ -32,6 +23,7 @@ const (
 	CodeDuplicate         = "duplicate"              // 409: POST of an article the store already has
 	CodeAlreadyRegistered = "already_registered"     // 409: an invitee registered before
 	CodeJobRunning        = "job_running"            // 409: another run holds the job's lock
+	CodeConflict          = "conflict"               // 409: another conflict with the stored state
 	CodeTooLarge          = "body_too_large"         // 413
 	CodeUnsupportedMedia  = "unsupported_media_type" // 415: a body that is not application/json
 	CodeUnavailable       = "unavailable"            // 503: Redis unreachable, slow or loading; a part not configured
@@ -40,8 +32,8 @@ const (
 )
 
 // Error is an error with its HTTP status and code. Handlers return it for
-// bad requests; errors from the domain packages are classified by
-// errorTable.
+// bad requests; errors from the domain packages are classified by their
+// errkind.Kind (kindStatus).
 type Error struct {
 	Status  int
 	Code    string
@@ -68,44 +60,26 @@ func invalidf(format string, args ...any) *Error {
 	return errorf(http.StatusBadRequest, CodeInvalid, format, args...)
 }
 
-// errorEntry maps one sentinel error to its status and code.
-type errorEntry struct {
-	err    error
+// kindStatus is THE mapping from the kinds of the domain packages' errors
+// (errkind) to HTTP statuses, and to the code sent when the error names no
+// finer one (news.ErrVotingClosed says "voting_closed" where a bare
+// conflict would say "conflict").
+var kindStatus = map[errkind.Kind]struct {
 	status int
 	code   string
+}{
+	errkind.Invalid:     {http.StatusBadRequest, CodeInvalid},
+	errkind.NotFound:    {http.StatusNotFound, CodeNotFound},
+	errkind.Conflict:    {http.StatusConflict, CodeConflict},
+	errkind.Unavailable: {http.StatusServiceUnavailable, CodeUnavailable},
+	errkind.Internal:    {http.StatusInternalServerError, CodeInternal},
 }
 
-// errorTable is THE mapping from the domain packages' sentinel errors to
-// HTTP statuses and codes. The message sent is the wrapped error's text,
-// which names the problem (the article id, the job name, ...). Order
-// matters only when an error wraps two sentinels: the first entry wins.
-// Errors in no entry are 503 when Redis could not answer (unavailable),
-// else 500.
-var errorTable = []errorEntry{
-	{news.ErrNotFound, http.StatusNotFound, CodeNotFound},
-	{news.ErrVotingClosed, http.StatusConflict, CodeVotingClosed},
-	{news.ErrDuplicate, http.StatusConflict, CodeDuplicate},
-	{news.ErrBadInput, http.StatusBadRequest, CodeInvalid},
-	{queue.ErrBadURL, http.StatusBadRequest, CodeInvalid},
-
-	{board.ErrAlreadyRegistered, http.StatusConflict, CodeAlreadyRegistered},
-	{board.ErrOverflow, http.StatusInternalServerError, CodeOverflow},
-	{board.ErrUnknownAction, http.StatusBadRequest, CodeInvalid},
-	{board.ErrEmptyUser, http.StatusBadRequest, CodeInvalid},
-	{board.ErrBadUser, http.StatusBadRequest, CodeInvalid},
-	{board.ErrBadTarget, http.StatusBadRequest, CodeInvalid},
-	{board.ErrNotRevocable, http.StatusBadRequest, CodeInvalid},
-	{board.ErrEventTime, http.StatusBadRequest, CodeInvalid},
-	{board.ErrBadPeriod, http.StatusBadRequest, CodeInvalid},
-	{board.ErrBadDate, http.StatusBadRequest, CodeInvalid},
-	{board.ErrBadLimit, http.StatusBadRequest, CodeInvalid},
-	{board.ErrSelfInvite, http.StatusBadRequest, CodeInvalid},
-
-	{jobs.ErrUnknownJob, http.StatusNotFound, CodeNotFound},
-	{jobs.ErrLocked, http.StatusConflict, CodeJobRunning},
-}
-
-// classify turns any error into the *Error sent to the client.
+// classify turns any error into the *Error sent to the client. An error
+// wrapping a domain sentinel (errkind.Error) gets its kind's status and
+// its text as the message, which names the problem (the article id, the
+// job name, ...); other errors are 503 when Redis could not answer, else
+// 500, with a fixed message.
 func classify(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
@@ -116,46 +90,20 @@ func classify(err error) *Error {
 		return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge,
 			Message: fmt.Sprintf("request body is larger than %d bytes", mbe.Limit), Err: err}
 	}
-	for _, t := range errorTable {
-		if errors.Is(err, t.err) {
-			return &Error{Status: t.status, Code: t.code, Message: err.Error(), Err: err}
+	k := errkind.Of(err)
+	out := &Error{Status: kindStatus[k].status, Code: kindStatus[k].code, Err: err}
+	switch s := errkind.Sentinel(err); {
+	case s != nil:
+		out.Message = err.Error()
+		if s.Code() != "" {
+			out.Code = s.Code()
 		}
+	case k == errkind.Unavailable:
+		out.Message = "storage unavailable, try again later"
+	default:
+		out.Message = "internal error"
 	}
-	if board.IsBadInput(err) { // a bad-input sentinel added to board later
-		return &Error{Status: http.StatusBadRequest, Code: CodeInvalid, Message: err.Error(), Err: err}
-	}
-	if unavailable(err) {
-		return &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
-			Message: "storage unavailable, try again later", Err: err}
-	}
-	return &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal error", Err: err}
-}
-
-// unavailable reports whether err means Redis could not be reached or did
-// not answer in time: the client should retry later (503), the request
-// was not wrong.
-func unavailable(err error) bool {
-	var ne net.Error
-	switch {
-	case errors.Is(err, context.DeadlineExceeded),
-		errors.Is(err, redis.ErrClosed),
-		errors.Is(err, redis.ErrPoolTimeout),
-		errors.Is(err, redis.ErrPoolExhausted),
-		errors.Is(err, syscall.ECONNREFUSED),
-		errors.Is(err, syscall.ECONNRESET),
-		errors.Is(err, syscall.EPIPE),
-		errors.Is(err, io.EOF),
-		errors.Is(err, io.ErrUnexpectedEOF),
-		errors.As(err, &ne),
-		redis.IsLoadingError(err),
-		redis.IsClusterDownError(err),
-		redis.IsTryAgainError(err),
-		redis.IsMasterDownError(err),
-		redis.IsMaxClientsError(err),
-		redis.IsReadOnlyError(err):
-		return true
-	}
-	return false
+	return out
 }
 
 // errorBody is the JSON shape of every error response.

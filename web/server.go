@@ -3,8 +3,9 @@
 // the /healthz and /readyz probes.
 //
 // Routing uses the standard library's http.ServeMux patterns. Every API
-// error is JSON {"error": ..., "code": ...}; sentinel errors of the domain
-// packages map to statuses through the one errorTable. Reads are open;
+// error is JSON {"error": ..., "code": ...}; the domain packages classify
+// their errors (internal/errkind) and one table maps kinds to statuses
+// (kindStatus). Reads are open;
 // API writes need "Authorization: Bearer <token>" (web.tokens or
 // web.admin_tokens), running jobs needs an admin token. The HTML pages let
 // an anonymous visitor vote through a form guarded by a cookie-bound,

@@ -1,6 +1,8 @@
 // Package rdb opens the Redis connection newsrank's storage packages share:
 // one go-redis UniversalClient for a single server, Sentinel or Cluster, or
-// an in-process miniredis for redis.url "embedded".
+// an in-process miniredis for redis.url "embedded". It also runs Lua
+// scripts by EVALSHA in pipelines, loading those the server does not know
+// (Pipelined, EvalEach).
 package rdb
 
 import (
@@ -10,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"strings"
 	"time"
@@ -95,6 +98,24 @@ func newClient(cfg config.Redis, log *slog.Logger) (*Client, error) {
 		log = slog.Default()
 	}
 	routeClientLog(log)
+	c := &Client{Prefix: cfg.KeyPrefix}
+	opt := &redis.UniversalOptions{
+		Username:        cfg.Username,
+		Password:        cfg.Password,
+		DialTimeout:     cfg.DialTimeout.D(),
+		ReadTimeout:     cfg.ReadTimeout.D(),
+		WriteTimeout:    cfg.WriteTimeout.D(),
+		MaxRetries:      cfg.MaxRetries,
+		MinRetryBackoff: cfg.MinRetryBackoff.D(),
+		MaxRetryBackoff: cfg.MaxRetryBackoff.D(),
+		PoolSize:        cfg.PoolSize,
+		Protocol:        2,
+		DisableIdentity: true,
+		MaintNotificationsConfig: &maintnotifications.Config{
+			Mode: maintnotifications.ModeDisabled,
+		},
+	}
+	var err error
 	switch cfg.Mode() {
 	case "embedded":
 		m := miniredis.NewMiniRedis()
@@ -103,86 +124,83 @@ func newClient(cfg config.Redis, log *slog.Logger) (*Client, error) {
 		}
 		// The commands say it to the user, on their first line (cmd/newsrank).
 		log.Debug("redis.url is embedded: using an in-process Redis; data is kept in memory only and lost when newsrank exits", "addr", m.Addr())
-		opt := &redis.Options{Addr: m.Addr()}
-		applyCommon(opt, cfg)
-		c := &Client{UniversalClient: redis.NewClient(opt), Prefix: cfg.KeyPrefix, Addr: "embedded (" + m.Addr() + ")",
-			mini: m, stop: make(chan struct{}), done: make(chan struct{})}
-		go c.expireLoop(time.Second)
-		return c, nil
+		c.mini, c.stop, c.done = m, make(chan struct{}), make(chan struct{})
+		opt.Addrs, c.Addr = []string{m.Addr()}, "embedded ("+m.Addr()+")"
 	case "url":
-		// url.Parse's error, which go-redis returns as is, quotes the
-		// whole URL, and can quote a piece of a password that should have
-		// been percent-encoded: redact.ParseURL's does neither.
-		if _, err := redact.ParseURL(cfg.URL); err != nil {
-			return nil, fmt.Errorf("redis.url: %w", err)
+		if err := urlOptions(opt, cfg); err != nil {
+			return nil, err
 		}
-		opt, err := redis.ParseURL(cfg.URL)
-		if err != nil {
-			return nil, fmt.Errorf("redis.url: %w", err)
-		}
-		if cfg.Username != "" {
-			opt.Username = cfg.Username
-		}
-		if cfg.Password != "" {
-			opt.Password = cfg.Password
-		}
-		if opt.TLSConfig != nil {
-			if err := applyTLS(opt.TLSConfig, cfg.TLS); err != nil {
-				return nil, err
-			}
-		}
-		applyCommon(opt, cfg)
-		return &Client{UniversalClient: redis.NewClient(opt), Prefix: cfg.KeyPrefix, Addr: opt.Addr}, nil
+		c.Addr = opt.Addrs[0]
 	case "sentinel":
-		opt := &redis.FailoverOptions{
-			MasterName:       cfg.Sentinel.MasterName,
-			SentinelAddrs:    cfg.Sentinel.Addrs,
-			SentinelPassword: cfg.Sentinel.Password,
-			Username:         cfg.Username,
-			Password:         cfg.Password,
-			DB:               cfg.DB,
-			DialTimeout:      cfg.DialTimeout.D(),
-			ReadTimeout:      cfg.ReadTimeout.D(),
-			WriteTimeout:     cfg.WriteTimeout.D(),
-			MaxRetries:       cfg.MaxRetries,
-			MinRetryBackoff:  cfg.MinRetryBackoff.D(),
-			MaxRetryBackoff:  cfg.MaxRetryBackoff.D(),
-			PoolSize:         cfg.PoolSize,
-			Protocol:         2,
-			DisableIdentity:  true,
-		}
-		var err error
-		if opt.TLSConfig, err = tlsConfig(cfg.TLS); err != nil {
-			return nil, err
-		}
-		addr := "sentinel " + cfg.Sentinel.MasterName + " via " + addrList(cfg.Sentinel.Addrs)
-		return &Client{UniversalClient: redis.NewFailoverClient(opt), Prefix: cfg.KeyPrefix, Addr: addr}, nil
+		opt.MasterName, opt.Addrs, opt.SentinelPassword = cfg.Sentinel.MasterName, cfg.Sentinel.Addrs, cfg.Sentinel.Password
+		opt.DB = cfg.DB
+		c.Addr = "sentinel " + cfg.Sentinel.MasterName + " via " + addrList(cfg.Sentinel.Addrs)
 	case "cluster":
-		opt := &redis.ClusterOptions{
-			Addrs:           cfg.Cluster.Addrs,
-			Username:        cfg.Username,
-			Password:        cfg.Password,
-			DialTimeout:     cfg.DialTimeout.D(),
-			ReadTimeout:     cfg.ReadTimeout.D(),
-			WriteTimeout:    cfg.WriteTimeout.D(),
-			MaxRetries:      cfg.MaxRetries,
-			MinRetryBackoff: cfg.MinRetryBackoff.D(),
-			MaxRetryBackoff: cfg.MaxRetryBackoff.D(),
-			PoolSize:        cfg.PoolSize,
-			Protocol:        2,
-			DisableIdentity: true,
-			MaintNotificationsConfig: &maintnotifications.Config{
-				Mode: maintnotifications.ModeDisabled,
-			},
-		}
-		var err error
+		opt.Addrs, opt.IsClusterMode = cfg.Cluster.Addrs, true
+		c.Addr = "cluster " + addrList(cfg.Cluster.Addrs)
+	default:
+		return nil, fmt.Errorf("redis: unknown mode %q", cfg.Mode())
+	}
+	switch cfg.Mode() {
+	case "embedded", "url":
+		// One dial attempt per try keeps a dead server from stretching
+		// the dial timeout into many.
+		opt.DialerRetries, opt.ContextTimeoutEnabled = 1, true
+	default:
 		if opt.TLSConfig, err = tlsConfig(cfg.TLS); err != nil {
 			return nil, err
 		}
-		addr := "cluster " + addrList(cfg.Cluster.Addrs)
-		return &Client{UniversalClient: redis.NewClusterClient(opt), Prefix: cfg.KeyPrefix, Addr: addr}, nil
 	}
-	return nil, fmt.Errorf("redis: unknown mode %q", cfg.Mode())
+	c.UniversalClient = redis.NewUniversalClient(opt)
+	if c.mini != nil {
+		go c.expireLoop(time.Second)
+	}
+	return c, nil
+}
+
+// urlOptions sets opt from cfg.URL: the server, the database, TLS (with
+// cfg.TLS's settings) and the pool settings the URL's query may carry;
+// cfg.Username, cfg.Password and cfg.PoolSize win over the URL's.
+func urlOptions(opt *redis.UniversalOptions, cfg config.Redis) error {
+	// url.Parse's error, which go-redis returns as is, quotes the whole
+	// URL, and can quote a piece of a password that should have been
+	// percent-encoded: redact.ParseURL's does neither.
+	if _, err := redact.ParseURL(cfg.URL); err != nil {
+		return fmt.Errorf("redis.url: %w", err)
+	}
+	u, err := redis.ParseURL(cfg.URL)
+	if err != nil {
+		return fmt.Errorf("redis.url: %w", err)
+	}
+	if u.TLSConfig != nil {
+		if err := applyTLS(u.TLSConfig, cfg.TLS); err != nil {
+			return err
+		}
+	}
+	if opt.Username == "" {
+		opt.Username = u.Username
+	}
+	if opt.Password == "" {
+		opt.Password = u.Password
+	}
+	if opt.PoolSize == 0 {
+		opt.PoolSize = u.PoolSize
+	}
+	opt.Addrs, opt.DB, opt.TLSConfig, opt.ClientName = []string{u.Addr}, u.DB, u.TLSConfig, u.ClientName
+	opt.PoolFIFO, opt.PoolTimeout, opt.MaxConcurrentDials = u.PoolFIFO, u.PoolTimeout, u.MaxConcurrentDials
+	opt.MinIdleConns, opt.MaxIdleConns, opt.MaxActiveConns = u.MinIdleConns, u.MaxIdleConns, u.MaxActiveConns
+	opt.ConnMaxIdleTime, opt.ConnMaxLifetime, opt.ConnMaxLifetimeJitter = u.ConnMaxIdleTime, u.ConnMaxLifetime, u.ConnMaxLifetimeJitter
+	opt.PipelinePoolSize = u.PipelinePoolSize
+	opt.PipelineReadBufferSize, opt.PipelineWriteBufferSize = u.PipelineReadBufferSize, u.PipelineWriteBufferSize
+	if u.Network == "unix" {
+		// UniversalOptions has no network: a dialer like go-redis's own
+		// (TLS is not used over a Unix socket).
+		opt.Dialer = func(ctx context.Context, _, addr string) (net.Conn, error) {
+			d := net.Dialer{Timeout: opt.DialTimeout, KeepAlive: 5 * time.Minute}
+			return d.DialContext(ctx, "unix", addr)
+		}
+	}
+	return nil
 }
 
 // addrList joins host:port addresses for messages, without the user name
@@ -211,26 +229,6 @@ func (c *Client) expireLoop(every time.Duration) {
 			last = now
 		}
 	}
-}
-
-// applyCommon sets the timeouts, retries and protocol every single-server
-// client uses. One dial attempt per try keeps a dead server from stretching
-// the dial timeout into many.
-func applyCommon(opt *redis.Options, cfg config.Redis) {
-	opt.DialTimeout = cfg.DialTimeout.D()
-	opt.ReadTimeout = cfg.ReadTimeout.D()
-	opt.WriteTimeout = cfg.WriteTimeout.D()
-	opt.MaxRetries = cfg.MaxRetries
-	opt.MinRetryBackoff = cfg.MinRetryBackoff.D()
-	opt.MaxRetryBackoff = cfg.MaxRetryBackoff.D()
-	opt.DialerRetries = 1
-	opt.ContextTimeoutEnabled = true
-	if cfg.PoolSize > 0 {
-		opt.PoolSize = cfg.PoolSize
-	}
-	opt.Protocol = 2
-	opt.DisableIdentity = true
-	opt.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
 }
 
 func tlsConfig(t config.RedisTLS) (*tls.Config, error) {

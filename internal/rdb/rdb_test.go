@@ -179,3 +179,50 @@ func TestErrorsNeverShowUserinfo(t *testing.T) {
 		}
 	}
 }
+
+func TestOneClusterSeedBuildsClusterClient(t *testing.T) {
+	cfg := config.DefaultConfig().Redis
+	cfg.URL = ""
+	cfg.Cluster.Addrs = []string{"127.0.0.1:7000"}
+	c, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, ok := c.UniversalClient.(*redis.ClusterClient); !ok {
+		t.Fatalf("cluster config with one seed gave %T", c.UniversalClient)
+	}
+}
+
+func TestOpenUnixSocketURL(t *testing.T) {
+	sock := t.TempDir() + "/redis.sock"
+	s := redistest.Start(t, redistest.Options{Args: []string{"--unixsocket", sock}})
+	cfg := s.Config()
+	cfg.URL = "unix://" + sock + "?db=3&client_name=nr&pool_size=3"
+	ctx := context.Background()
+	c, err := Open(ctx, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	db3 := redis.NewClient(&redis.Options{Addr: s.Addr(), DB: 3})
+	defer db3.Close()
+	if v, _ := db3.Get(ctx, "k").Result(); v != "v" {
+		t.Errorf("k in db 3 = %q: the URL's db was lost", v)
+	}
+	name, err := c.ClientGetName(ctx).Result()
+	if err != nil || name != "nr" {
+		t.Errorf("client name %q, %v: the URL's query was lost", name, err)
+	}
+	opt := c.UniversalClient.(*redis.Client).Options()
+	if opt.DB != 3 || opt.PoolSize != 3 || opt.DialerRetries != 1 || !opt.ContextTimeoutEnabled || opt.Protocol != 2 {
+		t.Errorf("options db %d pool %d dialer retries %d context timeout %v protocol %d",
+			opt.DB, opt.PoolSize, opt.DialerRetries, opt.ContextTimeoutEnabled, opt.Protocol)
+	}
+	if c.Addr != sock {
+		t.Errorf("addr %q, want %q", c.Addr, sock)
+	}
+}
