@@ -23,7 +23,7 @@
 // here; it stores its token and metadata as one string, so keeping the
 // lock's JSON value (which "newsrank jobs" and /api/jobs read to name the
 // holder) means passing the whole JSON as its token; and it takes the lock
-// with a Lua script where a plain SET NX PX does, which measured no faster.
+// with a Lua script where a plain SET NX PX does, and measured slower.
 //
 // # History
 //
