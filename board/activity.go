@@ -26,9 +26,6 @@ const (
 // Actions that can be undone; the others (visit, publish) cannot.
 var revocable = map[string]bool{"like": true, "collect": true, "comment": true, "follow": true}
 
-// Revocable reports whether an undo of action takes points back.
-func Revocable(action string) bool { return revocable[action] }
-
 // Period selects the day board or the month board.
 type Period string
 

@@ -51,7 +51,7 @@ func TestFaultConsumersKilled(t *testing.T) {
 	if _, err := s.cr.Produce(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 60*time.Second, "the crawl to be under way", func() bool {
+	proctest.WaitFor(t, 60*time.Second, "the crawl to be under way", func() bool {
 		st, err := totals(ctx, s.queues())
 		return err == nil && s.stored() >= 15 && st.InFlight >= 3
 	})
@@ -99,7 +99,7 @@ func TestFaultRedisRestartMidCrawl(t *testing.T) {
 	go func() { consumed <- s.cr.Consume(cctx) }()
 	fresh, _, _, _ := d.truth(cfg.News.Window.D())
 	for _, at := range []int64{15, int64(len(fresh)) / 2} {
-		waitFor(t, 60*time.Second, fmt.Sprintf("%d articles stored", at), func() bool { return s.stored() >= at })
+		proctest.WaitFor(t, 60*time.Second, fmt.Sprintf("%d articles stored", at), func() bool { return s.stored() >= at })
 		rs.Restart()
 		t.Logf("redis-server restarted with %d articles stored", s.stored())
 	}
@@ -268,7 +268,7 @@ func TestFaultRedisUnreachableDaemon(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode
 	}
-	waitFor(t, 60*time.Second, "the daemon to crawl a few articles", func() bool { return s.stored() >= 10 })
+	proctest.WaitFor(t, 60*time.Second, "the daemon to crawl a few articles", func() bool { return s.stored() >= 10 })
 	if code := status("/readyz"); code != http.StatusOK {
 		t.Fatalf("/readyz = %d before the outage, want 200", code)
 	}
@@ -281,7 +281,7 @@ func TestFaultRedisUnreachableDaemon(t *testing.T) {
 	rs.Stop()
 	outage := time.Now()
 	t.Logf("redis-server stopped with about %d of %d articles stored", n, len(fresh))
-	waitFor(t, 15*time.Second, "/readyz to report the outage", func() bool { return status("/readyz") == http.StatusServiceUnavailable })
+	proctest.WaitFor(t, 15*time.Second, "/readyz to report the outage", func() bool { return status("/readyz") == http.StatusServiceUnavailable })
 	for time.Since(outage) < 10*time.Second {
 		if err := dm.Exited(); err != nil {
 			t.Fatalf("the daemon exited during the outage: %v\n%s", err, dm.Log.Tail(8<<10))
@@ -296,7 +296,7 @@ func TestFaultRedisUnreachableDaemon(t *testing.T) {
 	}
 	rs.Start()
 	t.Logf("redis-server started again after %v", time.Since(outage).Round(time.Second))
-	waitFor(t, 30*time.Second, "/readyz to report ready again", func() bool { return status("/readyz") == http.StatusOK })
+	proctest.WaitFor(t, 30*time.Second, "/readyz to report ready again", func() bool { return status("/readyz") == http.StatusOK })
 
 	s.waitSettled(2 * time.Minute)
 	s.checkDemoCrawl(d)

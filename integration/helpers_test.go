@@ -101,18 +101,6 @@ func testLog(t testing.TB, level slog.Level) (*slog.Logger, *syncBuffer) {
 	return slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: level})), buf
 }
 
-// waitFor polls cond every 20 ms until it holds, failing t after timeout.
-func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // demo is the bundled demo news site on an httptest server. Its article
 // pages can be slowed down (to have a crawl in progress when a fault
 // strikes) and are counted per User-Agent (to see which consumer process

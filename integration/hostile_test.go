@@ -17,6 +17,7 @@ import (
 
 	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/crawler"
+	"github.com/newsrank/newsrank/internal/proctest"
 	"github.com/newsrank/newsrank/internal/redistest"
 	"github.com/newsrank/newsrank/news"
 )
@@ -543,7 +544,7 @@ func TestFaultHostileSite(t *testing.T) {
 			cctx, stop := context.WithCancel(ctx)
 			consumed := make(chan error, 1)
 			go func() { consumed <- st.cr.Consume(cctx) }()
-			waitFor(t, time.Until(deadlineOf(ctx)), "every URL to end done or dead", func() bool {
+			proctest.WaitFor(t, time.Until(deadlineOf(ctx)), "every URL to end done or dead", func() bool {
 				s, err := totals(ctx, st.queues())
 				return err == nil && s.Pending+s.InFlight+s.Delayed == 0
 			})

@@ -176,11 +176,13 @@ func (m *Manager) RunFunc(ctx context.Context, name, trigger string, fn Func) (R
 	return m.run(ctx, name, trigger, fn, nil)
 }
 
-// due decides, under the lock, whether a run should go ahead; a non-empty
-// reason means it should not.
-type due func(ctx context.Context) (reason string, err error)
+// skipReason is checked under the lock before a run: a non-empty reason
+// says why the run is skipped; "" lets it go ahead.
+type skipReason func(ctx context.Context) (reason string, err error)
 
-func (m *Manager) run(ctx context.Context, name, trigger string, fn Func, check due) (Run, error) {
+// run runs fn as job name under its lock, after skip (when not nil), and
+// records the run.
+func (m *Manager) run(ctx context.Context, name, trigger string, fn Func, skip skipReason) (Run, error) {
 	log := m.log.With("job", name, "trigger", trigger)
 	start := m.opts.Clock.Now()
 	run := Run{Job: name, Trigger: trigger, Holder: m.opts.Holder, Start: start}
@@ -204,8 +206,8 @@ func (m *Manager) run(ctx context.Context, name, trigger string, fn Func, check 
 			lock.Release(rctx)
 		}
 	}()
-	if check != nil {
-		reason, err := check(ctx)
+	if skip != nil {
+		reason, err := skip(ctx)
 		if err != nil {
 			return Run{}, fmt.Errorf("job %s: %w", name, err)
 		}
@@ -231,11 +233,17 @@ func (m *Manager) run(ctx context.Context, name, trigger string, fn Func, check 
 	}
 	released = true
 
+	return m.finish(rctx, log, run, counts, err, ctx.Err() != nil)
+}
+
+// finish records and logs a run that ran: counts and err are the job's;
+// shutdown says the caller's context ended, so an error is an
+// interruption, not the job failing on its own.
+func (m *Manager) finish(ctx context.Context, log *slog.Logger, run Run, counts Counts, err error, shutdown bool) (Run, error) {
 	run.End = m.opts.Clock.Now()
 	run.Counts = counts
 	run.Status = StatusOK
-	// The caller's context ended (a shutdown), not the job on its own.
-	interrupted := err != nil && ctx.Err() != nil
+	interrupted := err != nil && shutdown
 	switch {
 	case interrupted:
 		run.Status = StatusInterrupted
@@ -244,19 +252,19 @@ func (m *Manager) run(ctx context.Context, name, trigger string, fn Func, check 
 		run.Status = StatusFailed
 		run.Error = err.Error()
 	}
-	metrics.JobRuns.WithLabelValues(name, string(run.Status)).Inc()
-	metrics.JobDuration.WithLabelValues(name).Observe(run.Duration().Seconds())
-	if rerr := record(rctx, m.c, m.keys, m.opts.History, run); rerr != nil {
+	metrics.JobRuns.WithLabelValues(run.Job, string(run.Status)).Inc()
+	metrics.JobDuration.WithLabelValues(run.Job).Observe(run.Duration().Seconds())
+	if rerr := record(ctx, m.c, m.keys, m.opts.History, run); rerr != nil {
 		log.Error("job run not recorded", "err", rerr)
 	}
 	took := run.Duration().Round(time.Millisecond)
 	switch {
 	case interrupted:
 		log.Info("job interrupted", append([]any{"took", took}, counts.attrs()...)...)
-		return run, fmt.Errorf("job %s: %w", name, err)
+		return run, fmt.Errorf("job %s: %w", run.Job, err)
 	case err != nil:
 		log.Error("job failed", append([]any{"took", took, "err", err}, counts.attrs()...)...)
-		return run, fmt.Errorf("job %s: %w", name, err)
+		return run, fmt.Errorf("job %s: %w", run.Job, err)
 	}
 	log.Info("job done", append([]any{"took", took}, counts.attrs()...)...)
 	return run, nil

@@ -37,18 +37,6 @@ func newManager(t *testing.T, c redis.UniversalClient, opts Options, jobs ...Job
 	return m
 }
 
-// waitFor polls cond until it holds or 30 s pass.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func TestRunRecordsHistoryCappedNewestFirst(t *testing.T) {
 	ctx := context.Background()
 	c := redistest.Start(t).Client()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/newsrank/newsrank/internal/proctest"
 	"github.com/newsrank/newsrank/internal/redistest"
 )
 
@@ -106,7 +107,7 @@ func TestTwoProcessesRaceExactlyOneRuns(t *testing.T) {
 	if err := b.Start(); err != nil {
 		t.Fatal(err)
 	}
-	codes := []int{exitCode(t, a.Wait()), exitCode(t, b.Wait())}
+	codes := []int{proctest.ExitCode(t, a.Wait()), proctest.ExitCode(t, b.Wait())}
 	if !(codes[0] == 0 && codes[1] == 3 || codes[0] == 3 && codes[1] == 0) {
 		t.Fatalf("exit codes %v, want one 0 (ran) and one 3 (skipped)\nA: %s\nB: %s", codes, outA.String(), outB.String())
 	}
@@ -158,7 +159,7 @@ func TestKilledHolderLockExpires(t *testing.T) {
 	cmd.Wait()
 	killed := time.Now()
 	var run Run
-	waitFor(t, "the killed holder's lock to expire", func() bool {
+	proctest.WaitFor(t, 30*time.Second, "the killed holder's lock to expire", func() bool {
 		run, err = m.Run(ctx, "hold", TriggerManual)
 		return err == nil
 	})
@@ -166,17 +167,4 @@ func TestKilledHolderLockExpires(t *testing.T) {
 		t.Fatalf("run after the kill: %+v", run)
 	}
 	t.Logf("lock free %s after SIGKILL (TTL %s)", time.Since(killed).Round(time.Millisecond), holdTTL)
-}
-
-func exitCode(t *testing.T, err error) int {
-	t.Helper()
-	if err == nil {
-		return 0
-	}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode()
-	}
-	t.Fatalf("helper: %v", err)
-	return -1
 }

@@ -161,8 +161,8 @@ func TestScheduleFiresCatchesUpAndStopsCleanly(t *testing.T) {
 	seedLast(t, c, "weekly", time.Now().Add(-8*24*time.Hour)) // missed last week's run
 	done := make(chan error, 1)
 	go func() { done <- m.Schedule(ctx) }()
-	waitFor(t, "three scheduled runs", func() bool { return ticks.Load() >= 3 })
-	waitFor(t, "the weekly catch-up", func() bool { return catchUps.Load() == 1 })
+	proctest.WaitFor(t, 30*time.Second, "three scheduled runs", func() bool { return ticks.Load() >= 3 })
+	proctest.WaitFor(t, 30*time.Second, "the weekly catch-up", func() bool { return catchUps.Load() == 1 })
 	cancel()
 	select {
 	case err := <-done:
@@ -208,7 +208,7 @@ func TestFreshKeyspaceCatchesNothingUp(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- m.Schedule(ctx) }()
-	waitFor(t, "the schedule to be announced", func() bool {
+	proctest.WaitFor(t, 30*time.Second, "the schedule to be announced", func() bool {
 		s, err := m.Schedulers(context.Background())
 		return err == nil && len(s) == 1
 	})
@@ -257,7 +257,7 @@ func TestScheduleIsAnnounced(t *testing.T) {
 	done := make(chan error, 1)
 	before := time.Now()
 	go func() { done <- daemon.Schedule(ctx) }()
-	waitFor(t, "the announcement", func() bool {
+	proctest.WaitFor(t, 30*time.Second, "the announcement", func() bool {
 		s, err := viewer.Schedulers(bg)
 		return err == nil && len(s) == 1
 	})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/newsrank/newsrank/board"
 	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/internal/proctest"
 	"github.com/newsrank/newsrank/jobs"
 )
 
@@ -296,7 +297,7 @@ func TestJobEndpoints(t *testing.T) {
 		t.Fatalf("second run of slow = %d %s; want 409 job_running", r.status, r.body)
 	}
 	close(e.release)
-	waitFor(t, "slow's run to be recorded", func() bool {
+	proctest.WaitFor(t, 20*time.Second, "slow's run to be recorded", func() bool {
 		e.get("/api/jobs?runs=3", &list)
 		return list.Jobs[1].Last != nil && list.Jobs[1].Last.Status == jobs.StatusOK
 	})
@@ -352,18 +353,6 @@ func TestHealthAndMetrics(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("/metrics:\n%s", body)
-	}
-}
-
-// waitFor polls cond every 20 ms for up to 20 s.
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 

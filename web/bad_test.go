@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/internal/proctest"
 	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/internal/redistest"
 )
@@ -209,7 +210,7 @@ func TestRedisDown(t *testing.T) {
 	}
 
 	e.redis.Start()
-	waitFor(t, "readyz after Redis is back", func() bool { return e.do("GET", "/readyz", "", "").status == http.StatusOK })
+	proctest.WaitFor(t, 20*time.Second, "readyz after Redis is back", func() bool { return e.do("GET", "/readyz", "", "").status == http.StatusOK })
 	r = e.do("POST", "/api/news/"+id+"/vote", writerToken, `{"user":"u","dir":"up"}`)
 	if r.status != http.StatusOK {
 		t.Fatalf("vote after Redis is back = %d %s", r.status, r.body)

@@ -10,6 +10,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/newsrank/newsrank/internal/proctest"
 )
 
 // screenshotDir is where TestBrowserPages saves its screenshots, one per
@@ -188,7 +191,7 @@ func TestBrowserPages(t *testing.T) {
 			t.Errorf("the page shows a score")
 		}
 		wd.click(wd.find(item + " button.up"))
-		waitFor(t, "the points to change", func() bool { return wd.text(wd.find(item+" .count")) != "2" })
+		proctest.WaitFor(t, 20*time.Second, "the points to change", func() bool { return wd.text(wd.find(item+" .count")) != "2" })
 		if got := wd.text(wd.find(item + " .count")); got != "3" {
 			t.Errorf("after a click the points are %s, want 3", got)
 		}
@@ -239,7 +242,7 @@ func TestBrowserPages(t *testing.T) {
 			t.Errorf("page 99 of 2 reads:\n%s", text)
 		}
 		wd.click(wd.find(".main-col p.empty a"))
-		waitFor(t, "the last page", func() bool { return strings.Contains(wd.text(wd.find(".main-col")), "page 2 of 2") })
+		proctest.WaitFor(t, 20*time.Second, "the last page", func() bool { return strings.Contains(wd.text(wd.find(".main-col")), "page 2 of 2") })
 	})
 
 	t.Run("favicon", func(t *testing.T) {

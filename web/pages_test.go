@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/internal/proctest"
 	"github.com/newsrank/newsrank/internal/rdb"
 )
 
@@ -447,7 +448,7 @@ func TestOpsPageShowsRunningJob(t *testing.T) {
 		t.Fatalf("ops page while slow runs = %d, lacks \"running on\":\n%s", code, body)
 	}
 	close(e.release)
-	waitFor(t, "slow to finish", func() bool {
+	proctest.WaitFor(t, 20*time.Second, "slow to finish", func() bool {
 		_, body := b.get("/ops")
 		return !strings.Contains(body, "running on ")
 	})

@@ -164,15 +164,6 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	return nil
 }
 
-// ListenAndServe listens on web.listen and serves until ctx is cancelled.
-func (s *Server) ListenAndServe(ctx context.Context) error {
-	l, err := net.Listen("tcp", s.cfg.Listen)
-	if err != nil {
-		return fmt.Errorf("web.listen %s: %w", s.cfg.Listen, err)
-	}
-	return s.Serve(ctx, l)
-}
-
 // shutdownGrace bounds how long Serve waits for in-flight requests.
 const shutdownGrace = 5 * time.Second
 

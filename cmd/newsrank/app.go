@@ -50,39 +50,21 @@ type app struct {
 	jobs     *jobs.Manager
 }
 
-// appOption adjusts how newApp builds the app (tests, the demo).
-type appOption func(*appSettings)
-
-type appSettings struct {
-	clock      clock.Clock
-	crawlerOpt []crawler.Option
-}
-
-// withCrawlerOptions passes options to crawler.New (e.g. the demo's
-// transport).
-func withCrawlerOptions(opts ...crawler.Option) appOption {
-	return func(s *appSettings) { s.crawlerOpt = append(s.crawlerOpt, opts...) }
-}
-
 // newApp connects to Redis and builds every part. Close it when done.
-func newApp(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...appOption) (*app, error) {
-	s := appSettings{clock: clock.Real{}}
-	for _, o := range opts {
-		o(&s)
-	}
+func newApp(ctx context.Context, cfg config.Config, log *slog.Logger) (*app, error) {
 	c, err := openRedis(ctx, cfg, log)
 	if err != nil {
 		return nil, err
 	}
-	a := &app{cfg: cfg, log: log, clock: s.clock, rdb: c}
-	if err := a.build(s); err != nil {
+	a := &app{cfg: cfg, log: log, clock: clock.Real{}, rdb: c}
+	if err := a.build(); err != nil {
 		c.Close()
 		return nil, err
 	}
 	return a, nil
 }
 
-func (a *app) build(s appSettings) error {
+func (a *app) build() error {
 	cfg, c := a.cfg, a.rdb
 	var err error
 	if a.activity, err = board.NewActivity(c, c.Prefix, cfg.Board, board.WithClock(a.clock), board.WithLogger(a.log)); err != nil {
@@ -91,8 +73,7 @@ func (a *app) build(s appSettings) error {
 	if a.news, err = news.New(c, c.Prefix, cfg.News, news.WithClock(a.clock), news.WithLogger(a.log), news.WithActivity(a.activity)); err != nil {
 		return fmt.Errorf("%w: %w", errConfig, err)
 	}
-	copts := append([]crawler.Option{crawler.WithLogger(a.log), crawler.WithClock(a.clock)}, s.crawlerOpt...)
-	if a.crawler, err = crawler.New(cfg.Crawler, cfg.Queue, c, c.Prefix, a.news, copts...); err != nil {
+	if a.crawler, err = crawler.New(cfg.Crawler, cfg.Queue, c, c.Prefix, a.news, crawler.WithLogger(a.log), crawler.WithClock(a.clock)); err != nil {
 		return fmt.Errorf("%w: %w", errConfig, err)
 	}
 	for _, name := range a.crawler.Sources() {

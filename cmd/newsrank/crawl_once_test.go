@@ -159,7 +159,7 @@ crawler:
 	}
 
 	// Re-run once the retry is due: it is the only URL, and it times out.
-	waitUntil(t, "the retry to be due", 30*time.Second, func() bool {
+	proctest.WaitFor(t, 30*time.Second, "the retry to be due", func() bool {
 		due, ok, err := q.NextRetry(context.Background())
 		return err == nil && ok && time.Now().After(due)
 	})
@@ -260,7 +260,7 @@ func (p *crawlProcess) stop(t *testing.T, sig syscall.Signal) int {
 	}
 	select {
 	case err := <-p.exited:
-		return exitCodeOf(t, err)
+		return proctest.ExitCode(t, err)
 	case <-time.After(60 * time.Second):
 		t.Fatalf("no exit within 60s of %s\n%s", sig, p.stderr)
 		return -1
@@ -287,7 +287,7 @@ crawler:
   sources: [{name: slow, kind: html, urls: [%q], link_selector: a.article, max_pages: 1}]
 `, site.URL+"/list"))
 	p := startCrawl(t, bin, cfg)
-	waitUntil(t, "the first article stored", 60*time.Second, func() bool {
+	proctest.WaitFor(t, 60*time.Second, "the first article stored", func() bool {
 		n, _ := c.ZCard(ctx, news.NewKeys("jt:").Time()).Result()
 		return n > 0
 	})

@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"strings"
-	"time"
 )
 
 func runDaemon(ctx context.Context, std *stdio, args []string) error {
@@ -51,76 +49,31 @@ On start it prints "newsrank daemon: serving http://HOST:PORT" on stdout.`)
 		return fmt.Errorf("web.listen %s: %w", cfg.Web.Listen, err)
 	}
 
-	// Every part runs until runCtx ends; the first signal cancels ctx and
-	// so runCtx, and a part that stops on its own stops the others.
-	runCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	type part struct {
-		name string
-		run  func(context.Context) error
-	}
-	parts := []part{
-		{"http", func(ctx context.Context) error { return srv.Serve(ctx, l) }},
-		{"scheduler", a.jobs.Schedule},
-	}
+	// Every part runs until the first signal or until one of them stops
+	// on its own, which stops the others.
+	sup := newSupervisor(ctx, log)
+	sup.Go("http", func(ctx context.Context) error { return srv.Serve(ctx, l) })
+	sup.Go("scheduler", a.jobs.Schedule)
 	if len(a.crawler.Sources()) > 0 {
-		parts = append(parts, part{"consumers", a.crawler.Consume})
+		sup.Go("consumers", a.crawler.Consume)
 	} else {
 		log.Warn("no crawler.sources configured: no consumers run")
 	}
-	type result struct {
-		name string
-		err  error
-	}
-	done := make(chan result, len(parts))
-	for _, p := range parts {
-		go func() { done <- result{p.name, p.run(runCtx)} }()
-	}
-	names := make([]string, len(parts))
-	for i, p := range parts {
-		names[i] = p.name
-	}
 	fmt.Fprintf(std.out, "newsrank daemon: serving http://%s\n", l.Addr())
-	log.Info("daemon started", "http", l.Addr().String(), "parts", strings.Join(names, ","),
+	log.Info("daemon started", "http", l.Addr().String(), "parts", strings.Join(sup.Names(), ","),
 		"sources", len(a.crawler.Sources()), "workers", cfg.Crawler.Workers, "redis", a.rdb.Addr)
 
-	var failed error
-	running := len(parts)
-	select {
-	case <-ctx.Done():
+	<-sup.Done()
+	if ctx.Err() != nil {
 		log.Info("shutting down", "timeout", cfg.Jobs.ShutdownTimeout)
-	case r := <-done:
-		running--
-		failed = r.err
-		if failed == nil || errors.Is(failed, context.Canceled) {
-			failed = errors.New("stopped unexpectedly")
-		}
-		log.Error("daemon part stopped; shutting down", "part", r.name, "err", failed)
-		failed = fmt.Errorf("%s: %w", r.name, failed)
 	}
-	stop()
-	timeout := time.NewTimer(cfg.Jobs.ShutdownTimeout.D())
-	defer timeout.Stop()
-	for running > 0 {
-		select {
-		case r := <-done:
-			running--
-			if r.err != nil && !errors.Is(r.err, context.Canceled) {
-				log.Error("stopped with an error", "part", r.name, "err", r.err)
-				if failed == nil {
-					failed = fmt.Errorf("%s: %w", r.name, r.err)
-				}
-			} else {
-				log.Info("stopped", "part", r.name)
-			}
-		case <-timeout.C:
-			log.Warn("jobs.shutdown_timeout passed with parts still stopping; exiting anyway "+
-				"(URLs still leased return to their queue when their lease expires)", "still_running", running)
-			return failed
-		}
-	}
-	if failed == nil {
+	running, err := sup.Stop(cfg.Jobs.ShutdownTimeout.D())
+	switch {
+	case running > 0:
+		log.Warn("jobs.shutdown_timeout passed with parts still stopping; exiting anyway "+
+			"(URLs still leased return to their queue when their lease expires)", "still_running", running)
+	case err == nil:
 		log.Info("daemon stopped")
 	}
-	return failed
+	return err
 }

@@ -55,17 +55,6 @@ func slowSite(t *testing.T, n int, delay time.Duration) (*httptest.Server, *atom
 	return srv, &served
 }
 
-func waitUntil(t *testing.T, what string, timeout time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // TestDaemonSIGTERMMidCrawlLosesNoURL runs the daemon against a slow site,
 // stops it with SIGTERM while pages are being fetched, checks that it
 // exits 0 with every URL either stored or back in the queue, then starts
@@ -107,7 +96,7 @@ web:
 	d := proctest.StartDaemon(t, bin, cfg)
 	// The HTTP server is up and lists the jobs; the missed crawl was
 	// caught up at start, which queued the URLs.
-	waitUntil(t, "the catch-up crawl to queue the URLs", 30*time.Second, func() bool {
+	proctest.WaitFor(t, 30*time.Second, "the catch-up crawl to queue the URLs", func() bool {
 		st, err := q.Stats(ctx)
 		return err == nil && st.Pending+st.InFlight+st.Done == n
 	})
@@ -121,7 +110,7 @@ web:
 	if resp.StatusCode != 200 || !strings.Contains(body.String(), `"catch-up"`) {
 		t.Fatalf("GET /api/jobs: %d %s", resp.StatusCode, body.String())
 	}
-	waitUntil(t, "a few articles stored", 60*time.Second, func() bool { return stored() >= 4 })
+	proctest.WaitFor(t, 60*time.Second, "a few articles stored", func() bool { return stored() >= 4 })
 	if code := d.Stop(t, syscall.SIGTERM); code != 0 {
 		t.Fatalf("daemon exit status %d after SIGTERM, want 0\n%s", code, d.Log)
 	}
@@ -146,7 +135,7 @@ web:
 
 	// Started again, the daemon finishes the queue: nothing was lost.
 	d = proctest.StartDaemon(t, bin, cfg)
-	waitUntil(t, "every article stored", 60*time.Second, func() bool { return stored() == n })
+	proctest.WaitFor(t, 60*time.Second, "every article stored", func() bool { return stored() == n })
 	if code := d.Stop(t, syscall.SIGINT); code != 0 {
 		t.Fatalf("daemon exit status %d after SIGINT, want 0\n%s", code, d.Log)
 	}

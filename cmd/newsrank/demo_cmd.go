@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,7 +13,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/newsrank/newsrank/config"
@@ -106,18 +104,6 @@ type demo struct {
 }
 
 func (d *demo) run(ctx context.Context) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	fail := make(chan error, 8)
-	goRun := func(name string, f func(context.Context) error) {
-		wg.Go(func() {
-			if err := f(ctx); err != nil && !errors.Is(err, context.Canceled) {
-				fail <- fmt.Errorf("%s: %w", name, err)
-			}
-		})
-	}
-
 	// The demo news site, on a free local port.
 	site := demosite.New(demosite.Options{Articles: d.articles})
 	sl, err := net.Listen("tcp", "127.0.0.1:0")
@@ -147,10 +133,11 @@ func (d *demo) run(ctx context.Context) error {
 		return err
 	}
 	defer a.Close()
-	// Stop in order: cancel, wait for the web server, the consumers, the
-	// scheduler and the simulated users, then close Redis (a.Close) and
-	// the demo site (the defers above run after this one).
-	defer func() { cancel(); wg.Wait() }()
+	// Stop in order: the web server, the consumers, the scheduler and the
+	// simulated users (sup.Stop), then Redis (a.Close) and the demo site
+	// (the defers above run after this one).
+	sup := newSupervisor(ctx, nil)
+	defer sup.Stop(0)
 	ws, err := a.webServer()
 	if err != nil {
 		return err
@@ -162,55 +149,70 @@ func (d *demo) run(ctx context.Context) error {
 		return fmt.Errorf("web server on %s: %w (choose another address with -listen, e.g. -listen 127.0.0.1:0)", cfg.Web.Listen, err)
 	}
 	webURL := "http://" + wl.Addr().String()
-	goRun("web server", func(ctx context.Context) error { return ws.Serve(ctx, wl) })
+	sup.Go("web server", func(ctx context.Context) error { return ws.Serve(ctx, wl) })
+	d.printIntro(a, webURL, siteURL)
+	if !d.firstCrawl(sup.Context(), a) {
+		return d.stop(ctx, sup)
+	}
 
+	// From now on the consumers run all the time and the scheduled crawl
+	// only queues new URLs, as in the daemon.
+	sup.Go("consumers", a.crawler.Consume)
+	sup.Go("scheduler", a.jobs.Schedule)
+	if d.users > 0 {
+		sim := &simulator{base: webURL, token: d.token, users: demoUserNames(d.users), every: d.every, log: d.log,
+			client: &http.Client{Timeout: 10 * time.Second}}
+		sup.Go("simulated users", sim.run)
+	}
+	<-sup.Done()
+	return d.stop(ctx, sup)
+}
+
+// stop ends the demo's parts: after a signal (ctx ended) it says so and
+// the demo ends well; otherwise a part stopped, and its error is the
+// demo's.
+func (d *demo) stop(ctx context.Context, sup *supervisor) error {
+	if ctx.Err() != nil {
+		fmt.Fprintln(d.std.out, "newsrank demo: stopping")
+		return nil
+	}
+	_, err := sup.Stop(0)
+	return err
+}
+
+// printIntro prints where the demo, its news site and its Redis are.
+func (d *demo) printIntro(a *app, webURL, siteURL string) {
 	out := d.std.out
 	fmt.Fprintf(out, "newsrank demo: open %s/\n", webURL)
 	fmt.Fprintf(out, "  demo news site (the crawl target): %s/ (%d articles)\n", siteURL, d.articles)
 	if addr := a.rdb.EmbeddedAddr(); addr != "" {
 		fmt.Fprintf(out, "  redis: embedded, in memory only, on %s; other commands (jobs, queue, ...) reach it with %s\n",
-			addr, embeddedSet(addr, cfg.Redis))
+			addr, embeddedSet(addr, d.cfg.Redis))
 	} else {
 		fmt.Fprintf(out, "  redis: %s\n", a.rdb.Addr)
 	}
 	fmt.Fprintf(out, "  API token: %s   admin token: %s\n", d.shownToken, d.shownAdmin)
 	fmt.Fprintf(out, "  try: curl -s '%s/api/news?page=1&size=3'\n", webURL)
 	fmt.Fprintln(out, "  Ctrl-C stops the demo.")
+}
 
-	// The first crawl: produce and consume until the queues are idle.
+// firstCrawl produces and consumes until the queues are idle, and prints
+// how it went. It returns false when ctx ended first.
+func (d *demo) firstCrawl(ctx context.Context, a *app) bool {
 	rep, err := a.crawlOnce(ctx, jobs.TriggerManual, crawler.RunOptions{})
 	t := rep.Totals()
 	switch {
 	case ctx.Err() != nil:
-		fmt.Fprintln(out, "newsrank demo: stopping")
-		return nil
+		return false
 	case err != nil:
 		// Keep serving: the pages and /api/jobs show what went wrong.
 		d.log.Error("first crawl failed", "err", err)
-		fmt.Fprintf(out, "first crawl failed: %v\n", err)
+		fmt.Fprintf(d.std.out, "first crawl failed: %v\n", err)
 	default:
-		fmt.Fprintf(out, "first crawl: %d pages fetched, %d articles stored (%d older than the window) in %s\n",
+		fmt.Fprintf(d.std.out, "first crawl: %d pages fetched, %d articles stored (%d older than the window) in %s\n",
 			t.Fetched, t.Created, t.TooOld, rep.Elapsed.Round(10*time.Millisecond))
 	}
-
-	// From now on the consumers run all the time and the scheduled crawl
-	// only queues new URLs, as in the daemon.
-	goRun("consumers", a.crawler.Consume)
-	goRun("scheduler", a.jobs.Schedule)
-	if d.users > 0 {
-		sim := &simulator{base: webURL, token: d.token, users: demoUserNames(d.users), every: d.every, log: d.log,
-			client: &http.Client{Timeout: 10 * time.Second}}
-		goRun("simulated users", sim.run)
-	}
-
-	select {
-	case <-ctx.Done():
-		fmt.Fprintln(out, "newsrank demo: stopping")
-		return nil
-	case err := <-fail:
-		cancel()
-		return err
-	}
+	return true
 }
 
 // tokens makes API tokens for the demo when the configuration has none,

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -157,7 +156,7 @@ func TestTwoPruneProcessesRace(t *testing.T) {
 			cmd := exec.Command(bin, "prune", "-config", cfg)
 			b, err := cmd.CombinedOutput()
 			outs[i] = string(b)
-			codes[i] = exitCodeOf(t, err)
+			codes[i] = proctest.ExitCode(t, err)
 		})
 	}
 	wg.Wait()
@@ -167,19 +166,6 @@ func TestTwoPruneProcessesRace(t *testing.T) {
 	if n, _ := c.ZCard(ctx, k.Time()).Result(); n != 0 {
 		t.Fatalf("%d articles left", n)
 	}
-}
-
-func exitCodeOf(t *testing.T, err error) int {
-	t.Helper()
-	if err == nil {
-		return 0
-	}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode()
-	}
-	t.Fatalf("run: %v", err)
-	return -1
 }
 
 // TestCrawlOnceTakesTheCrawlLock: newsrank crawl -once is the "crawl" job:

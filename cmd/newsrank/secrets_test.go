@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -18,16 +17,8 @@ func runBin(t *testing.T, bin string, args ...string) (int, string, string) {
 	cmd := exec.Command(bin, args...)
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0, out.String(), errb.String()
-	case errors.As(err, &ee):
-		return ee.ExitCode(), out.String(), errb.String()
-	}
-	t.Fatalf("%s %v: %v", bin, args, err)
-	return -1, "", ""
+	code := proctest.ExitCode(t, cmd.Run())
+	return code, out.String(), errb.String()
 }
 
 // TestNoCommandPrintsAURLsUserinfo runs the real binary on configurations

@@ -1,6 +1,8 @@
 // Package proctest runs the real newsrank binary in tests: it builds it
 // (with -race when the test binary has it) and runs `newsrank daemon` as a
-// child process that tests signal and inspect.
+// child process that tests signal and inspect. It also holds the helpers
+// tests share for what happens in another process or goroutine: WaitFor
+// polls for a condition, ExitCode reads a process's exit status.
 package proctest
 
 import (
@@ -183,14 +185,7 @@ func (d *Daemon) Stop(t testing.TB, sig syscall.Signal) int {
 	select {
 	case err := <-d.exited:
 		d.exited <- err
-		var ee *exec.ExitError
-		switch {
-		case err == nil:
-			return 0
-		case errors.As(err, &ee):
-			return ee.ExitCode()
-		}
-		t.Fatalf("daemon: %v", err)
+		return ExitCode(t, err)
 	case <-time.After(60 * time.Second):
 		t.Fatalf("daemon still running 60s after %v\n%s", sig, d.Log.Tail(16<<10))
 	}

@@ -161,9 +161,6 @@ func (s *Server) Addr() string { return "127.0.0.1:" + strconv.Itoa(s.port) }
 // URL is redis://host:port/0.
 func (s *Server) URL() string { return "redis://" + s.Addr() + "/0" }
 
-// Dir is the server's working directory (AOF files live there).
-func (s *Server) Dir() string { return s.dir }
-
 // Config returns newsrank's default Redis config pointed at this server.
 func (s *Server) Config() config.Redis {
 	cfg := config.DefaultConfig().Redis

@@ -83,25 +83,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	base := baseURL(ln.Addr().(*net.TCPAddr))
 
-	if *sourcesOut != "" {
-		sources := site.Sources(base)
-		if *sourcesKind == "html" {
-			sources = site.HTMLSources(base)
-		}
-		if err := writeSources(*sourcesOut, base, sources); err != nil {
-			ln.Close()
-			return err
-		}
-	}
-	if *truthOut != "" {
-		data, err := json.MarshalIndent(site.Articles(), "", "  ")
-		if err == nil {
-			err = os.WriteFile(*truthOut, data, 0o644)
-		}
-		if err != nil {
-			ln.Close()
-			return fmt.Errorf("write ground truth: %w", err)
-		}
+	if err := writeFiles(site, base, *sourcesOut, *sourcesKind, *truthOut); err != nil {
+		ln.Close()
+		return err
 	}
 
 	srv := &http.Server{Handler: site, ReadHeaderTimeout: 10 * time.Second}
@@ -123,6 +107,30 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err
+	}
+	return nil
+}
+
+// writeFiles writes the -sources-out configuration (sources of kind all
+// or html) and the -truth-out ground truth, each when its path is set.
+func writeFiles(site *demosite.Site, base, sourcesOut, kind, truthOut string) error {
+	if sourcesOut != "" {
+		sources := site.Sources(base)
+		if kind == "html" {
+			sources = site.HTMLSources(base)
+		}
+		if err := writeSources(sourcesOut, base, sources); err != nil {
+			return err
+		}
+	}
+	if truthOut != "" {
+		data, err := json.MarshalIndent(site.Articles(), "", "  ")
+		if err == nil {
+			err = os.WriteFile(truthOut, data, 0o644)
+		}
+		if err != nil {
+			return fmt.Errorf("write ground truth: %w", err)
+		}
 	}
 	return nil
 }
