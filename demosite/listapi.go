@@ -8,6 +8,14 @@ import (
 	"strconv"
 )
 
+// JSONP API constants: the NetEase channel key that wraps the item array and
+// the default callback name.
+const (
+	jsonpKey      = "BBM54PGAwangning"
+	jsonpCallback = "artiList"
+	jsonpMaxLimit = 100
+)
+
 // apiItem is one item of the NetEase-style list API.
 type apiItem struct {
 	DocID      string `json:"docid"`
