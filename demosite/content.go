@@ -48,62 +48,10 @@ const (
 // generate builds the public articles and the private ones (which only
 // the list pages of sections with private set link to).
 func generate(w wordLists, secs []*section, opts Options) (public, private []*article) {
-	ids := map[string]bool{}
-	titles := map[string]bool{}
-	mk := func(idx int, sec *section, priv bool) *article {
-		r := rng(opts.Seed, idx, purposeMeta)
-		a := &article{idx: idx, sec: sec, private: priv}
-		for {
-			a.id = docID(r, sec.channel)
-			if !ids[a.id] {
-				ids[a.id] = true
-				break
-			}
-		}
-		// Retry a few times for a title not used yet; a huge site may
-		// exhaust the word lists, then duplicates are allowed.
-		for try := 0; ; try++ {
-			a.title = sec.title(w, r)
-			if !titles[a.title] || try == 20 {
-				break
-			}
-		}
-		titles[a.title] = true
-		if priv {
-			if sec.lang == "zh" {
-				a.title = "【会员专享】" + a.title
-			} else {
-				a.title = "[Subscribers] " + a.title
-			}
-		}
-		var age time.Duration
-		if idx%staleEvery == 5 && !priv {
-			age = week + time.Minute + time.Duration(r.Int64N(int64(staleMax)))
-		} else {
-			age = time.Minute + time.Duration(r.Int64N(int64(week-2*time.Minute)))
-		}
-		a.post = opts.Now.Add(-age).Truncate(time.Second).UTC()
-		a.comments = int64(math.Exp(math.Pow(r.Float64(), 1.6)*9.6)) - 1
-		a.source = w.pick(r, sec.lang+".agency")
-		if sec.lang == "en" {
-			a.author = w.pick(r, "en.author")
-			a.slug = slugify(a.title) + "-" + strings.ToLower(a.id[:6])
-		}
-		switch sec.markup {
-		case markupOG, markupJSONLD, markupNetEase:
-			a.image = "/img/" + strings.ToLower(a.id) + ".png"
-		}
-		a.summary = summarize(bodyOf(w, opts.Seed, a)[0], sec.lang)
-		if priv {
-			a.path = "/private/" + a.id + ".html"
-		} else {
-			a.path = sec.artPath(a)
-		}
-		return a
-	}
+	g := &generator{w: w, opts: opts, ids: map[string]bool{}, titles: map[string]bool{}}
 	for i := range opts.Articles {
 		sec := secs[i%len(secs)]
-		a := mk(i, sec, false)
+		a := g.article(i, sec, false)
 		public = append(public, a)
 		sec.entries = append(sec.entries, a)
 	}
@@ -114,24 +62,110 @@ func generate(w wordLists, secs []*section, opts Options) (public, private []*ar
 		}
 		n := max(1, len(sec.entries)/40)
 		for range n {
-			a := mk(next, sec, true)
+			a := g.article(next, sec, true)
 			next++
 			private = append(private, a)
 			sec.entries = append(sec.entries, a)
 		}
 	}
 	for _, sec := range secs {
-		slices.SortFunc(sec.entries, newestFirst)
-		sec.pages = max(1, (len(sec.entries)+pageSize-1)/pageSize)
-		for _, a := range sec.entries {
-			if !a.private {
-				sec.public = append(sec.public, a)
-			}
-		}
+		sec.paginate()
 	}
 	slices.SortFunc(public, newestFirst)
 	slices.SortFunc(private, newestFirst)
 	return public, private
+}
+
+// generator makes the articles of one site, keeping their docids unique
+// and their titles unique as far as the word lists allow.
+type generator struct {
+	w      wordLists
+	opts   Options
+	ids    map[string]bool
+	titles map[string]bool
+}
+
+// article makes article idx of sec, a private one if priv. Its fields
+// depend only on the seed and idx (and on the ids and titles taken by
+// the articles made before it).
+func (g *generator) article(idx int, sec *section, priv bool) *article {
+	r := rng(g.opts.Seed, idx, purposeMeta)
+	a := &article{idx: idx, sec: sec, private: priv}
+	a.id = g.uniqueID(r, sec.channel)
+	a.title = g.uniqueTitle(r, sec)
+	if priv {
+		if sec.lang == "zh" {
+			a.title = "【会员专享】" + a.title
+		} else {
+			a.title = "[Subscribers] " + a.title
+		}
+	}
+	a.post = g.opts.Now.Add(-postAge(r, idx, priv)).Truncate(time.Second).UTC()
+	a.comments = int64(math.Exp(math.Pow(r.Float64(), 1.6)*9.6)) - 1
+	a.source = g.w.pick(r, sec.lang+".agency")
+	if sec.lang == "en" {
+		a.author = g.w.pick(r, "en.author")
+		a.slug = slugify(a.title) + "-" + strings.ToLower(a.id[:6])
+	}
+	switch sec.markup {
+	case markupOG, markupJSONLD, markupNetEase:
+		a.image = "/img/" + strings.ToLower(a.id) + ".png"
+	}
+	a.summary = summarize(bodyOf(g.w, g.opts.Seed, a)[0], sec.lang)
+	if priv {
+		a.path = "/private/" + a.id + ".html"
+	} else {
+		a.path = sec.artPath(a)
+	}
+	return a
+}
+
+// uniqueID draws docids until one is not taken yet, and takes it.
+func (g *generator) uniqueID(r *rand.Rand, channel string) string {
+	for {
+		id := docID(r, channel)
+		if !g.ids[id] {
+			g.ids[id] = true
+			return id
+		}
+	}
+}
+
+// uniqueTitle draws a headline for sec, retrying a few times for one not
+// used yet; a huge site may exhaust the word lists, then duplicates are
+// allowed.
+func (g *generator) uniqueTitle(r *rand.Rand, sec *section) string {
+	var title string
+	for try := 0; ; try++ {
+		title = sec.title(g.w, r)
+		if !g.titles[title] || try == 20 {
+			break
+		}
+	}
+	g.titles[title] = true
+	return title
+}
+
+// postAge is how long before Now an article was posted: within the week
+// before, or for every staleEvery-th public article, up to staleMax more
+// than a week.
+func postAge(r *rand.Rand, idx int, priv bool) time.Duration {
+	if idx%staleEvery == 5 && !priv {
+		return week + time.Minute + time.Duration(r.Int64N(int64(staleMax)))
+	}
+	return time.Minute + time.Duration(r.Int64N(int64(week-2*time.Minute)))
+}
+
+// paginate sorts the section's list entries newest first, counts its list
+// pages and picks out its public articles.
+func (sec *section) paginate() {
+	slices.SortFunc(sec.entries, newestFirst)
+	sec.pages = max(1, (len(sec.entries)+pageSize-1)/pageSize)
+	for _, a := range sec.entries {
+		if !a.private {
+			sec.public = append(sec.public, a)
+		}
+	}
 }
 
 func newestFirst(a, b *article) int {
