@@ -28,7 +28,6 @@ import (
 // and article:published_time on world, <time datetime> on sports).
 func (s *Site) Sources(baseURL string) []config.Source {
 	base := strings.TrimRight(baseURL, "/")
-	shanghai := "Asia/Shanghai"
 	out := make([]config.Source, 0, len(s.sections))
 	for _, sec := range s.sections {
 		src := config.Source{
@@ -39,86 +38,17 @@ func (s *Site) Sources(baseURL string) []config.Source {
 		}
 		switch sec.id {
 		case "guonei":
-			src.Kind = "html"
-			src.MaxPages = sec.pages
-			src.LinkSelector = listLinkSelector
-			src.NextSelector = listNextSelector
-			src.Extract = config.Extract{
-				Title:    "h1.article-title",
-				PostTime: "div.article-meta .post-time",
-				Source:   "div.article-meta .source-name",
-				Comments: "div.article-meta .comment-count em",
-				Body:     "div.article-body",
-			}
-			src.TimeLayouts = []string{"2006-01-02 15:04:05"}
-			src.TimeZone = shanghai
+			guoneiSource(&src, sec)
 		case "world":
-			src.Kind = "rss"
-			src.URLs = []string{base + "/world/rss.xml"}
-			src.MaxPages = 1
-			src.Extract = config.Extract{
-				Comments: "span.comment-count",
-				Body:     "div.story-body",
-			}
+			worldSource(&src, base)
 		case "tech":
-			src.Kind = "html"
-			src.MaxPages = sec.pages
-			src.LinkSelector = listLinkSelector
-			src.PageTemplate = base + "/tech/list_{page}.html"
-			src.FirstPage = 2 // the start URL is page 1
-			src.Extract = config.Extract{
-				Comments: "span.comments-count",
-				Body:     "div.article-content",
-			}
+			techSource(&src, sec, base)
 		case "sports":
-			src.Kind = "atom"
-			src.URLs = []string{base + "/sports/atom.xml"}
-			src.MaxPages = 1
-			src.Extract = config.Extract{
-				Title:    "h1.headline",
-				Comments: "b.n-comments",
-				Body:     "div.report-body",
-			}
+			sportsSource(&src, base)
 		case "finance":
-			src.Kind = "sitemap"
-			src.URLs = []string{base + "/finance/sitemap_index.xml"}
-			src.MaxPages = 1 + len(s.smIndex) // the index and its sitemaps
-			src.Extract = config.Extract{
-				Title:    "#artTitle",
-				PostTime: "#pubtime",
-				Source:   "#source",
-				Comments: "#cmtCount",
-				Body:     "#artContent",
-			}
-			src.TimeLayouts = []string{"2006年01月02日 15:04:05"}
-			src.TimeZone = shanghai
+			financeSource(&src, base, len(s.smIndex))
 		case "news":
-			n := len(sec.public)
-			src.Kind = "jsonp"
-			src.URLs = []string{fmt.Sprintf("%s/api/list/news/{offset}-%d.html?callback=%s", base, apiPageSize, jsonpCallback)}
-			src.JSON = config.JSONList{
-				ItemsPath:   jsonpKey,
-				URLTemplate: base + "/news/article/{docid}.html",
-				Fields: map[string]string{
-					"title":     "title",
-					"post_time": "ptime",
-					"comments":  "replyCount",
-					"source":    "source",
-					"summary":   "digest",
-					"image":     "imgsrc",
-				},
-				Offset: config.OffsetPagination{Start: 0, Step: apiPageSize, Limit: max(n, 1)},
-			}
-			src.MaxPages = max(1, (n+apiPageSize-1)/apiPageSize)
-			src.Extract = config.Extract{
-				Title:    "article h1.title",
-				PostTime: "div.info .time",
-				Source:   "div.info .source",
-				Comments: "span.tie-count",
-				Body:     "div.content",
-			}
-			src.TimeLayouts = []string{"2006-01-02 15:04:05"}
-			src.TimeZone = shanghai
+			newsSource(&src, sec, base)
 		default:
 			panic("demosite: no source for section " + sec.id)
 		}
@@ -158,3 +88,110 @@ const (
 
 // apiPageSize is the limit Sources asks the JSONP API for per request.
 const apiPageSize = 20
+
+// shanghaiZone is the time zone of the times on the Chinese sections' pages.
+const shanghaiZone = "Asia/Shanghai"
+
+// guoneiSource walks the 国内 list pages through their "下一页" links; the
+// plain article pages need a selector for every field.
+func guoneiSource(src *config.Source, sec *section) {
+	src.Kind = "html"
+	src.MaxPages = sec.pages
+	src.LinkSelector = listLinkSelector
+	src.NextSelector = listNextSelector
+	src.Extract = config.Extract{
+		Title:    "h1.article-title",
+		PostTime: "div.article-meta .post-time",
+		Source:   "div.article-meta .source-name",
+		Comments: "div.article-meta .comment-count em",
+		Body:     "div.article-body",
+	}
+	src.TimeLayouts = []string{"2006-01-02 15:04:05"}
+	src.TimeZone = shanghaiZone
+}
+
+// worldSource reads the World RSS feed; OpenGraph gives the rest.
+func worldSource(src *config.Source, base string) {
+	src.Kind = "rss"
+	src.URLs = []string{base + "/world/rss.xml"}
+	src.MaxPages = 1
+	src.Extract = config.Extract{
+		Comments: "span.comment-count",
+		Body:     "div.story-body",
+	}
+}
+
+// techSource walks the numbered Tech list pages by a page template; JSON-LD
+// gives the rest.
+func techSource(src *config.Source, sec *section, base string) {
+	src.Kind = "html"
+	src.MaxPages = sec.pages
+	src.LinkSelector = listLinkSelector
+	src.PageTemplate = base + "/tech/list_{page}.html"
+	src.FirstPage = 2 // the start URL is page 1
+	src.Extract = config.Extract{
+		Comments: "span.comments-count",
+		Body:     "div.article-content",
+	}
+}
+
+// sportsSource reads the Sports Atom feed; <time datetime> gives the post
+// time.
+func sportsSource(src *config.Source, base string) {
+	src.Kind = "atom"
+	src.URLs = []string{base + "/sports/atom.xml"}
+	src.MaxPages = 1
+	src.Extract = config.Extract{
+		Title:    "h1.headline",
+		Comments: "b.n-comments",
+		Body:     "div.report-body",
+	}
+}
+
+// financeSource reads the finance sitemap index and its sitemaps (the
+// index lists nSitemaps of them).
+func financeSource(src *config.Source, base string, nSitemaps int) {
+	src.Kind = "sitemap"
+	src.URLs = []string{base + "/finance/sitemap_index.xml"}
+	src.MaxPages = 1 + nSitemaps // the index and its sitemaps
+	src.Extract = config.Extract{
+		Title:    "#artTitle",
+		PostTime: "#pubtime",
+		Source:   "#source",
+		Comments: "#cmtCount",
+		Body:     "#artContent",
+	}
+	src.TimeLayouts = []string{"2006年01月02日 15:04:05"}
+	src.TimeZone = shanghaiZone
+}
+
+// newsSource pages through the 要闻 JSONP list API, apiPageSize items a
+// request, taking each item's fields from the list.
+func newsSource(src *config.Source, sec *section, base string) {
+	n := len(sec.public)
+	src.Kind = "jsonp"
+	src.URLs = []string{fmt.Sprintf("%s/api/list/news/{offset}-%d.html?callback=%s", base, apiPageSize, jsonpCallback)}
+	src.JSON = config.JSONList{
+		ItemsPath:   jsonpKey,
+		URLTemplate: base + "/news/article/{docid}.html",
+		Fields: map[string]string{
+			"title":     "title",
+			"post_time": "ptime",
+			"comments":  "replyCount",
+			"source":    "source",
+			"summary":   "digest",
+			"image":     "imgsrc",
+		},
+		Offset: config.OffsetPagination{Start: 0, Step: apiPageSize, Limit: max(n, 1)},
+	}
+	src.MaxPages = max(1, (n+apiPageSize-1)/apiPageSize)
+	src.Extract = config.Extract{
+		Title:    "article h1.title",
+		PostTime: "div.info .time",
+		Source:   "div.info .source",
+		Comments: "span.tie-count",
+		Body:     "div.content",
+	}
+	src.TimeLayouts = []string{"2006-01-02 15:04:05"}
+	src.TimeZone = shanghaiZone
+}

@@ -285,6 +285,7 @@ func (s *Server) routes() {
 	s.handle(route{method: "GET", path: "/static/", h: s.static})
 	s.handle(route{method: "GET", path: "/favicon.ico", h: s.favicon})
 	s.handle(s.newsRoutes()...)
+	s.handle(s.groupRoutes()...)
 	s.handle(s.boardRoutes()...)
 	s.handle(s.opsRoutes()...)
 	s.handle(append(s.opsPageRoutes(), s.opsAdminRoutes()...)...)
