@@ -19,7 +19,6 @@ import (
 	"github.com/newsrank/newsrank/internal/redistest"
 	"github.com/newsrank/newsrank/jobs"
 	"github.com/newsrank/newsrank/news"
-	"github.com/newsrank/newsrank/rescore"
 	"github.com/newsrank/newsrank/web"
 )
 
@@ -178,8 +177,7 @@ func TestClusterPipeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs := rescore.New(c, s.store, rescore.WithLogger(s.log))
-	res, err := rs.Rebuild(ctx)
+	res, err := s.store.Rebuild(ctx, news.RebuildOptions{})
 	if err != nil {
 		t.Fatalf("linear rebuild on the cluster: %v", err)
 	}
@@ -197,11 +195,11 @@ func TestClusterPipeline(t *testing.T) {
 	}
 	gcfg := cfg.News
 	gcfg.Formula = "gravity"
-	gstore, err := news.New(c, prefix, gcfg)
+	gstore, err := news.New(c, prefix, gcfg, news.WithLogger(s.log))
 	if err != nil {
 		t.Fatal(err)
 	}
-	gres, err := rescore.New(c, gstore, rescore.WithLogger(s.log), rescore.WithBatch(50)).Rebuild(ctx)
+	gres, err := gstore.Rebuild(ctx, news.RebuildOptions{Batch: 50})
 	if err != nil {
 		t.Fatalf("gravity rebuild on the cluster: %v", err)
 	}
@@ -219,7 +217,7 @@ func TestClusterPipeline(t *testing.T) {
 			t.Fatalf("gravity score of %s: %g, want about %g", id, sc, w)
 		}
 	}
-	if _, err := rs.Rebuild(ctx); err != nil { // back to linear
+	if _, err := s.store.Rebuild(ctx, news.RebuildOptions{}); err != nil { // back to linear
 		t.Fatal(err)
 	}
 	checkRanking(t, c, keys)
@@ -237,7 +235,7 @@ func TestClusterPipeline(t *testing.T) {
 	if len(gone) == 0 {
 		t.Fatal("no article would leave the window in two days: the prune proves nothing")
 	}
-	pres, err := rs.Prune(ctx, future)
+	pres, err := s.store.Prune(ctx, future, news.PruneOptions{})
 	if err != nil {
 		t.Fatalf("prune on the cluster: %v", err)
 	}
@@ -355,7 +353,7 @@ func TestClusterPipeline(t *testing.T) {
 		jobs.Job{Name: "rescore", Run: func(ctx context.Context) (jobs.Counts, error) {
 			close(started)
 			<-release
-			r, err := rs.Rebuild(ctx)
+			r, err := s.store.Rebuild(ctx, news.RebuildOptions{})
 			return jobs.Counts{"articles": r.Articles}, err
 		}})
 	if err != nil {

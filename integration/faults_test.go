@@ -20,7 +20,6 @@ import (
 	"github.com/newsrank/newsrank/internal/redistest"
 	"github.com/newsrank/newsrank/jobs"
 	"github.com/newsrank/newsrank/news"
-	"github.com/newsrank/newsrank/rescore"
 )
 
 // stored is how many articles time: ranks.
@@ -175,7 +174,7 @@ func TestFaultRedisRestartMidRebuild(t *testing.T) {
 	go func() {
 		rctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()
-		_, err := rescore.New(pc, s.store, rescore.WithLogger(s.log), rescore.WithBatch(100)).Rebuild(rctx)
+		_, err := s.storeOn(pc).Rebuild(rctx, news.RebuildOptions{Batch: 100})
 		done <- err
 	}()
 	var rebuildErr error
@@ -214,7 +213,7 @@ func TestFaultRedisRestartMidRebuild(t *testing.T) {
 	}
 	checkRanking(t, s.rdb, keys)
 
-	res, err := rescore.New(s.rdb, s.store, rescore.WithLogger(s.log), rescore.WithBatch(1000)).Rebuild(ctx)
+	res, err := s.store.Rebuild(ctx, news.RebuildOptions{Batch: 1000})
 	if err != nil || res.Articles != n {
 		t.Fatalf("rebuild after the restart: %+v, %v", res, err)
 	}

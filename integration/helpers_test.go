@@ -233,6 +233,17 @@ func newStack(t testing.TB, cfg config.Config) *stack {
 	return &stack{t: t, cfg: cfg, rdb: c, store: store, cr: cr, log: log, logs: logs}
 }
 
+// storeOn returns a store like s.store on another client of the same
+// Redis (one through a fault-injecting proxy).
+func (s *stack) storeOn(c redis.UniversalClient) *news.Store {
+	s.t.Helper()
+	store, err := news.New(c, s.rdb.Prefix, s.cfg.News, news.WithLogger(s.log))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return store
+}
+
 // queues returns the crawler's queues, one per source.
 func (s *stack) queues() []*queue.Queue {
 	var qs []*queue.Queue

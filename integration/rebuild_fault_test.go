@@ -11,7 +11,6 @@ import (
 	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/internal/redistest"
 	"github.com/newsrank/newsrank/news"
-	"github.com/newsrank/newsrank/rescore"
 )
 
 // TestFaultRedisKilledMidRebuildPipeline kills Redis at the worst moment
@@ -86,7 +85,7 @@ func TestFaultRedisKilledMidRebuildPipeline(t *testing.T) {
 	defer pc.Close()
 	rctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	_, rebuildErr := rescore.New(pc, s.store, rescore.WithLogger(s.log)).Rebuild(rctx)
+	_, rebuildErr := s.storeOn(pc).Rebuild(rctx, news.RebuildOptions{})
 	var st strike
 	select {
 	case st = <-struck:
@@ -122,7 +121,7 @@ func TestFaultRedisKilledMidRebuildPipeline(t *testing.T) {
 			"a crash between a round trip's ZADDs and its PEXPIRE keeps the key for ever (send them in MULTI/EXEC or one script)",
 			tmp, s.rdb.ZCard(ctx, tmp).Val(), ttl)
 	}
-	if _, err := rescore.New(s.rdb, s.store, rescore.WithLogger(s.log)).Rebuild(ctx); err != nil {
+	if _, err := s.store.Rebuild(ctx, news.RebuildOptions{}); err != nil {
 		t.Fatalf("rebuild after the restart: %v", err)
 	}
 	checkRanking(t, s.rdb, keys)

@@ -36,7 +36,7 @@ func (k Keys) Score() string { return k.base + "score:" }
 // comment_weight), so the ranking can be rebuilt on the server. // ZSET id → votes
 func (k Keys) Votes() string { return k.base + "votes:" }
 
-// Touched exists only while a rebuild of score: runs (package rescore): it
+// Touched exists only while a rebuild of score: runs (Store.Rebuild): it
 // holds that rebuild's marker member and every id whose ranking entry a
 // script changed since the rebuild began, so the rebuild re-scores them
 // before its swap; it expires unless the rebuild keeps it alive. Every

@@ -11,7 +11,7 @@ import (
 )
 
 // UnrankLua is prepended to the scripts that remove articles from the
-// rankings (repairCmd here, the prune script of package rescore). It
+// rankings (repairCmd here, pruneCmd in prune.go). It
 // defines unrank(ids, time, votes, score, groups, g, name): the ids leave
 // the ZSETs time, votes and score and the group SETs KEYS[g], KEYS[g+3],
 // ... to the last key, each followed by its two cached rankings

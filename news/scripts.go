@@ -3,7 +3,7 @@ package news
 import "github.com/redis/go-redis/v9"
 
 // FormulaLua is prepended to the scripts that score an article (here and
-// in package rescore). It defines rank(formula, param, t, v, now), the
+// in the rebuild's swap script). It defines rank(formula, param, t, v, now), the
 // score of an article posted at t (Unix s) with v net votes, for the
 // formula name and parameter FormulaArgs gives, and num(x), a score as a
 // string. rank computes exactly what the Go Formula implementations
@@ -35,7 +35,7 @@ end
 // TouchLua is prepended to the scripts that write time:, votes: or
 // score:. It defines touch(set, id, ...), which adds the ids to set —
 // the Touched key — when it exists, that is while a rebuild of score:
-// runs (package rescore): the rebuild then re-scores those ids before it
+// runs (Store.Rebuild): the rebuild then re-scores those ids before it
 // swaps its ranking in, so no write made during it is lost.
 const TouchLua = `
 local function touch(set, ...)
