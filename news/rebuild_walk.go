@@ -23,63 +23,24 @@ import (
 // Without withVotes it checks the hashes only, and hands no articles on.
 func (r *rebuilder) walk(ctx context.Context, res *RebuildResult, withVotes bool, use func(id string, t, v float64)) error {
 	var batch []redis.Z // read from time:, waiting for its votes
-	from, fromScore, seen := "-inf", math.Inf(-1), 0
+	cur := timeCursor{min: "-inf", last: math.Inf(-1)}
 	reading := true
 	for reading || len(batch) > 0 {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		p := r.c.Pipeline()
-		var votes *redis.StringSliceCmd
-		var hashes *redis.IntCmd
-		ids := make([]string, len(batch))
-		if len(batch) > 0 {
-			keys := make([]string, len(batch))
-			for i, z := range batch {
-				ids[i] = z.Member.(string)
-				keys[i] = r.keys.Article(ids[i])
-			}
-			if withVotes {
-				votes = zmscore(ctx, p, r.keys.Votes(), ids)
-			}
-			hashes = p.Exists(ctx, keys...)
-		}
+		check := r.queueCheck(ctx, p, batch, withVotes)
 		var next *redis.ZSliceCmd
 		if reading {
 			next = p.ZRangeByScoreWithScores(ctx, r.keys.Time(), &redis.ZRangeBy{
-				Min: from, Max: "+inf", Offset: int64(seen), Count: int64(r.read)})
+				Min: cur.min, Max: "+inf", Offset: int64(cur.seen), Count: int64(r.read)})
 		}
 		if _, err := p.Exec(ctx); err != nil {
 			return fmt.Errorf("read batch %d: %w", res.Batches+1, err)
 		}
-		if len(batch) > 0 {
-			var vs []string
-			if votes != nil {
-				if vs = votes.Val(); len(vs) != len(batch) {
-					return fmt.Errorf("read batch %d: %d ids, %d vote counts", res.Batches, len(batch), len(vs))
-				}
-			}
-			dropped, err := r.repairBatch(ctx, res, ids, vs, hashes.Val())
-			if err != nil {
-				return err
-			}
-			for i, z := range batch {
-				// An orphan dropped at the cursor's post time was counted
-				// in seen: the next read must not skip an id for it.
-				if dropped[i] && z.Score == fromScore {
-					seen--
-				}
-			}
-			for i, z := range batch {
-				if dropped[i] || use == nil {
-					continue
-				}
-				v, err := strconv.ParseFloat(vs[i], 64)
-				if err != nil {
-					return fmt.Errorf("votes of %s: %w", ids[i], err)
-				}
-				use(ids[i], z.Score, v)
-			}
+		if err := r.finishBatch(ctx, res, &cur, batch, check, use); err != nil {
+			return err
 		}
 		batch = batch[:0]
 		if next == nil {
@@ -87,22 +48,101 @@ func (r *rebuilder) walk(ctx context.Context, res *RebuildResult, withVotes bool
 		}
 		res.Batches++
 		batch = append(batch, next.Val()...)
-		if len(batch) > 0 {
-			last := batch[len(batch)-1].Score
-			ties := 0
-			for i := len(batch) - 1; i >= 0 && batch[i].Score == last; i-- {
-				ties++
-			}
-			if last == fromScore {
-				seen += ties
-			} else {
-				from, fromScore, seen = strconv.FormatFloat(last, 'f', -1, 64), last, ties
-			}
-		}
+		cur.advance(batch)
 		reading = len(batch) == r.read
 		if r.opts.afterBatch != nil {
 			r.opts.afterBatch(res.Batches, !reading)
 		}
+	}
+	return nil
+}
+
+// timeCursor is the walk's keyset cursor in time:: the last post time
+// read (min, as ZRANGEBYSCORE's argument, and last) and how many ids at
+// exactly that time were read (seen, the next read's offset).
+type timeCursor struct {
+	min  string
+	last float64
+	seen int
+}
+
+// advance moves the cursor past batch, just read from it.
+func (c *timeCursor) advance(batch []redis.Z) {
+	if len(batch) == 0 {
+		return
+	}
+	last := batch[len(batch)-1].Score
+	ties := 0
+	for i := len(batch) - 1; i >= 0 && batch[i].Score == last; i-- {
+		ties++
+	}
+	if last == c.last {
+		c.seen += ties
+	} else {
+		c.min, c.last, c.seen = strconv.FormatFloat(last, 'f', -1, 64), last, ties
+	}
+}
+
+// batchCheck is what a round trip of the walk asks about the batch read
+// before: its votes (nil when not read) and how many of its article
+// hashes exist.
+type batchCheck struct {
+	ids    []string
+	votes  *redis.StringSliceCmd
+	hashes *redis.IntCmd
+}
+
+// queueCheck queues on p the reads batchCheck holds for batch.
+func (r *rebuilder) queueCheck(ctx context.Context, p redis.Pipeliner, batch []redis.Z, withVotes bool) batchCheck {
+	c := batchCheck{ids: make([]string, len(batch))}
+	if len(batch) == 0 {
+		return c
+	}
+	keys := make([]string, len(batch))
+	for i, z := range batch {
+		c.ids[i] = z.Member.(string)
+		keys[i] = r.keys.Article(c.ids[i])
+	}
+	if withVotes {
+		c.votes = zmscore(ctx, p, r.keys.Votes(), c.ids)
+	}
+	c.hashes = p.Exists(ctx, keys...)
+	return c
+}
+
+// finishBatch repairs a batch of the walk (repairBatch) from what c read,
+// and hands each article left to use (when not nil).
+func (r *rebuilder) finishBatch(ctx context.Context, res *RebuildResult, cur *timeCursor, batch []redis.Z, c batchCheck,
+	use func(id string, t, v float64)) error {
+	if len(batch) == 0 {
+		return nil
+	}
+	var vs []string
+	if c.votes != nil {
+		if vs = c.votes.Val(); len(vs) != len(batch) {
+			return fmt.Errorf("read batch %d: %d ids, %d vote counts", res.Batches, len(batch), len(vs))
+		}
+	}
+	dropped, err := r.repairBatch(ctx, res, c.ids, vs, c.hashes.Val())
+	if err != nil {
+		return err
+	}
+	for i, z := range batch {
+		// An orphan dropped at the cursor's post time was counted in
+		// seen: the next read must not skip an id for it.
+		if dropped[i] && z.Score == cur.last {
+			cur.seen--
+		}
+	}
+	for i, z := range batch {
+		if dropped[i] || use == nil {
+			continue
+		}
+		v, err := strconv.ParseFloat(vs[i], 64)
+		if err != nil {
+			return fmt.Errorf("votes of %s: %w", c.ids[i], err)
+		}
+		use(c.ids[i], z.Score, v)
 	}
 	return nil
 }
