@@ -37,7 +37,6 @@ func TestClusterPipeline(t *testing.T) {
 	cfg.Crawler.Sources = d.sources()
 	s := newStack(t, cfg)
 	c := s.rdb
-	keys := s.store.Keys()
 
 	// Crawl: three consumer processes wait on the queues, then the
 	// producer (this process) walks the sources.
@@ -173,7 +172,7 @@ func TestClusterPipeline(t *testing.T) {
 	// Rebuild: the server-side linear rebuild reproduces the incremental
 	// scores exactly; a client-side gravity rebuild (another store on the
 	// same keys) gives every article its gravity score.
-	before, err := zmembers(ctx, c, keys.Score())
+	before, err := scoresOf(ctx, s.store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +180,7 @@ func TestClusterPipeline(t *testing.T) {
 	if err != nil {
 		t.Fatalf("linear rebuild on the cluster: %v", err)
 	}
-	after, err := zmembers(ctx, c, keys.Score())
+	after, err := scoresOf(ctx, s.store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,9 +206,8 @@ func TestClusterPipeline(t *testing.T) {
 		t.Fatalf("gravity rebuild: %+v; want a client-side rebuild in several batches of %d articles", gres, n)
 	}
 	grav := gstore.Formula()
-	gscores, _ := zmembers(ctx, c, keys.Score())
-	times, _ := zmembers(ctx, c, keys.Time())
-	votes, _ := zmembers(ctx, c, keys.Votes())
+	rk := rankings(t, s.store)
+	gscores, times, votes := rk.Score, rk.Time, rk.Votes
 	now := time.Now()
 	for id, sc := range gscores {
 		w := grav.Score(time.Unix(int64(times[id]), 0), votes[id], now)
@@ -220,7 +218,7 @@ func TestClusterPipeline(t *testing.T) {
 	if _, err := s.store.Rebuild(ctx, news.RebuildOptions{}); err != nil { // back to linear
 		t.Fatal(err)
 	}
-	checkRanking(t, c, keys)
+	checkRanking(t, s.store)
 
 	// Prune as if two days had passed: the articles then out of the window
 	// leave time:, score:, votes:, their groups, and their hashes go.
@@ -247,7 +245,7 @@ func TestClusterPipeline(t *testing.T) {
 			t.Fatalf("pruned article %s: Get says %v", id, err)
 		}
 	}
-	n = checkRanking(t, c, keys)
+	n = checkRanking(t, s.store)
 	groups, err := s.store.Groups(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -423,7 +421,7 @@ func TestClusterPipeline(t *testing.T) {
 	if m := get("/metrics"); !strings.Contains(m, "newsrank_redis_up 1") {
 		t.Errorf("/metrics on the cluster lacks newsrank_redis_up 1")
 	}
-	checkRanking(t, c, keys)
+	checkRanking(t, s.store)
 
 	// The data is spread over the cluster: each hash tag is one slot, and
 	// the tags land on different nodes.

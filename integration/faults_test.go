@@ -24,7 +24,7 @@ import (
 
 // stored is how many articles time: ranks.
 func (s *stack) stored() int64 {
-	n, _ := s.rdb.ZCard(context.Background(), s.store.Keys().Time()).Result()
+	n, _ := s.store.Count(context.Background())
 	return n
 }
 
@@ -124,7 +124,6 @@ func TestFaultRedisRestartMidRebuild(t *testing.T) {
 	cfg.News.Formula = "gravity"
 	s := newStack(t, cfg)
 	ctx := context.Background()
-	keys := s.store.Keys()
 	const n = 20000
 	rng := rand.New(rand.NewPCG(1, 2))
 	now := time.Now()
@@ -138,7 +137,7 @@ func TestFaultRedisRestartMidRebuild(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	before, err := zmembers(ctx, s.rdb, keys.Score())
+	before, err := scoresOf(ctx, s.store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +193,7 @@ func TestFaultRedisRestartMidRebuild(t *testing.T) {
 		}
 	}
 
-	after, err := zmembers(ctx, s.rdb, keys.Score())
+	after, err := scoresOf(ctx, s.store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,16 +210,15 @@ func TestFaultRedisRestartMidRebuild(t *testing.T) {
 	} else {
 		t.Log("the rebuild rode through the restart")
 	}
-	checkRanking(t, s.rdb, keys)
+	checkRanking(t, s.store)
 
 	res, err := s.store.Rebuild(ctx, news.RebuildOptions{Batch: 1000})
 	if err != nil || res.Articles != n {
 		t.Fatalf("rebuild after the restart: %+v, %v", res, err)
 	}
-	checkRanking(t, s.rdb, keys)
-	scores, _ := zmembers(ctx, s.rdb, keys.Score())
-	times, _ := zmembers(ctx, s.rdb, keys.Time())
-	votes, _ := zmembers(ctx, s.rdb, keys.Votes())
+	checkRanking(t, s.store)
+	rk := rankings(t, s.store)
+	scores, times, votes := rk.Score, rk.Time, rk.Votes
 	f, now := s.store.Formula(), time.Now()
 	for id, sc := range scores {
 		want := f.Score(time.Unix(int64(times[id]), 0), votes[id], now)

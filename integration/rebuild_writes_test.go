@@ -143,11 +143,9 @@ func TestFaultWritesDuringRebuilds(t *testing.T) {
 					want[news.ID(url(i))] += float64(d)
 				}
 			}
-			keys := store.Keys()
-			checkRanking(t, s.rdb, keys)
-			times, _ := zmembers(ctx, s.rdb, keys.Time())
-			votes, _ := zmembers(ctx, s.rdb, keys.Votes())
-			scores, _ := zmembers(ctx, s.rdb, keys.Score())
+			checkRanking(t, store)
+			rk := rankings(t, store)
+			times, votes, scores := rk.Time, rk.Votes, rk.Score
 			bad := 0
 			for id, w := range want {
 				sc := store.Formula().Score(time.Unix(int64(times[id]), 0), votes[id], fc.Now())

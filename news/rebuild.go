@@ -65,7 +65,7 @@ type RebuildOptions struct {
 type rebuilder struct {
 	c       redis.UniversalClient
 	store   *Store
-	keys    Keys
+	keys    keyspace
 	formula Formula
 	clock   clock.Clock
 	log     *slog.Logger

@@ -35,7 +35,7 @@ func benchID(i int) string { return fmt.Sprintf("%016x", uint64(i)*0x9E3779B97F4
 // time:, votes:, score: (linear), a voted: hash, one of benchGroups
 // groups — with post times spread evenly over the two windows before now,
 // so half are out of the window. Pipelined raw writes: set-up only.
-func populate(b *testing.B, c redis.UniversalClient, k Keys, n int, now time.Time) {
+func populate(b *testing.B, c redis.UniversalClient, k keyspace, n int, now time.Time) {
 	b.Helper()
 	ctx := context.Background()
 	const chunk = 1000
@@ -221,7 +221,7 @@ func BenchmarkRebuild(b *testing.B) {
 	now := time.Now()
 	fc := clock.NewFake(now)
 	lin := benchStore(b, c, "linear", fc)
-	k := lin.Keys()
+	k := lin.keys
 	populate(b, c, k, benchArticles, now)
 	b.Logf("populated %d articles", benchArticles)
 	hook := &slowest{}
@@ -336,7 +336,7 @@ func BenchmarkPrune(b *testing.B) {
 		c := s.Client()
 		now := time.Now()
 		st := benchStore(b, c, "linear", clock.NewFake(now))
-		populate(b, c, st.Keys(), benchArticles, now)
+		populate(b, c, st.keys, benchArticles, now)
 		hook := &slowest{}
 		c.AddHook(hook)
 		slowlogReset(b, c)

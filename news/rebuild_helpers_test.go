@@ -31,7 +31,7 @@ type rebuildEnv struct {
 	clock *clock.Fake
 	store *Store
 	r     *rescorer
-	keys  Keys
+	keys  keyspace
 	cfg   config.News
 }
 
@@ -85,7 +85,7 @@ func newRebuildEnv(t testing.TB, c redis.UniversalClient, formula string, opts .
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &rebuildEnv{ctx: context.Background(), c: c, clock: fc, store: s, r: newRescorer(s, opts...), keys: s.Keys(), cfg: cfg}
+	return &rebuildEnv{ctx: context.Background(), c: c, clock: fc, store: s, r: newRescorer(s, opts...), keys: s.keys, cfg: cfg}
 }
 
 // withFormula returns a rescorer on the same keys with another formula.
