@@ -77,8 +77,8 @@
 // The formulas ([Formula]) are linear (post time + vote_weight × votes, the
 // default: 432 s per vote, seed 002), Reddit's hot and Hacker News's
 // gravity. Ingest and Vote apply them to the one article they change, in
-// Lua ([FormulaLua]); [Store.Rebuild] applies them in Go. Both compute
-// the same double, bit for bit: the logarithm and power are written with
+// Lua (formulaLua, scripts.go); [Store.Rebuild] applies them in Go. Both
+// compute the same double, bit for bit: the logarithm and power are written with
 // the same IEEE operations on both sides (exactmath.go), because Go's math
 // package and the C library's log10 and pow that Lua calls disagree in
 // the last bit for a quarter to 40 % of the inputs.
@@ -145,8 +145,8 @@
 // [Store.Prune] walks time: from the oldest article, a bounded batch
 // (ZRANGEBYSCORE -inf (cutoff LIMIT 0 n) at a time, and removes each batch
 // with one script: from time:, score:, votes: and every group listed in
-// groups: ([UnrankLua]: a group that loses a member loses its cached
-// rankings, and its name leaves groups: when it empties), and it deletes
+// groups: (unrankLua, repair.go: a group that loses a member loses its
+// cached rankings, and its name leaves groups: when it empties), and it deletes
 // the articles' hashes and voted:<id> keys. No single call does more than
 // one batch of work, so Redis never blocks for long. The script re-checks
 // every id's post time, so a prune racing with anything else removes only
@@ -203,8 +203,8 @@
 //     marker member, with a one-minute expiry that a heartbeat goroutine
 //     pushes back every half second. While it exists, every script that
 //     writes time:, votes: or score: — vote, ingest, refresh, post,
-//     repair, prune — adds its ids to it ([TouchLua]). A second rebuild
-//     that finds it waits two seconds: if the heartbeat went on, it fails
+//     repair, prune — adds its ids to it (touchLua, scripts.go). A second
+//     rebuild that finds it waits two seconds: if the heartbeat went on, it fails
 //     with [ErrRebuildRunning]; if not, the holder died (a killed process,
 //     a Redis restart under it) and the marker is taken over. A holder
 //     that was only stalled then finds its marker gone and fails with
@@ -217,7 +217,7 @@
 //     without an expiry).
 //  3. Swap. The swap script pops up to 1,000 ids from touched: per call
 //     and gives each the score the formula gives its current time: and
-//     votes: entries (FormulaLua's rank, at the same instant), or removes
+//     votes: entries (formulaLua's rank, at the same instant), or removes
 //     it from tmp when it left time:; the caller calls again while ids
 //     remain. The call that finds none left checks tmp against time:
 //     (ZCARD, and that the 100 oldest and newest articles are there),

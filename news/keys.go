@@ -42,7 +42,7 @@ func (k keyspace) Votes() string { return k.base + "votes:" }
 // script changed since the rebuild began, so the rebuild re-scores them
 // before its swap; it expires unless the rebuild keeps it alive. Every
 // script that writes time:, votes: or score: adds its ids to it when it
-// exists (TouchLua). // SET of ids and one marker
+// exists (touchLua). // SET of ids and one marker
 func (k keyspace) Touched() string { return k.base + "touched:" }
 
 // Voted records who voted on an article and how. // HASH user → 1 | -1

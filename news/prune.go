@@ -16,7 +16,7 @@ import (
 //	KEYS[2] -> score: ZSET
 //	KEYS[3] -> votes: ZSET
 //	KEYS[4] -> groups: SET of group names
-//	KEYS[5] -> touched: SET (TouchLua)
+//	KEYS[5] -> touched: SET (touchLua)
 //	KEYS[4+2i], KEYS[5+2i] -> news:<id_i> HASH, voted:<id_i> HASH, for i = 1..n
 //	KEYS[6+2n+3j], KEYS[7+2n+3j], KEYS[8+2n+3j] -> group:<g_j> SET,
 //	  cache:score:<g_j> and cache:time:<g_j> ZSETs, for j = 0..m-1
@@ -31,7 +31,7 @@ import (
 // and leaves groups: when it is empty), and their hash and voted: key are
 // deleted. The ids are recorded in touched: while a rebuild runs, so its swap drops
 // them too. Returns the number of articles removed.
-var pruneCmd = redis.NewScript(TouchLua + UnrankLua + `
+var pruneCmd = redis.NewScript(touchLua + unrankLua + `
 local cutoff = tonumber(ARGV[1])
 local n = tonumber(ARGV[2])
 local gone = {}

@@ -38,7 +38,7 @@ return n
 
 // startCmd marks a client-side rebuild as running: from now on every
 // script that writes time:, votes: or score: adds its ids to touched:
-// (TouchLua).
+// (touchLua).
 //
 //	KEYS[1] -> touched: SET
 //	ARGV[1] -> this rebuild's marker member
@@ -79,13 +79,13 @@ return -1
 //	ARGV[4] -> the temporary ZSET's TTL (ms)
 //	ARGV[5] -> how many of the oldest and of the newest ids of time: to
 //	           look up in the temporary ZSET (the bounded check)
-//	ARGV[6], ARGV[7] -> formula name and parameter (FormulaArgs)
+//	ARGV[6], ARGV[7] -> formula name and parameter (Formula.scriptArgs)
 //	ARGV[8] -> now (Unix s): the instant the whole ranking is scored at
 //
 // It pops up to ARGV[2] ids from touched: (putting the marker back): an id
 // still in time: gets rank(its post time, its votes: entry, or 0) in the
 // temporary ZSET, the same function of the same values the writers and
-// the client-side build use (FormulaLua); an id no longer in time:
+// the client-side build use (formulaLua); an id no longer in time:
 // (pruned, dropped) leaves it. When touched: holds more ids it returns
 // {-1, re-scored}: call it again. Otherwise the temporary ZSET must have
 // ZCARD(time:) members and hold the sampled ids; if not (something wrote
@@ -95,7 +95,7 @@ return -1
 // it returns {articles, re-scored}. An error reply LOST means touched: no
 // longer holds the marker (it expired, or another rebuild took it over), so
 // writes made since may not have been recorded.
-var swapCmd = redis.NewScript(FormulaLua + `
+var swapCmd = redis.NewScript(formulaLua + `
 local tmp, tkey, vkey, skey, touched = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local marker = ARGV[1]
 if redis.call('SISMEMBER', touched, marker) == 0 then

@@ -144,7 +144,7 @@ func (r *rebuilder) buildAndSwap(ctx context.Context, res *RebuildResult, tmp, m
 // build and swapped the ranking in. When the ranking is found short (a
 // write that did not record its id), it reconciles it and tries again.
 func (r *rebuilder) swap(ctx context.Context, res *RebuildResult, tmp, marker string, now time.Time) error {
-	name, param := FormulaArgs(r.formula)
+	name, param := r.formula.scriptArgs()
 	keys := []string{tmp, r.keys.Time(), r.keys.Votes(), r.keys.Score(), r.keys.Touched()}
 	reconciles := 0
 	for range maxSwapCalls {

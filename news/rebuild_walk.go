@@ -152,7 +152,7 @@ func (r *rebuilder) finishBatch(ctx context.Context, res *RebuildResult, cur *ti
 // vs nil: votes not read). vs[i] then holds the votes its hash records;
 // dropped[i] is set for an orphan dropped. Every id passed to
 // Store.Repair is recorded in touched: while a client-side rebuild
-// runs (TouchLua).
+// runs (touchLua).
 func (r *rebuilder) repairBatch(ctx context.Context, res *RebuildResult, ids, vs []string, hashes int64) (dropped []bool, err error) {
 	dropped = make([]bool, len(ids))
 	var suspects []string
