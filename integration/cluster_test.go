@@ -19,7 +19,6 @@ import (
 	"github.com/newsrank/newsrank/internal/redistest"
 	"github.com/newsrank/newsrank/jobs"
 	"github.com/newsrank/newsrank/news"
-	"github.com/newsrank/newsrank/rescore"
 	"github.com/newsrank/newsrank/web"
 )
 
@@ -38,7 +37,6 @@ func TestClusterPipeline(t *testing.T) {
 	cfg.Crawler.Sources = d.sources()
 	s := newStack(t, cfg)
 	c := s.rdb
-	keys := s.store.Keys()
 
 	// Crawl: three consumer processes wait on the queues, then the
 	// producer (this process) walks the sources.
@@ -174,16 +172,15 @@ func TestClusterPipeline(t *testing.T) {
 	// Rebuild: the server-side linear rebuild reproduces the incremental
 	// scores exactly; a client-side gravity rebuild (another store on the
 	// same keys) gives every article its gravity score.
-	before, err := zmembers(ctx, c, keys.Score())
+	before, err := scoresOf(ctx, s.store)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs := rescore.New(c, s.store, rescore.WithLogger(s.log))
-	res, err := rs.Rebuild(ctx)
+	res, err := s.store.Rebuild(ctx, news.RebuildOptions{})
 	if err != nil {
 		t.Fatalf("linear rebuild on the cluster: %v", err)
 	}
-	after, err := zmembers(ctx, c, keys.Score())
+	after, err := scoresOf(ctx, s.store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,11 +194,11 @@ func TestClusterPipeline(t *testing.T) {
 	}
 	gcfg := cfg.News
 	gcfg.Formula = "gravity"
-	gstore, err := news.New(c, prefix, gcfg)
+	gstore, err := news.New(c, prefix, gcfg, news.WithLogger(s.log))
 	if err != nil {
 		t.Fatal(err)
 	}
-	gres, err := rescore.New(c, gstore, rescore.WithLogger(s.log), rescore.WithBatch(50)).Rebuild(ctx)
+	gres, err := gstore.Rebuild(ctx, news.RebuildOptions{Batch: 50})
 	if err != nil {
 		t.Fatalf("gravity rebuild on the cluster: %v", err)
 	}
@@ -209,9 +206,8 @@ func TestClusterPipeline(t *testing.T) {
 		t.Fatalf("gravity rebuild: %+v; want a client-side rebuild in several batches of %d articles", gres, n)
 	}
 	grav := gstore.Formula()
-	gscores, _ := zmembers(ctx, c, keys.Score())
-	times, _ := zmembers(ctx, c, keys.Time())
-	votes, _ := zmembers(ctx, c, keys.Votes())
+	rk := rankings(t, s.store)
+	gscores, times, votes := rk.Score, rk.Time, rk.Votes
 	now := time.Now()
 	for id, sc := range gscores {
 		w := grav.Score(time.Unix(int64(times[id]), 0), votes[id], now)
@@ -219,10 +215,10 @@ func TestClusterPipeline(t *testing.T) {
 			t.Fatalf("gravity score of %s: %g, want about %g", id, sc, w)
 		}
 	}
-	if _, err := rs.Rebuild(ctx); err != nil { // back to linear
+	if _, err := s.store.Rebuild(ctx, news.RebuildOptions{}); err != nil { // back to linear
 		t.Fatal(err)
 	}
-	checkRanking(t, c, keys)
+	checkRanking(t, s.store)
 
 	// Prune as if two days had passed: the articles then out of the window
 	// leave time:, score:, votes:, their groups, and their hashes go.
@@ -237,7 +233,7 @@ func TestClusterPipeline(t *testing.T) {
 	if len(gone) == 0 {
 		t.Fatal("no article would leave the window in two days: the prune proves nothing")
 	}
-	pres, err := rs.Prune(ctx, future)
+	pres, err := s.store.Prune(ctx, future, news.PruneOptions{})
 	if err != nil {
 		t.Fatalf("prune on the cluster: %v", err)
 	}
@@ -249,7 +245,7 @@ func TestClusterPipeline(t *testing.T) {
 			t.Fatalf("pruned article %s: Get says %v", id, err)
 		}
 	}
-	n = checkRanking(t, c, keys)
+	n = checkRanking(t, s.store)
 	groups, err := s.store.Groups(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -355,7 +351,7 @@ func TestClusterPipeline(t *testing.T) {
 		jobs.Job{Name: "rescore", Run: func(ctx context.Context) (jobs.Counts, error) {
 			close(started)
 			<-release
-			r, err := rs.Rebuild(ctx)
+			r, err := s.store.Rebuild(ctx, news.RebuildOptions{})
 			return jobs.Counts{"articles": r.Articles}, err
 		}})
 	if err != nil {
@@ -425,7 +421,7 @@ func TestClusterPipeline(t *testing.T) {
 	if m := get("/metrics"); !strings.Contains(m, "newsrank_redis_up 1") {
 		t.Errorf("/metrics on the cluster lacks newsrank_redis_up 1")
 	}
-	checkRanking(t, c, keys)
+	checkRanking(t, s.store)
 
 	// The data is spread over the cluster: each hash tag is one slot, and
 	// the tags land on different nodes.

@@ -20,12 +20,11 @@ import (
 	"github.com/newsrank/newsrank/internal/redistest"
 	"github.com/newsrank/newsrank/jobs"
 	"github.com/newsrank/newsrank/news"
-	"github.com/newsrank/newsrank/rescore"
 )
 
 // stored is how many articles time: ranks.
 func (s *stack) stored() int64 {
-	n, _ := s.rdb.ZCard(context.Background(), s.store.Keys().Time()).Result()
+	n, _ := s.store.Count(context.Background())
 	return n
 }
 
@@ -125,7 +124,6 @@ func TestFaultRedisRestartMidRebuild(t *testing.T) {
 	cfg.News.Formula = "gravity"
 	s := newStack(t, cfg)
 	ctx := context.Background()
-	keys := s.store.Keys()
 	const n = 20000
 	rng := rand.New(rand.NewPCG(1, 2))
 	now := time.Now()
@@ -139,7 +137,7 @@ func TestFaultRedisRestartMidRebuild(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	before, err := zmembers(ctx, s.rdb, keys.Score())
+	before, err := scoresOf(ctx, s.store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +173,7 @@ func TestFaultRedisRestartMidRebuild(t *testing.T) {
 	go func() {
 		rctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()
-		_, err := rescore.New(pc, s.store, rescore.WithLogger(s.log), rescore.WithBatch(100)).Rebuild(rctx)
+		_, err := s.storeOn(pc).Rebuild(rctx, news.RebuildOptions{Batch: 100})
 		done <- err
 	}()
 	var rebuildErr error
@@ -195,7 +193,7 @@ func TestFaultRedisRestartMidRebuild(t *testing.T) {
 		}
 	}
 
-	after, err := zmembers(ctx, s.rdb, keys.Score())
+	after, err := scoresOf(ctx, s.store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,16 +210,15 @@ func TestFaultRedisRestartMidRebuild(t *testing.T) {
 	} else {
 		t.Log("the rebuild rode through the restart")
 	}
-	checkRanking(t, s.rdb, keys)
+	checkRanking(t, s.store)
 
-	res, err := rescore.New(s.rdb, s.store, rescore.WithLogger(s.log), rescore.WithBatch(1000)).Rebuild(ctx)
+	res, err := s.store.Rebuild(ctx, news.RebuildOptions{Batch: 1000})
 	if err != nil || res.Articles != n {
 		t.Fatalf("rebuild after the restart: %+v, %v", res, err)
 	}
-	checkRanking(t, s.rdb, keys)
-	scores, _ := zmembers(ctx, s.rdb, keys.Score())
-	times, _ := zmembers(ctx, s.rdb, keys.Time())
-	votes, _ := zmembers(ctx, s.rdb, keys.Votes())
+	checkRanking(t, s.store)
+	rk := rankings(t, s.store)
+	scores, times, votes := rk.Score, rk.Time, rk.Votes
 	f, now := s.store.Formula(), time.Now()
 	for id, sc := range scores {
 		want := f.Score(time.Unix(int64(times[id]), 0), votes[id], now)

@@ -3,7 +3,6 @@ package integration
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -11,7 +10,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -221,6 +219,17 @@ func newStack(t testing.TB, cfg config.Config) *stack {
 	return &stack{t: t, cfg: cfg, rdb: c, store: store, cr: cr, log: log, logs: logs}
 }
 
+// storeOn returns a store like s.store on another client of the same
+// Redis (one through a fault-injecting proxy).
+func (s *stack) storeOn(c redis.UniversalClient) *news.Store {
+	s.t.Helper()
+	store, err := news.New(c, s.rdb.Prefix, s.cfg.News, news.WithLogger(s.log))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return store
+}
+
 // queues returns the crawler's queues, one per source.
 func (s *stack) queues() []*queue.Queue {
 	var qs []*queue.Queue
@@ -355,90 +364,50 @@ func (s *stack) checkDemoCrawl(d *demo) int {
 			stored++
 		}
 	}
-	n := checkRanking(t, s.rdb, s.store.Keys())
+	n := checkRanking(t, s.store)
 	if n != stored {
 		t.Errorf("the ranking holds %d articles, want %d", n, stored)
 	}
 	return n
 }
 
-// zmembers reads a sorted set's members in bounded ZSCAN batches.
-func zmembers(ctx context.Context, c redis.UniversalClient, key string) (map[string]float64, error) {
-	out := map[string]float64{}
-	var cursor uint64
-	for {
-		kv, next, err := c.ZScan(ctx, key, cursor, "", 500).Result()
-		if err != nil {
-			return nil, fmt.Errorf("zscan %s: %w", key, err)
-		}
-		for i := 0; i+1 < len(kv); i += 2 {
-			var f float64
-			fmt.Sscan(kv[i+1], &f)
-			out[kv[i]] = f
-		}
-		if cursor = next; cursor == 0 {
-			return out, nil
+// checkRanking checks the ranking's invariants (news.Store.Check): time:,
+// score: and votes: hold the same ids, and every id has its article hash.
+// It returns how many articles are ranked.
+func checkRanking(t testing.TB, store *news.Store) int {
+	t.Helper()
+	c, err := store.Check(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []struct {
+		ids    []string
+		an, bn string
+	}{{c.TimeNotScore, "time:", "score:"}, {c.ScoreNotTime, "score:", "time:"}, {c.TimeNotVotes, "time:", "votes:"}, {c.VotesNotTime, "votes:", "time:"}} {
+		if len(d.ids) > 0 {
+			t.Errorf("ranking inconsistent: %d ids in %s are not in %s, e.g. %v", len(d.ids), d.an, d.bn, d.ids[:min(5, len(d.ids))])
 		}
 	}
+	for _, id := range c.NoHash {
+		t.Errorf("ranking inconsistent: %s is ranked but has no article hash", id)
+	}
+	return c.Articles
 }
 
-// checkRanking checks the ranking's invariants: time:, score: and votes:
-// hold the same ids, and every id has its article hash. It returns how
-// many articles are ranked.
-func checkRanking(t testing.TB, c redis.UniversalClient, k news.Keys) int {
+// scoresOf reads the store's score: (news.Store.Rankings).
+func scoresOf(ctx context.Context, store *news.Store) (map[string]float64, error) {
+	r, err := store.Rankings(ctx)
+	return r.Score, err
+}
+
+// rankings reads the store's rankings (news.Store.Rankings).
+func rankings(t testing.TB, store *news.Store) news.Rankings {
 	t.Helper()
-	ctx := context.Background()
-	byTime, err := zmembers(ctx, c, k.Time())
+	r, err := store.Rankings(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	byScore, err := zmembers(ctx, c, k.Score())
-	if err != nil {
-		t.Fatal(err)
-	}
-	votes, err := zmembers(ctx, c, k.Votes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	diff := func(a, b map[string]float64, an, bn string) {
-		var miss []string
-		for id := range a {
-			if _, ok := b[id]; !ok {
-				miss = append(miss, id)
-			}
-		}
-		if len(miss) > 0 {
-			slices.Sort(miss)
-			t.Errorf("ranking inconsistent: %d ids in %s are not in %s, e.g. %v", len(miss), an, bn, miss[:min(5, len(miss))])
-		}
-	}
-	diff(byTime, byScore, "time:", "score:")
-	diff(byScore, byTime, "score:", "time:")
-	diff(byTime, votes, "time:", "votes:")
-	diff(votes, byTime, "votes:", "time:")
-	ids := make([]string, 0, len(byTime))
-	for id := range byTime {
-		ids = append(ids, id)
-	}
-	for len(ids) > 0 {
-		batch := ids[:min(500, len(ids))]
-		ids = ids[len(batch):]
-		cmds, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
-			for _, id := range batch {
-				p.Exists(ctx, k.Article(id))
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, cmd := range cmds {
-			if cmd.(*redis.IntCmd).Val() != 1 {
-				t.Errorf("ranking inconsistent: %s is ranked but has no article hash", batch[i])
-			}
-		}
-	}
-	return len(byTime)
+	return r
 }
 
 // The consumer processes: the test binary run again with

@@ -603,7 +603,7 @@ func checkHostile(t *testing.T, st *stack, h *hostileSite, want map[string]strin
 	if s.Pending+s.InFlight+s.Delayed != 0 || s.Done != stored || s.Dead != died {
 		t.Errorf("queues: %+v; want %d done, %d dead, nothing else", s, stored, died)
 	}
-	if n := checkRanking(t, st.rdb, st.store.Keys()); int64(n) != stored {
+	if n := checkRanking(t, st.store); int64(n) != stored {
 		t.Errorf("%d articles ranked, want %d", n, stored)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/internal/redistest"
 	"github.com/newsrank/newsrank/news"
-	"github.com/newsrank/newsrank/rescore"
 )
 
 // TestFaultRedisKilledMidRebuildPipeline kills Redis at the worst moment
@@ -29,7 +28,6 @@ func TestFaultRedisKilledMidRebuildPipeline(t *testing.T) {
 	cfg.News.Formula = "gravity"
 	s := newStack(t, cfg)
 	ctx := context.Background()
-	keys := s.store.Keys()
 	const n = 2000
 	as := make([]news.Article, n)
 	for i := range as {
@@ -39,7 +37,7 @@ func TestFaultRedisKilledMidRebuildPipeline(t *testing.T) {
 	if _, err := s.store.IngestBatch(ctx, as); err != nil {
 		t.Fatal(err)
 	}
-	before, err := zmembers(ctx, s.rdb, keys.Score())
+	before, err := scoresOf(ctx, s.store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +84,7 @@ func TestFaultRedisKilledMidRebuildPipeline(t *testing.T) {
 	defer pc.Close()
 	rctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	_, rebuildErr := rescore.New(pc, s.store, rescore.WithLogger(s.log)).Rebuild(rctx)
+	_, rebuildErr := s.storeOn(pc).Rebuild(rctx, news.RebuildOptions{})
 	var st strike
 	select {
 	case st = <-struck:
@@ -104,7 +102,7 @@ func TestFaultRedisKilledMidRebuildPipeline(t *testing.T) {
 	t.Logf("the rebuild failed as it should: %v", rebuildErr)
 	rs.Start()
 
-	after, err := zmembers(ctx, s.rdb, keys.Score())
+	after, err := scoresOf(ctx, s.store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,14 +114,14 @@ func TestFaultRedisKilledMidRebuildPipeline(t *testing.T) {
 			t.Fatalf("the failed rebuild changed score: (%s: %g → %g)", id, sc, after[id])
 		}
 	}
-	checkRanking(t, s.rdb, keys)
+	checkRanking(t, s.store)
 	if ttl := s.rdb.TTL(ctx, tmp).Val(); s.rdb.Exists(ctx, tmp).Val() == 1 && ttl <= 0 {
 		t.Errorf("the failed rebuild left its temporary ranking %s (%d members) with no expiry (TTL %v): "+
 			"a crash between a round trip's ZADDs and its PEXPIRE keeps the key for ever (send them in MULTI/EXEC or one script)",
 			tmp, s.rdb.ZCard(ctx, tmp).Val(), ttl)
 	}
-	if _, err := rescore.New(s.rdb, s.store, rescore.WithLogger(s.log)).Rebuild(ctx); err != nil {
+	if _, err := s.store.Rebuild(ctx, news.RebuildOptions{}); err != nil {
 		t.Fatalf("rebuild after the restart: %v", err)
 	}
-	checkRanking(t, s.rdb, keys)
+	checkRanking(t, s.store)
 }

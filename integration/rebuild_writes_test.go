@@ -12,7 +12,6 @@ import (
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/redistest"
 	"github.com/newsrank/newsrank/news"
-	"github.com/newsrank/newsrank/rescore"
 )
 
 // TestFaultWritesDuringRebuilds runs rebuilds back to back while four
@@ -61,7 +60,6 @@ func TestFaultWritesDuringRebuilds(t *testing.T) {
 					lists[v] = append(lists[v], vote{rng.IntN(n / 3), news.Dir(rng.IntN(3) - 1)}) // on 1,000 articles, so some collide
 				}
 			}
-			rescorer := rescore.New(s.rdb, store, rescore.WithLogger(s.log), rescore.WithBatch(200), rescore.WithClock(fc))
 			var wg sync.WaitGroup
 			writers := make(chan struct{})
 			var writing sync.WaitGroup
@@ -110,7 +108,7 @@ func TestFaultWritesDuringRebuilds(t *testing.T) {
 			rebuilds, rescored := 0, int64(0)
 			wg.Go(func() {
 				for !late.Load() {
-					res, err := rescorer.Rebuild(ctx)
+					res, err := store.Rebuild(ctx, news.RebuildOptions{Batch: 200})
 					if err != nil {
 						t.Errorf("rebuild %d: %v", rebuilds+1, err)
 						return
@@ -145,11 +143,9 @@ func TestFaultWritesDuringRebuilds(t *testing.T) {
 					want[news.ID(url(i))] += float64(d)
 				}
 			}
-			keys := store.Keys()
-			checkRanking(t, s.rdb, keys)
-			times, _ := zmembers(ctx, s.rdb, keys.Time())
-			votes, _ := zmembers(ctx, s.rdb, keys.Votes())
-			scores, _ := zmembers(ctx, s.rdb, keys.Score())
+			checkRanking(t, store)
+			rk := rankings(t, store)
+			times, votes, scores := rk.Time, rk.Votes, rk.Score
 			bad := 0
 			for id, w := range want {
 				sc := store.Formula().Score(time.Unix(int64(times[id]), 0), votes[id], fc.Now())

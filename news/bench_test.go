@@ -77,7 +77,7 @@ func benchArticle(i int, summary bool) Article {
 
 // rawIngest is the baseline: the article's fields by HSET and its post
 // time by ZADD, pipelined in batches, no checks, no scoring.
-func rawIngest(ctx context.Context, c *redis.Client, k Keys, as []Article) error {
+func rawIngest(ctx context.Context, c *redis.Client, k keyspace, as []Article) error {
 	pipe := c.Pipeline()
 	for _, a := range as {
 		id := ID(a.URL)
@@ -111,7 +111,7 @@ func batches(n, size int, f func(lo, hi int) error) error {
 func BenchmarkIngest(b *testing.B) {
 	const n, batch, rounds = 20_000, 100, 10
 	e := newBenchEnv(b)
-	rawKeys := NewKeys("bench-raw:")
+	rawKeys := newKeyspace("bench-raw:")
 	as := make([]Article, n)
 	for i := range as {
 		as[i] = benchArticle(i, true)
@@ -308,13 +308,13 @@ func BenchmarkListPage(b *testing.B) {
 				return err
 			}
 			rawRead := func() error {
-				ids, err := e.c.ZRevRange(e.ctx, e.s.Keys().Score(), int64((page-1)*size), int64(page*size-1)).Result()
+				ids, err := e.c.ZRevRange(e.ctx, e.s.keys.Score(), int64((page-1)*size), int64(page*size-1)).Result()
 				if err != nil {
 					return err
 				}
 				pipe := e.c.Pipeline()
 				for _, id := range ids {
-					pipe.HGetAll(e.ctx, e.s.Keys().Article(id))
+					pipe.HGetAll(e.ctx, e.s.keys.Article(id))
 				}
 				_, err = pipe.Exec(e.ctx)
 				return err
@@ -396,7 +396,7 @@ func BenchmarkMemoryPerArticle(b *testing.B) {
 			ours = float64(redistest.UsedMemory(b, e.c)-before) / n
 			e.flush(b)
 			before = redistest.UsedMemory(b, e.c)
-			if err := batches(n, 500, func(lo, hi int) error { return rawIngest(e.ctx, e.c, e.s.Keys(), as[lo:hi]) }); err != nil {
+			if err := batches(n, 500, func(lo, hi int) error { return rawIngest(e.ctx, e.c, e.s.keys, as[lo:hi]) }); err != nil {
 				b.Fatal(err)
 			}
 			raw = float64(redistest.UsedMemory(b, e.c)-before) / n
@@ -411,7 +411,7 @@ func BenchmarkMemoryPerArticle(b *testing.B) {
 // by HSET and its votes: and score: by ZADD, pipelined, written blind (no
 // existence, URL or window check, no comparison with the stored count, the
 // score computed by the caller from a post time it already knows).
-func rawRefresh(ctx context.Context, c *redis.Client, k Keys, as []Article, es []Engagement) error {
+func rawRefresh(ctx context.Context, c *redis.Client, k keyspace, as []Article, es []Engagement) error {
 	pipe := c.Pipeline()
 	for i, e := range es {
 		id := ID(e.URL)
@@ -434,7 +434,7 @@ func rawRefresh(ctx context.Context, c *redis.Client, k Keys, as []Article, es [
 func BenchmarkRefresh(b *testing.B) {
 	const n, page, rounds = 10_000, 100, 10
 	e := newBenchEnv(b)
-	rawKeys := NewKeys("bench-raw:")
+	rawKeys := newKeyspace("bench-raw:")
 	as := make([]Article, n)
 	for i := range as {
 		as[i] = benchArticle(i, false)

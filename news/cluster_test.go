@@ -63,7 +63,7 @@ func TestCluster(t *testing.T) {
 				t.Fatalf("%s read %d: %v (total %d), want %v", o, read, got, p.Total, want)
 			}
 			for _, it := range p.Items {
-				if sc := c.ZScore(ctx, s.Keys().Score(), it.ID).Val(); it.Title == "" || it.Score != sc {
+				if sc := c.ZScore(ctx, s.keys.Score(), it.ID).Val(); it.Title == "" || it.Score != sc {
 					t.Fatalf("%s: item %+v, want score %v", o, it, sc)
 				}
 			}

@@ -11,9 +11,9 @@
 // pipeline (a page: the ranking and each article's hash) runs on one node
 // of a cluster. The
 // price is that the news data sits on one cluster node: a week of news is
-// small (about 0.8–1.7 KB per article, see bench_test.go), so that is
-// the trade taken for atomic scripts. The key functions are the methods of
-// [Keys]:
+// small (BenchmarkMemoryPerArticle measures it; BENCHMARKS.md), so that is
+// the trade taken for atomic scripts. This package is the only one that
+// reads or writes these keys; their names are the methods of keys.go:
 //
 //	<p>{news}:news:<id>         HASH   one article (fields below); expires Grace after its window ends
 //	<p>{news}:time:             ZSET   id → post time, Unix seconds
@@ -25,7 +25,7 @@
 //	<p>{news}:groups:           SET    names of the groups that have members
 //	<p>{news}:cache:<o>:<name>  ZSET   a group's ranking by score or time (ZINTERSTORE), kept news.group_cache_ttl
 //	<p>{news}:alias:<id>        STRING the URL an article is stored under, for another URL of it (id = ID of that URL); expires window + Grace after it is written
-//	<p>{news}:touched:          SET    only while a rebuild of score: runs: its marker and the ids written since it began (Keys.Touched)
+//	<p>{news}:touched:          SET    only while a rebuild of score: runs: its marker and the ids written since it began (touched:, see Rebuild below)
 //
 // The article hash holds title, url, source, summary, image, user (who
 // posted it; empty for crawled articles), time (post time, Unix seconds),
@@ -77,14 +77,14 @@
 // The formulas ([Formula]) are linear (post time + vote_weight × votes, the
 // default: 432 s per vote, seed 002), Reddit's hot and Hacker News's
 // gravity. Ingest and Vote apply them to the one article they change, in
-// Lua ([FormulaLua]); the rescore job applies them in Go. Both compute
-// the same double, bit for bit: the logarithm and power are written with
+// Lua (formulaLua, scripts.go); [Store.Rebuild] applies them in Go. Both
+// compute the same double, bit for bit: the logarithm and power are written with
 // the same IEEE operations on both sides (exactmath.go), because Go's math
 // package and the C library's log10 and pow that Lua calls disagree in
 // the last bit for a quarter to 40 % of the inputs.
 // Linear and hot depend only on post time and votes, so an incremental
 // score stays exact. Gravity decays with age: a stored gravity score is
-// correct when it was written, and the rescore job (package rescore)
+// correct when it was written, and the rescore job ([Store.Rebuild])
 // refreshes all of them from time: and votes:. For linear the rebuild runs
 // on the server:
 //
@@ -126,9 +126,9 @@
 //
 // A page is ZREVRANGE of the ranking and ZCARD (for the number of pages),
 // HMGET of each article's fields and, by time, ZMSCORE score: for the
-// scores — plain commands in pipelines, no script: on Redis 7.0 a Lua
-// script that read a page of 25 (27 redis.call) took 4–6 times the
-// server time of the same commands sent directly. The ids come before the
+// scores — plain commands in pipelines, no script: a Lua script that
+// read a page of 25 (27 redis.call) took several times the server time
+// of the same commands sent directly (measured on Redis 7.0). The ids come before the
 // fields, so a first read takes two round trips; the store remembers the
 // ids each page held (up to 512 pages) and reads them again with the
 // ranking, so a page read again takes one round trip while it holds the
@@ -137,16 +137,23 @@
 // cached ranking when it is missing. VotesOf reads one user's votes on a
 // page of articles in one round trip (HGET voted:<id> per article).
 //
-// # Pruning
+// # Prune
 //
 // The article hash and voted:<id> expire Grace after the window ends (the
 // grace keeps "voting closed" distinguishable from "not found" and leaves
-// the prune job time to run). The ZSETs and group SETs do not expire: the
-// prune job removes ids whose post time is older than the window from
-// time:, votes:, score: and each group listed in groups:, in bounded
-// batches.
+// the prune job time to run). The ZSETs and group SETs do not expire:
+// [Store.Prune] walks time: from the oldest article, a bounded batch
+// (ZRANGEBYSCORE -inf (cutoff LIMIT 0 n) at a time, and removes each batch
+// with one script: from time:, score:, votes: and every group listed in
+// groups: (unrankLua, repair.go: a group that loses a member loses its
+// cached rankings, and its name leaves groups: when it empties), and it deletes
+// the articles' hashes and voted:<id> keys. No single call does more than
+// one batch of work, so Redis never blocks for long. The script re-checks
+// every id's post time, so a prune racing with anything else removes only
+// what is out of the window. A dry run (PruneOptions.DryRun) counts and
+// lists what a prune would remove and changes nothing.
 //
-// # Repairs and rebuilds
+// # Repairs
 //
 // The article hash is the record. [Store.Repair] checks ranked ids
 // against it: an id without a hash (expired before the prune job ran,
@@ -154,11 +161,79 @@
 // score: and every group; an article missing from votes: or time: is
 // ranked again from its hash. A listing that meets an id without a hash
 // repairs it and reads the page again, so a page is full while more
-// articles exist; the rescore job repairs what its walk finds.
+// articles exist; a rebuild repairs what its walk finds.
 //
-// While the rescore job rebuilds score: outside Redis, the key touched:
-// exists; every script that writes time:, votes: or score: (ingest,
-// refresh, post, vote, repair, and the prune script of package rescore)
-// adds its ids to it ([TouchLua]), and the rebuild re-scores them before
-// it swaps its ranking in, so no write made during a rebuild is lost.
+// # Rebuild
+//
+// [Store.Rebuild] recomputes score: from time: and votes: with the
+// configured formula (the rescore job runs it; it replaces a rebuild that
+// emptied score: first, parsed members as numbers and was never
+// scheduled). It computes the whole ranking into a temporary key
+// (<p>{news}:score:rebuild:<token>, a ZSET in the news hash slot) and
+// RENAMEs it over score:, so a reader sees either the old ranking or the
+// new one, never a part of each.
+//
+// Walk and repair. Every rebuild first walks time: in post-time order,
+// one bounded ZRANGEBYSCORE per round trip (a keyset cursor: the last post
+// time read and how many ids at exactly that time were read, so an ingest
+// or a prune elsewhere in time: shifts nothing); the same round trip
+// carries, for the previous batch, one multi-key EXISTS of the batch's
+// article hashes and (hot, gravity) ZMSCORE votes:. When a batch has an id
+// with no votes: entry or fewer hashes than ids, its ids go through
+// Store.Repair. When score: and time: differ in size (the scripts keep
+// them equal), score: is scanned for ids not in time: too: without a hash
+// they are dropped, with one they are ranked again. What was repaired is
+// counted in [RebuildResult] and logged, with the first ids of each kind.
+//
+// Linear: after the walk, one script does the rest inside Redis:
+// ZINTERSTORE tmp 2 time: votes: WEIGHTS 1 <vote_weight> (time: first, so
+// Redis inserts in nearly ascending score order), a check, RENAME. When
+// the intersection is short (an article has no votes: entry) the script
+// refuses rather than score it as 0 votes; the walk then runs again with
+// ZMSCORE votes:, repairs, and the script runs once more. It is atomic —
+// no write can slip between its read and its swap — and takes O(N log N)
+// server time, during which Redis serves nothing else (BENCHMARKS.md has
+// the figures). With linear, Ingest and Vote keep score: exact anyway, so
+// the weekly rebuild only repairs.
+//
+// Hot and gravity are computed in Go, in bounded steps, and writes made
+// while they are computed are kept:
+//
+//  1. Mark. One script creates touched:, a SET holding this rebuild's
+//     marker member, with a one-minute expiry that a heartbeat goroutine
+//     pushes back every half second. While it exists, every script that
+//     writes time:, votes: or score: — vote, ingest, refresh, post,
+//     repair, prune — adds its ids to it (touchLua, scripts.go). A second
+//     rebuild that finds it waits two seconds: if the heartbeat went on, it fails
+//     with [ErrRebuildRunning]; if not, the holder died (a killed process,
+//     a Redis restart under it) and the marker is taken over. A holder
+//     that was only stalled then finds its marker gone and fails with
+//     [ErrMarkerLost], leaving score: alone.
+//  2. Build. The walk above scores each article with the formula at one
+//     instant (the store's clock), holding up to about two million scores
+//     before writing them, sorted by score, in pipelined 500-member ZADDs
+//     in MULTI/EXEC round trips that also push the expiry of tmp back
+//     (ascending inserts are the cheapest for a skiplist; tmp never exists
+//     without an expiry).
+//  3. Swap. The swap script pops up to 1,000 ids from touched: per call
+//     and gives each the score the formula gives its current time: and
+//     votes: entries (formulaLua's rank, at the same instant), or removes
+//     it from tmp when it left time:; the caller calls again while ids
+//     remain. The call that finds none left checks tmp against time:
+//     (ZCARD, and that the 100 oldest and newest articles are there),
+//     RENAMEs it over score: and deletes touched:, in the same atomic
+//     step: a write after it goes to the new score: directly, a write
+//     before it was recorded and re-scored. Nothing is lost and no call
+//     does more than a bounded amount of work.
+//  4. Reconcile, if the check fails (something wrote time: without
+//     recording its ids: an older binary, an operator): time: and tmp are
+//     scanned in bounded batches and the ids one lacks go through
+//     Store.Repair, which repairs or drops them and records them in
+//     touched:; then the swap is tried again. [RebuildResult].Repaired
+//     says it happened.
+//
+// A failed or cancelled rebuild leaves score: as it was; it deletes tmp
+// and its marker (tmp and touched: expire anyway if the process dies).
+// The steps do not depend on the formula, so the linear rebuild can move
+// to them when it must run in bounded steps too.
 package news

@@ -7,7 +7,7 @@ import (
 )
 
 // The logarithm and power the formulas use, computed the same way in Go
-// and in the Lua of the scripts (FormulaLua), so that a score written by
+// and in the Lua of the scripts (formulaLua), so that a score written by
 // a script and one computed by the rescore job are the same double, bit
 // for bit, and a reader of score: cannot tell which wrote it.
 //

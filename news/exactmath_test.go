@@ -14,14 +14,14 @@ import (
 	"github.com/newsrank/newsrank/internal/redistest"
 )
 
-// rankAllCmd runs FormulaLua's rank over many inputs.
+// rankAllCmd runs formulaLua's rank over many inputs.
 //
 //	ARGV[1], ARGV[2] -> formula name and parameter
 //	ARGV[3] -> now (Unix s)
 //	ARGV[4+2i], ARGV[5+2i] -> post time and votes of input i
 //
 // Returns num(rank(...)) per input.
-var rankAllCmd = redis.NewScript(FormulaLua + `
+var rankAllCmd = redis.NewScript(formulaLua + `
 local out = {}
 for i = 4, #ARGV, 2 do
   out[#out + 1] = num(rank(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[i]), tonumber(ARGV[i + 1]), tonumber(ARGV[3])))
@@ -59,7 +59,7 @@ func checkRankMatchesGo(t *testing.T, c redis.UniversalClient) {
 	ts, vs := rankInputs(now.Unix())
 	for _, f := range []Formula{Linear{Weight: 432}, Linear{Weight: 0.1}, Hot{Divisor: 45000}, Hot{Divisor: 12.5},
 		Gravity{Gravity: 1.8}, Gravity{Gravity: 1.5}, Gravity{Gravity: 3}} {
-		name, param := FormulaArgs(f)
+		name, param := f.scriptArgs()
 		const chunk = 2000
 		diff := 0
 		for start := 0; start < len(ts); start += chunk {

@@ -10,7 +10,7 @@ import (
 
 // Formula turns an article's post time and net votes into its ranking
 // score (higher ranks first). The store's scripts compute the same values
-// on the server, bit for bit (FormulaLua); the rescore job calls Score to
+// on the server, bit for bit (formulaLua); the rescore job calls Score to
 // rebuild score:.
 type Formula interface {
 	// Name is the config name: "linear", "hot" or "gravity".
@@ -24,13 +24,9 @@ type Formula interface {
 	Decays() bool
 
 	// scriptArgs are the formula's name and parameter as the Lua scripts
-	// take them (FormulaLua).
+	// take them (formulaLua).
 	scriptArgs() (name string, param float64)
 }
-
-// FormulaArgs returns f's name and parameter as the rank function of
-// FormulaLua takes them.
-func FormulaArgs(f Formula) (name string, param float64) { return f.scriptArgs() }
 
 // Linear is Redis in Action's score: post time in seconds plus Weight
 // seconds per net vote (432 = a day per 200 votes). The rescore job can

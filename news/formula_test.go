@@ -83,7 +83,7 @@ func TestFormulas(t *testing.T) {
 				}
 				votes := float64(f.comments) - float64(f.downs)
 				want[id] = expected(name, all[i].PostTime.Unix(), now.Unix(), votes)
-				got := e.zscore(t, e.s.Keys().Score(), id)
+				got := e.zscore(t, e.s.keys.Score(), id)
 				if !near(got, want[id]) {
 					t.Errorf("article %d (age %s, votes %v): score %.17g, want %.17g", i, f.age, votes, got, want[id])
 				}
@@ -131,7 +131,7 @@ func TestFormulas(t *testing.T) {
 // rescore job (ZINTERSTORE time: votes: WEIGHTS 1 w) reproduces score:.
 func TestLinearRebuildOnServer(t *testing.T) {
 	e := newEnv(t, func(c *config.News) { c.VoteWeight = 100; c.CommentWeight = 0.5 })
-	k := e.s.Keys()
+	k := e.s.keys
 	var list []string
 	for i, f := range fixtures {
 		a := article(i, t0.Add(-f.age), f.comments)

@@ -11,7 +11,7 @@ import (
 
 func TestIngestIdempotentAndRecrawl(t *testing.T) {
 	e := newEnv(t, nil)
-	k := e.s.Keys()
+	k := e.s.keys
 	other := e.ingest(t, article(2, t0.Add(-time.Hour), 5))
 	otherScore := e.zscore(t, k.Score(), other.ID)
 
@@ -71,7 +71,7 @@ func TestIngestIdempotentAndRecrawl(t *testing.T) {
 
 func TestIngestTooOldAndClamp(t *testing.T) {
 	e := newEnv(t, nil)
-	k := e.s.Keys()
+	k := e.s.keys
 	tooOld := metrics.Articles.WithLabelValues("too_old")
 	before := counter(t, tooOld)
 
@@ -145,7 +145,7 @@ func TestIngestBatchRejectsBadArticlesOnly(t *testing.T) {
 			t.Errorf("article %d: err %v, want ErrBadInput mentioning %q", i, r.Err, w.err)
 		}
 	}
-	if n := e.c.ZCard(e.ctx, e.s.Keys().Time()).Val(); n != 2 {
+	if n := e.c.ZCard(e.ctx, e.s.keys.Time()).Val(); n != 2 {
 		t.Fatalf("time: has %d entries, want the 2 good articles", n)
 	}
 	if _, err := e.s.Ingest(e.ctx, noTitle); !errors.Is(err, ErrBadInput) {
@@ -180,7 +180,7 @@ func TestPost(t *testing.T) {
 	if it.Up != 1 || it.Votes != 1 || it.User != "alice" || !it.PostTime.Equal(t0) || it.Score != float64(t0.Unix())+432 {
 		t.Fatalf("posted = %+v", it)
 	}
-	if v := e.c.HGet(e.ctx, e.s.Keys().Voted(id), "alice").Val(); v != "1" {
+	if v := e.c.HGet(e.ctx, e.s.keys.Voted(id), "alice").Val(); v != "1" {
 		t.Fatalf("author's vote = %q, want 1", v)
 	}
 	again, err := e.s.Post(e.ctx, "bob", "Hello again", "https://example.com/hello")
@@ -241,7 +241,7 @@ func TestIdCollision(t *testing.T) {
 	e := newEnv(t, nil)
 	a := article(1, t0, 5)
 	id := ID(a.URL)
-	if err := e.c.HSet(e.ctx, e.s.Keys().Article(id), "url", "https://other.example/", "title", "Other", "time", t0.Unix()).Err(); err != nil {
+	if err := e.c.HSet(e.ctx, e.s.keys.Article(id), "url", "https://other.example/", "title", "Other", "time", t0.Unix()).Err(); err != nil {
 		t.Fatal(err)
 	}
 	rs, err := e.s.IngestBatch(e.ctx, []Article{a, article(2, t0, 0)})
@@ -270,10 +270,10 @@ func TestIngestSameURLTwiceInABatch(t *testing.T) {
 	if rs[0].Status != Created || rs[1].Status != Updated || rs[1].Votes != 7 {
 		t.Fatalf("results %+v: want created, then updated with 7 votes", rs)
 	}
-	if got := e.zscore(t, e.s.Keys().Score(), rs[0].ID); got != float64(t0.Unix())+432*7 {
+	if got := e.zscore(t, e.s.keys.Score(), rs[0].ID); got != float64(t0.Unix())+432*7 {
 		t.Fatalf("score %v, want the second copy's", got)
 	}
-	if got := e.zscore(t, e.s.Keys().Votes(), rs[0].ID); got != 7 {
+	if got := e.zscore(t, e.s.keys.Votes(), rs[0].ID); got != 7 {
 		t.Fatalf("votes: %v, want 7", got)
 	}
 }

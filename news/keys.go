@@ -4,73 +4,74 @@ package news
 // one Redis Cluster slot.
 const Tag = "{news}"
 
-// Keys builds the Redis keys of the news store. The zero value is not
-// usable: build one with NewKeys.
-type Keys struct {
+// keyspace builds the Redis keys of the news store, one method per key
+// with its Redis type; no other package builds them. The zero value is not
+// usable: build one with newKeyspace.
+type keyspace struct {
 	base string // prefix + "{news}:"
 }
 
-// NewKeys returns the keys under prefix (config redis.key_prefix, e.g.
+// newKeyspace returns the keys under prefix (config redis.key_prefix, e.g.
 // "newsrank:").
-func NewKeys(prefix string) Keys { return Keys{base: prefix + Tag + ":"} }
+func newKeyspace(prefix string) keyspace { return keyspace{base: prefix + Tag + ":"} }
 
 // Article is the hash of one article. // HASH field → value
-func (k Keys) Article(id string) string { return k.base + "news:" + id }
+func (k keyspace) Article(id string) string { return k.base + "news:" + id }
 
 // ArticlePrefix is Article("") — the scripts that list pages append ids to
 // it. // HASH keys prefix
-func (k Keys) ArticlePrefix() string { return k.base + "news:" }
+func (k keyspace) ArticlePrefix() string { return k.base + "news:" }
 
 // Alias leads from another canonical URL of an article (its id here is
 // ID of that URL) to the URL the article is stored under (Article.Aliases).
 // It expires with the window. // STRING canonical URL
-func (k Keys) Alias(id string) string { return k.base + "alias:" + id }
+func (k keyspace) Alias(id string) string { return k.base + "alias:" + id }
 
 // Time orders articles by post time. // ZSET id → post time (Unix seconds)
-func (k Keys) Time() string { return k.base + "time:" }
+func (k keyspace) Time() string { return k.base + "time:" }
 
 // Score orders articles by the configured formula. // ZSET id → score
-func (k Keys) Score() string { return k.base + "score:" }
+func (k keyspace) Score() string { return k.base + "score:" }
 
 // Votes holds each article's net votes (up − down + comments ×
 // comment_weight), so the ranking can be rebuilt on the server. // ZSET id → votes
-func (k Keys) Votes() string { return k.base + "votes:" }
+func (k keyspace) Votes() string { return k.base + "votes:" }
 
-// Touched exists only while a rebuild of score: runs (package rescore): it
+// Touched exists only while a rebuild of score: runs (Store.Rebuild): it
 // holds that rebuild's marker member and every id whose ranking entry a
 // script changed since the rebuild began, so the rebuild re-scores them
 // before its swap; it expires unless the rebuild keeps it alive. Every
 // script that writes time:, votes: or score: adds its ids to it when it
-// exists (TouchLua). // SET of ids and one marker
-func (k Keys) Touched() string { return k.base + "touched:" }
+// exists (touchLua). // SET of ids and one marker
+func (k keyspace) Touched() string { return k.base + "touched:" }
 
 // Voted records who voted on an article and how. // HASH user → 1 | -1
-func (k Keys) Voted(id string) string { return k.base + "voted:" + id }
+func (k keyspace) Voted(id string) string { return k.base + "voted:" + id }
 
 // VoteSeq numbers the votes: the vote script takes the next number for
 // each vote, its version in the activity report (Activity.SetLike). It
 // never expires. // STRING integer
-func (k Keys) VoteSeq() string { return k.base + "vote-seq" }
+func (k keyspace) VoteSeq() string { return k.base + "vote-seq" }
 
 // Group is one group's members. // SET of ids
-func (k Keys) Group(name string) string { return k.base + "group:" + name }
+func (k keyspace) Group(name string) string { return k.base + "group:" + name }
 
 // Groups lists the groups that have members. // SET of group names
-func (k Keys) Groups() string { return k.base + "groups:" }
+func (k keyspace) Groups() string { return k.base + "groups:" }
 
 // GroupCache is a group's ranking in order o, cached by GroupList for
 // news.group_cache_ttl. // ZSET id → score or post time
-func (k Keys) GroupCache(name string, o Order) string {
+func (k keyspace) GroupCache(name string, o Order) string {
 	return k.base + "cache:" + o.String() + ":" + name
 }
 
 // groupCaches returns the cache keys of a group, one per order.
-func (k Keys) groupCaches(name string) []string {
+func (k keyspace) groupCaches(name string) []string {
 	return []string{k.GroupCache(name, ByScore), k.GroupCache(name, ByTime)}
 }
 
 // GroupWithCaches returns Group(name) followed by its cache keys, by score
 // and by time, as the scripts that change group members take them.
-func (k Keys) GroupWithCaches(name string) []string {
+func (k keyspace) GroupWithCaches(name string) []string {
 	return []string{k.Group(name), k.GroupCache(name, ByScore), k.GroupCache(name, ByTime)}
 }

@@ -95,7 +95,7 @@ func TestListPaging(t *testing.T) {
 	}
 	// An article whose hash expired before the prune job ran is dropped
 	// from the ranking: the next one fills its place.
-	if err := e.c.Del(e.ctx, e.s.Keys().Article(byScore[1])).Err(); err != nil {
+	if err := e.c.Del(e.ctx, e.s.keys.Article(byScore[1])).Err(); err != nil {
 		t.Fatal(err)
 	}
 	p, err := e.s.List(e.ctx, ByScore, 1, 3)
@@ -115,7 +115,7 @@ func TestListPaging(t *testing.T) {
 
 func TestGroups(t *testing.T) {
 	e := newEnv(t, func(c *config.News) { c.GroupCacheTTL = config.Duration(time.Second) })
-	k := e.s.Keys()
+	k := e.s.keys
 	a := e.ingest(t, article(1, t0.Add(-3*time.Hour), 0)).ID
 	b := e.ingest(t, article(2, t0.Add(-2*time.Hour), 0)).ID
 	c := e.ingest(t, article(3, t0.Add(-1*time.Hour), 0)).ID
@@ -252,7 +252,7 @@ func TestListingRepairsOrphans(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			k := e.s.Keys()
+			k := e.s.keys
 			// Read the listing (and fill its group cache) before the damage.
 			if _, err := tc.list(e.s, 1); err != nil {
 				t.Fatal(err)

@@ -135,7 +135,7 @@ func TestListRoundTrips(t *testing.T) {
 			// An article whose hash is gone is dropped from the rankings
 			// (a few more trips, once) and the page is full again.
 			gone := p.Items[3].ID
-			if err := e.c.Del(e.ctx, e.s.Keys().Article(gone)).Err(); err != nil {
+			if err := e.c.Del(e.ctx, e.s.keys.Article(gone)).Err(); err != nil {
 				t.Fatal(err)
 			}
 			before := len(p.Items)
@@ -183,7 +183,7 @@ func TestGroupListRoundTrips(t *testing.T) {
 			t.Errorf("%s: read again in %d round trips, want 1", o, got)
 		}
 		// The order is the cached one; fields and scores are current.
-		want := e.expected(t, e.s.Keys().GroupCache("even", o), 0, 24)
+		want := e.expected(t, e.s.keys.GroupCache("even", o), 0, 24)
 		if !reflect.DeepEqual(p.Items, want) || p.Total != 4 || p.Pages != 1 {
 			t.Fatalf("%s: %+v\nwant items %v", o, p, want)
 		}

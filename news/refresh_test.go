@@ -19,7 +19,7 @@ import (
 // window and rescore them as a re-crawl would; nothing else is touched.
 func TestRefresh(t *testing.T) {
 	e := newEnv(t, nil)
-	k := e.s.Keys()
+	k := e.s.keys
 	fresh := e.ingest(t, article(1, t0.Add(-2*time.Hour), 10))
 	same := e.ingest(t, article(2, t0.Add(-3*time.Hour), 5))
 	old := e.ingest(t, article(3, t0.Add(-week+time.Hour), 7)) // leaves the window in an hour
@@ -154,7 +154,7 @@ func TestRefreshIDCollision(t *testing.T) {
 	e := newEnv(t, nil)
 	a := article(1, t0, 5)
 	id := ID(a.URL)
-	if err := e.c.HSet(e.ctx, e.s.Keys().Article(id), "url", "https://other.example/", "title", "Other",
+	if err := e.c.HSet(e.ctx, e.s.keys.Article(id), "url", "https://other.example/", "title", "Other",
 		"time", t0.Unix(), "comments", 1).Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func TestRefreshFollowsAliases(t *testing.T) {
 	listURL := "https://m.example.com/a/1.html"
 	a.Aliases = []string{listURL, a.URL, "not a url"}
 	r := e.ingest(t, a)
-	k := e.s.Keys()
+	k := e.s.keys
 	if got := e.c.Get(e.ctx, k.Alias(ID(listURL))).Val(); got != a.URL {
 		t.Fatalf("alias of %s = %q, want %s", listURL, got, a.URL)
 	}

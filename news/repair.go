@@ -12,15 +12,15 @@ import (
 	"github.com/newsrank/newsrank/internal/rdb"
 )
 
-// UnrankLua is prepended to the scripts that remove articles from the
-// rankings (repairCmd here, the prune script of package rescore). It
+// unrankLua is prepended to the scripts that remove articles from the
+// rankings (repairCmd here, pruneCmd in prune.go). It
 // defines unrank(ids, time, votes, score, groups, g, name): the ids leave
 // the ZSETs time, votes and score and the group SETs KEYS[g], KEYS[g+3],
 // ... to the last key, each followed by its two cached rankings
 // (cache:score:, cache:time:), whose names are ARGV[name], ARGV[name+1],
 // ...; a group that loses a member loses its cached rankings (which list
 // it), and its name leaves the SET groups when it is empty.
-const UnrankLua = `
+const unrankLua = `
 local function unrank(ids, time, votes, score, groups, g, name)
   redis.call('ZREM', time, unpack(ids))
   redis.call('ZREM', votes, unpack(ids))
@@ -51,7 +51,7 @@ end
 //	KEYS[2] -> votes: ZSET
 //	KEYS[3] -> score: ZSET
 //	KEYS[4] -> groups: SET
-//	KEYS[5] -> touched: SET (TouchLua)
+//	KEYS[5] -> touched: SET (touchLua)
 //	KEYS[4+2i], KEYS[5+2i] -> news:<id_i> HASH, voted:<id_i> HASH, for i = 1..n
 //	KEYS[6+2n+3j], KEYS[7+2n+3j], KEYS[8+2n+3j] -> group:<g_j> SET,
 //	  cache:score:<g_j> and cache:time:<g_j> ZSETs, for j = 0..m-1
@@ -62,11 +62,11 @@ end
 //	ARGV[5+i] -> id_i
 //	ARGV[6+n+j] -> g_j, the group name of KEYS[6+2n+3j]
 //
-// Every id is touched (TouchLua), so a rebuild running meanwhile drops or
+// Every id is touched (touchLua), so a rebuild running meanwhile drops or
 // re-scores it too. Returns two values per id: "dropped", ""; "votes",
 // the votes given; "restored", its votes; or "ok", "" (nothing to
 // repair).
-var repairCmd = redis.NewScript(FormulaLua + TouchLua + UnrankLua + `
+var repairCmd = redis.NewScript(formulaLua + touchLua + unrankLua + `
 local n, cw = tonumber(ARGV[1]), tonumber(ARGV[2])
 local formula, param, now = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
 local out, gone = {}, {}

@@ -2,17 +2,17 @@ package news
 
 import "github.com/redis/go-redis/v9"
 
-// FormulaLua is prepended to the scripts that score an article (here and
-// in package rescore). It defines rank(formula, param, t, v, now), the
+// formulaLua is prepended to the scripts that score an article (here and
+// in the rebuild's swap script). It defines rank(formula, param, t, v, now), the
 // score of an article posted at t (Unix s) with v net votes, for the
-// formula name and parameter FormulaArgs gives, and num(x), a score as a
+// formula name and parameter Formula.scriptArgs gives, and num(x), a score as a
 // string. rank computes exactly what the Go Formula implementations
 // compute, bit for bit (exactmath.go; exactmath_test.go checks it on a
 // real Redis). Scores leave a script as strings formatted %.17g, which
 // round-trip a double exactly (a bare Lua number returned to Redis would
 // be truncated to an integer, and one passed to redis.call is formatted
 // %.14g).
-var FormulaLua = exactMathLua + `
+var formulaLua = exactMathLua + `
 local function rank(formula, param, t, v, now)
   if formula == 'linear' then
     return t + param * v
@@ -32,12 +32,12 @@ local function num(x)
 end
 `
 
-// TouchLua is prepended to the scripts that write time:, votes: or
+// touchLua is prepended to the scripts that write time:, votes: or
 // score:. It defines touch(set, id, ...), which adds the ids to set —
 // the Touched key — when it exists, that is while a rebuild of score:
-// runs (package rescore): the rebuild then re-scores those ids before it
+// runs (Store.Rebuild): the rebuild then re-scores those ids before it
 // swaps its ranking in, so no write made during it is lost.
-const TouchLua = `
+const touchLua = `
 local function touch(set, ...)
   if redis.call('EXISTS', set) == 1 then redis.call('SADD', set, ...) end
 end
@@ -78,7 +78,7 @@ end
 // KEYS[2] -> votes: ZSET
 // KEYS[3] -> score: ZSET
 // KEYS[4] -> groups: SET
-// KEYS[5] -> touched: SET (TouchLua)
+// KEYS[5] -> touched: SET (touchLua)
 // then, per article: its news:<id> HASH, and per group g of the article
 // its group:<g> SET, cache:score:<g> and cache:time:<g> ZSETs.
 // ARGV[1] -> comment weight
@@ -97,7 +97,7 @@ end
 // Returns per article "created" (the caller knows votes and score), or
 // "updated", votes, score, or "conflict", the stored URL, "" when the id's
 // hash holds another URL.
-var ingestCmd = redis.NewScript(FormulaLua + TouchLua + engageLua + `
+var ingestCmd = redis.NewScript(formulaLua + touchLua + engageLua + `
 local cw = tonumber(ARGV[1])
 local formula, param, now = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local life = tonumber(ARGV[5])
@@ -168,7 +168,7 @@ return out
 //
 // KEYS[1] -> votes: ZSET
 // KEYS[2] -> score: ZSET
-// KEYS[3] -> touched: SET (TouchLua)
+// KEYS[3] -> touched: SET (touchLua)
 // KEYS[3+i] -> news:<id_i> HASH, one per article
 // ARGV[1] -> comment weight
 // ARGV[2], ARGV[3] -> formula name and parameter
@@ -180,7 +180,7 @@ return out
 // Returns {updated, i, ...}: the number of articles whose count changed
 // and that were rescored, then the positions (1-based, in this call) of
 // the articles that have no hash, so the caller can try their aliases.
-var refreshCmd = redis.NewScript(FormulaLua + TouchLua + engageLua + `
+var refreshCmd = redis.NewScript(formulaLua + touchLua + engageLua + `
 local cw = tonumber(ARGV[1])
 local formula, param, now = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local window = tonumber(ARGV[5])
@@ -212,7 +212,7 @@ return out
 // KEYS[3] -> time: ZSET
 // KEYS[4] -> votes: ZSET
 // KEYS[5] -> score: ZSET
-// KEYS[6] -> touched: SET (TouchLua)
+// KEYS[6] -> touched: SET (touchLua)
 // ARGV[1] -> id
 // ARGV[2] -> canonical URL
 // ARGV[3] -> title
@@ -224,7 +224,7 @@ return out
 // Returns {"created", votes, score}, {"exists", poster} when the id is
 // taken by the same URL (poster: who posted it, "" for a crawled article),
 // or {"conflict", stored URL}.
-var postCmd = redis.NewScript(FormulaLua + TouchLua + `
+var postCmd = redis.NewScript(formulaLua + touchLua + `
 local stored = redis.call('HGET', KEYS[1], 'url')
 if stored then
   if stored == ARGV[2] then return {'exists', redis.call('HGET', KEYS[1], 'user') or ''} end
@@ -250,7 +250,7 @@ return {'created', '1', num(score)}
 // KEYS[2] -> voted:<id> HASH
 // KEYS[3] -> votes: ZSET
 // KEYS[4] -> score: ZSET
-// KEYS[5] -> touched: SET (TouchLua)
+// KEYS[5] -> touched: SET (touchLua)
 // KEYS[6] -> vote-seq STRING: numbers every vote, for the activity report
 // ARGV[1] -> id
 // ARGV[2] -> user
@@ -266,7 +266,7 @@ return {'created', '1', num(score)}
 // every vote, a repeat of the current one included (so the state it
 // reports is newer than any reported before); poster is who posted the
 // article ("" for a crawled one).
-var voteCmd = redis.NewScript(FormulaLua + TouchLua + `
+var voteCmd = redis.NewScript(formulaLua + touchLua + `
 local h = redis.call('HMGET', KEYS[1], 'time', 'up', 'down', 'comments', 'user')
 if not h[1] then return {'notfound'} end
 local t = tonumber(h[1])

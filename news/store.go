@@ -26,7 +26,7 @@ const Grace = 24 * time.Hour
 // Store is the article store. It is safe for concurrent use.
 type Store struct {
 	c       redis.UniversalClient
-	keys    Keys
+	keys    keyspace
 	cfg     config.News
 	formula Formula
 	clock   clock.Clock
@@ -71,15 +71,12 @@ func New(c redis.UniversalClient, prefix string, cfg config.News, opts ...Option
 	if cfg.CommentWeight < 0 {
 		return nil, fmt.Errorf("news.comment_weight: must be >= 0, got %g", cfg.CommentWeight)
 	}
-	s := &Store{c: c, keys: NewKeys(prefix), cfg: cfg, formula: f, clock: clock.Real{}, log: slog.Default()}
+	s := &Store{c: c, keys: newKeyspace(prefix), cfg: cfg, formula: f, clock: clock.Real{}, log: slog.Default()}
 	for _, o := range opts {
 		o(s)
 	}
 	return s, nil
 }
-
-// Keys returns the store's keys (for the rescore and prune jobs).
-func (s *Store) Keys() Keys { return s.keys }
 
 // Formula returns the configured ranking formula.
 func (s *Store) Formula() Formula { return s.formula }

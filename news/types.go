@@ -137,7 +137,7 @@ type VoteResult struct {
 	// Previous is the user's vote before this one; Previous == the new
 	// vote means nothing changed.
 	Previous Dir `json:"previous"`
-	// Version numbers this vote among all votes (news.Keys.VoteSeq); it
+	// Version numbers this vote among all votes (the key vote-seq); it
 	// only grows.
 	Version int64 `json:"version,omitempty"`
 }

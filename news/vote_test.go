@@ -110,7 +110,7 @@ func TestRedisInActionScenario(t *testing.T) {
 func TestConcurrentDistinctUsers(t *testing.T) {
 	e := newEnv(t, nil)
 	r := e.ingest(t, article(1, t0, 0))
-	before := e.zscore(t, e.s.Keys().Score(), r.ID)
+	before := e.zscore(t, e.s.keys.Score(), r.ID)
 	var wg sync.WaitGroup
 	errs := make(chan error, 1000)
 	for i := range 1000 {
@@ -129,13 +129,13 @@ func TestConcurrentDistinctUsers(t *testing.T) {
 	if it.Up != 1000 || it.Down != 0 || it.Votes != 1000 {
 		t.Fatalf("after 1000 up-votes: up %d down %d votes %v", it.Up, it.Down, it.Votes)
 	}
-	if got := e.zscore(t, e.s.Keys().Score(), r.ID) - before; got != 432_000 {
+	if got := e.zscore(t, e.s.keys.Score(), r.ID) - before; got != 432_000 {
 		t.Fatalf("score moved by %v, want 432000", got)
 	}
-	if got := e.zscore(t, e.s.Keys().Votes(), r.ID); got != 1000 {
+	if got := e.zscore(t, e.s.keys.Votes(), r.ID); got != 1000 {
 		t.Fatalf("votes: = %v, want 1000", got)
 	}
-	if n := e.c.HLen(e.ctx, e.s.Keys().Voted(r.ID)).Val(); n != 1000 {
+	if n := e.c.HLen(e.ctx, e.s.keys.Voted(r.ID)).Val(); n != 1000 {
 		t.Fatalf("voted: has %d users, want 1000", n)
 	}
 }
@@ -194,7 +194,7 @@ func TestVoteSwitchAndCancel(t *testing.T) {
 		if it.Up != st.up || it.Down != st.down || it.Votes != st.votes || it.Score != v.Score {
 			t.Fatalf("step %d: stored %+v disagrees with %+v", i, it, v)
 		}
-		if got := e.zscore(t, e.s.Keys().Votes(), r.ID); got != st.votes {
+		if got := e.zscore(t, e.s.keys.Votes(), r.ID); got != st.votes {
 			t.Fatalf("step %d: votes: %v, want %v", i, got, st.votes)
 		}
 	}
@@ -239,11 +239,11 @@ func TestVotingWindow(t *testing.T) {
 	// The hash and voted: expire Grace after the window: TTLs are
 	// computed from the fake now when they were written (the last vote at
 	// the window's end; the ingest at t0, a minute after the post time).
-	ttl := e.c.TTL(e.ctx, e.s.Keys().Voted(r.ID)).Val()
+	ttl := e.c.TTL(e.ctx, e.s.keys.Voted(r.ID)).Val()
 	if want := Grace; ttl > want || ttl < want-time.Minute {
 		t.Fatalf("voted: TTL = %s, want about %s", ttl, want)
 	}
-	ttl = e.c.TTL(e.ctx, e.s.Keys().Article(r.ID)).Val()
+	ttl = e.c.TTL(e.ctx, e.s.keys.Article(r.ID)).Val()
 	if want := week + Grace; ttl > want || ttl < want-time.Minute {
 		t.Fatalf("article TTL = %s, want about %s", ttl, want)
 	}

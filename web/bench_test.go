@@ -46,7 +46,6 @@ func BenchmarkListNews(b *testing.B) {
 	e := newEnv(b)
 	e.seed(articles)
 	ctx := context.Background()
-	keys := e.store.Keys()
 
 	addr := strings.TrimPrefix(e.ts.URL, "http://")
 	const path = "/api/news?page=1"
@@ -57,14 +56,14 @@ func BenchmarkListNews(b *testing.B) {
 	rc := redis.NewClient(&redis.Options{Addr: e.redis.Addr(), Protocol: 2, DisableIdentity: true, PoolSize: benchWorkers})
 	defer rc.Close()
 	direct := func() error {
-		ids, err := rc.ZRevRange(ctx, keys.Score(), 0, 24).Result()
+		ids, err := rc.ZRevRange(ctx, e.newsKey("score:"), 0, 24).Result()
 		if err != nil {
 			return err
 		}
 		cmds := make([]*redis.MapStringStringCmd, len(ids))
 		if _, err := rc.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for i, id := range ids {
-				cmds[i] = p.HGetAll(ctx, keys.Article(id))
+				cmds[i] = p.HGetAll(ctx, e.newsKey("news:"+id))
 			}
 			return nil
 		}); err != nil {
@@ -94,7 +93,7 @@ func BenchmarkListNews(b *testing.B) {
 	// Check once that the HTTP reply holds the same 25 items.
 	var p pageJSON
 	e.get("/api/news?page=1", &p)
-	top, _ := rc.ZRevRange(ctx, keys.Score(), 0, 24).Result()
+	top, _ := rc.ZRevRange(ctx, e.newsKey("score:"), 0, 24).Result()
 	for i, it := range p.Items {
 		if i >= len(top) || it.ID != top[i] {
 			b.Fatalf("HTTP page 1 and ZREVRANGE differ at %d", i)

@@ -184,6 +184,12 @@ var guoneiSource = config.Source{Name: "guonei", Label: "国内", Kind: "rss",
 
 // ingest stores one article per title in group, a minute apart (the
 // first the newest), each with comments comments, and returns their ids.
+// newsKey is the Redis key of the news store with this suffix ("score:",
+// "news:<id>"), as the README's key table names it: package news builds
+// its keys itself, and the tests that read the store raw or break it on
+// purpose write the documented names out.
+func (e *testEnv) newsKey(suffix string) string { return e.rdb.Prefix + news.Tag + ":" + suffix }
+
 func (e *testEnv) ingest(group string, comments int64, titles ...string) []string {
 	e.t.Helper()
 	as := make([]news.Article, len(titles))

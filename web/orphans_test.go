@@ -19,13 +19,13 @@ func TestListNewsWithOrphans(t *testing.T) {
 			ids := e.seed(30, "world")
 			var p pageJSON
 			e.get(path+"size=10", &p) // fill the group's cached ranking
-			ctx, k := context.Background(), e.store.Keys()
+			ctx := context.Background()
 			for _, id := range p.Items[:2] {
-				e.rdb.Del(ctx, k.Article(id.ID))
+				e.rdb.Del(ctx, e.newsKey("news:"+id.ID))
 			}
-			e.rdb.ZAdd(ctx, k.Score(), redis.Z{Score: 1e15, Member: "ffffffffffffffff"})
-			e.rdb.SAdd(ctx, k.Group("world"), "ffffffffffffffff")
-			e.rdb.Del(ctx, k.GroupCache("world", 0), k.GroupCache("world", 1))
+			e.rdb.ZAdd(ctx, e.newsKey("score:"), redis.Z{Score: 1e15, Member: "ffffffffffffffff"})
+			e.rdb.SAdd(ctx, e.newsKey("group:world"), "ffffffffffffffff")
+			e.rdb.Del(ctx, e.newsKey("cache:score:world"), e.newsKey("cache:time:world"))
 			seen := map[string]bool{}
 			for page, want := range []int{10, 10, 8, 0} {
 				e.get(fmt.Sprintf("%ssize=10&page=%d", path, page+1), &p)

@@ -14,7 +14,6 @@ import (
 	"github.com/newsrank/newsrank/jobs"
 	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/queue"
-	"github.com/newsrank/newsrank/rescore"
 	"github.com/newsrank/newsrank/web"
 )
 
@@ -44,7 +43,6 @@ type app struct {
 	news     *news.Store
 	crawler  *crawler.Crawler
 	queues   []*queue.Queue
-	rescore  *rescore.Rescorer
 	activity *board.Activity
 	invites  *board.Invites
 	jobs     *jobs.Manager
@@ -79,7 +77,6 @@ func (a *app) build() error {
 	for _, name := range a.crawler.Sources() {
 		a.queues = append(a.queues, a.crawler.Queue(name))
 	}
-	a.rescore = rescore.New(c, a.news, rescore.WithClock(a.clock), rescore.WithLogger(a.log))
 	if a.invites, err = board.NewInvites(c, c.Prefix, cfg.Board, board.WithClock(a.clock), board.WithLogger(a.log)); err != nil {
 		return fmt.Errorf("%w: %w", errConfig, err)
 	}
@@ -165,12 +162,12 @@ func (a *app) crawlOnce(ctx context.Context, trigger string, opts crawler.RunOpt
 }
 
 func (a *app) pruneJob(ctx context.Context) (jobs.Counts, error) {
-	res, err := a.rescore.Prune(ctx, a.clock.Now())
+	res, err := a.news.Prune(ctx, a.clock.Now(), news.PruneOptions{})
 	return jobs.Counts{"removed": res.Removed, "kept": res.Kept, "batches": int64(res.Batches)}, err
 }
 
 func (a *app) rescoreJob(ctx context.Context) (jobs.Counts, error) {
-	res, err := a.rescore.Rebuild(ctx)
+	res, err := a.news.Rebuild(ctx, news.RebuildOptions{})
 	reconciled := int64(0)
 	if res.Repaired {
 		reconciled = 1

@@ -24,7 +24,6 @@ import (
 	"github.com/newsrank/newsrank/demosite"
 	"github.com/newsrank/newsrank/internal/proctest"
 	"github.com/newsrank/newsrank/internal/redistest"
-	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/queue"
 )
 
@@ -288,8 +287,7 @@ crawler:
 `, site.URL+"/list"))
 	p := startCrawl(t, bin, cfg)
 	proctest.WaitFor(t, 60*time.Second, "the first article stored", func() bool {
-		n, _ := c.ZCard(ctx, news.NewKeys("jt:").Time()).Result()
-		return n > 0
+		return newsCount(t, c, "jt:") > 0
 	})
 	code := p.stop(t, syscall.SIGINT)
 	if code != 130 {

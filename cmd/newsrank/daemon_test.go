@@ -20,7 +20,6 @@ import (
 	"github.com/newsrank/newsrank/internal/proctest"
 	"github.com/newsrank/newsrank/internal/redistest"
 	"github.com/newsrank/newsrank/jobs"
-	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/queue"
 )
 
@@ -86,9 +85,8 @@ jobs:
 web:
   listen: 127.0.0.1:0
 `, site.URL))
-	keys := news.NewKeys("jt:")
 	q := queue.New(c, "jt:", "slow", config.DefaultConfig().Queue)
-	stored := func() int64 { n, _ := c.ZCard(ctx, keys.Time()).Result(); return n }
+	stored := func() int64 { return newsCount(t, c, "jt:") }
 
 	// The last crawl ran a day ago: the schedule (every 6 hours) fired
 	// since, so the daemon catches it up at start.

@@ -47,6 +47,23 @@ func seedArticles(t *testing.T, c redis.UniversalClient, now time.Time, hours ..
 	}
 }
 
+// newsCount is how many articles the news store under prefix ranks.
+func newsCount(t testing.TB, c redis.UniversalClient, prefix string) int64 {
+	t.Helper()
+	s, err := news.New(c, prefix, config.DefaultConfig().News)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := s.Count(context.Background())
+	return n
+}
+
+// newsKey is the news store's Redis key with this suffix under prefix, as
+// the README's key table names it: the tests that write states the store
+// would refuse to (articles older than the window, ids without an
+// article) write the documented names out.
+func newsKey(prefix, suffix string) string { return prefix + news.Tag + ":" + suffix }
+
 func TestPruneRescoreAndJobsCommands(t *testing.T) {
 	s := redistest.Start(t)
 	c := s.Client()
@@ -55,20 +72,19 @@ func TestPruneRescoreAndJobsCommands(t *testing.T) {
 	seedArticles(t, c, time.Now(), 0, 1) // inside a 2 h window
 	// Two articles 3 and 4 hours old (written directly: ingest refuses
 	// articles older than the window).
-	k := news.NewKeys("jt:")
 	for i, id := range []string{news.ID("https://example.com/100"), news.ID("https://example.com/101")} {
 		old := float64(time.Now().Add(-time.Duration(3+i) * time.Hour).Unix())
-		c.ZAdd(ctx, k.Time(), redis.Z{Score: old, Member: id})
-		c.ZAdd(ctx, k.Votes(), redis.Z{Score: 0, Member: id})
-		c.ZAdd(ctx, k.Score(), redis.Z{Score: old, Member: id})
-		c.HSet(ctx, k.Article(id), "title", fmt.Sprintf("Old %d", i), "url", fmt.Sprintf("https://example.com/%d", 100+i))
+		c.ZAdd(ctx, newsKey("jt:", "time:"), redis.Z{Score: old, Member: id})
+		c.ZAdd(ctx, newsKey("jt:", "votes:"), redis.Z{Score: 0, Member: id})
+		c.ZAdd(ctx, newsKey("jt:", "score:"), redis.Z{Score: old, Member: id})
+		c.HSet(ctx, newsKey("jt:", "news:"+id), "title", fmt.Sprintf("Old %d", i), "url", fmt.Sprintf("https://example.com/%d", 100+i))
 	}
 
 	code, out, errs := runCLI(t, "prune", "-config", cfg, "-dry-run")
 	if code != 0 || !strings.Contains(out, "2 of 4 articles") || !strings.Contains(out, "Old 1") {
 		t.Fatalf("prune -dry-run: %d\n%s\n%s", code, out, errs)
 	}
-	if n, _ := c.ZCard(ctx, k.Time()).Result(); n != 4 {
+	if n := newsCount(t, c, "jt:"); n != 4 {
 		t.Fatalf("dry run removed articles: %d left", n)
 	}
 
@@ -79,7 +95,7 @@ func TestPruneRescoreAndJobsCommands(t *testing.T) {
 	if code != exitSkipped || !strings.Contains(errs, "skipped") || !strings.Contains(errs, "other-host/99") {
 		t.Fatalf("prune while locked: exit %d, want 3\n%s\n%s", code, out, errs)
 	}
-	if n, _ := c.ZCard(ctx, k.Time()).Result(); n != 4 {
+	if n := newsCount(t, c, "jt:"); n != 4 {
 		t.Fatal("a skipped prune removed articles")
 	}
 	c.Del(ctx, lock)
@@ -88,21 +104,21 @@ func TestPruneRescoreAndJobsCommands(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "removed 2 articles") {
 		t.Fatalf("prune: %d\n%s\n%s", code, out, errs)
 	}
-	if n, _ := c.ZCard(ctx, k.Time()).Result(); n != 2 {
+	if n := newsCount(t, c, "jt:"); n != 2 {
 		t.Fatalf("after prune %d articles, want 2", n)
 	}
 
 	// An id that is no article in score:, and an article that lost its
 	// votes: entry: the rebuild drops the one, repairs the other from its
 	// hash, and says so.
-	c.ZAdd(ctx, k.Score(), redis.Z{Score: 1, Member: "garbage"})
-	c.ZRem(ctx, k.Votes(), news.ID("https://example.com/0"))
+	c.ZAdd(ctx, newsKey("jt:", "score:"), redis.Z{Score: 1, Member: "garbage"})
+	c.ZRem(ctx, newsKey("jt:", "votes:"), news.ID("https://example.com/0"))
 	code, out, errs = runCLI(t, "rescore", "-config", cfg)
 	if code != 0 || !strings.Contains(out, "rebuilt score: for 2 articles with linear") ||
 		!strings.Contains(out, "1 vote counts restored, 1 ids without an article dropped") {
 		t.Fatalf("rescore: %d\n%s\n%s", code, out, errs)
 	}
-	if n, _ := c.ZCard(ctx, k.Score()).Result(); n != 2 {
+	if n, _ := c.ZCard(ctx, newsKey("jt:", "score:")).Result(); n != 2 {
 		t.Fatalf("score: has %d members after rescore, want 2", n)
 	}
 
@@ -139,14 +155,13 @@ func TestTwoPruneProcessesRace(t *testing.T) {
 	ctx := context.Background()
 	cfg := jobsConfig(t, s.URL(), "news:\n  window: 1h\n")
 	// Enough expired articles that a prune takes a while (batches of 100).
-	k := news.NewKeys("jt:")
 	old := float64(time.Now().Add(-48 * time.Hour).Unix())
 	for start := 0; start < 200_000; start += 5000 {
 		var zs []redis.Z
 		for i := start; i < start+5000; i++ {
 			zs = append(zs, redis.Z{Score: old, Member: fmt.Sprintf("%016x", i)})
 		}
-		c.ZAdd(ctx, k.Time(), zs...)
+		c.ZAdd(ctx, newsKey("jt:", "time:"), zs...)
 	}
 	var wg sync.WaitGroup
 	codes := make([]int, 2)
@@ -163,7 +178,7 @@ func TestTwoPruneProcessesRace(t *testing.T) {
 	if !(codes[0] == 0 && codes[1] == 3 || codes[0] == 3 && codes[1] == 0) {
 		t.Fatalf("exit codes %v, want one 0 and one 3\n%s\n%s", codes, outs[0], outs[1])
 	}
-	if n, _ := c.ZCard(ctx, k.Time()).Result(); n != 0 {
+	if n := newsCount(t, c, "jt:"); n != 0 {
 		t.Fatalf("%d articles left", n)
 	}
 }
@@ -194,7 +209,7 @@ crawler:
 	if code != exitSkipped || !strings.Contains(errs, "skipped") {
 		t.Fatalf("crawl -once while the crawl lock is held: exit %d, want 3\n%s\n%s", code, out, errs)
 	}
-	if n, _ := c.ZCard(ctx, news.NewKeys("jt:").Time()).Result(); n != 0 {
+	if n := newsCount(t, c, "jt:"); n != 0 {
 		t.Fatal("a skipped crawl stored articles")
 	}
 	c.Del(ctx, lock)
@@ -202,7 +217,7 @@ crawler:
 	if code != 0 {
 		t.Fatalf("crawl -once: exit %d\n%s\n%s", code, out, errs)
 	}
-	if n, _ := c.ZCard(ctx, news.NewKeys("jt:").Time()).Result(); n != 3 {
+	if n := newsCount(t, c, "jt:"); n != 3 {
 		t.Fatalf("crawl -once stored %d articles, want 3", n)
 	}
 	code, out, _ = runCLI(t, "jobs", "-config", cfg, "-history", "2")

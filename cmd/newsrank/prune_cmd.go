@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/jobs"
+	"github.com/newsrank/newsrank/news"
 )
 
 func runPrune(ctx context.Context, std *stdio, args []string) error {
@@ -44,7 +45,7 @@ SIGINT/SIGTERM.`)
 	defer a.Close()
 	embeddedNotice(std.err, "prune", a.cfg.Redis)
 	if *dry {
-		res, err := a.rescore.DryRun(ctx, a.clock.Now(), *list)
+		res, err := a.news.Prune(ctx, a.clock.Now(), news.PruneOptions{DryRun: true, Sample: *list})
 		if err != nil {
 			return err
 		}

@@ -131,7 +131,11 @@ func TestReadmeRecipe(t *testing.T) {
 			t.Errorf("failures %v: want only the private pages robots.txt disallows", tot.Failed)
 		}
 	}
-	n, err := r.Client().ZCard(context.Background(), news.NewKeys(config.DefaultConfig().Redis.KeyPrefix).Time()).Result()
+	store, err := news.New(r.Client(), config.DefaultConfig().Redis.KeyPrefix, config.DefaultConfig().News)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := store.Count(context.Background())
 	if err != nil || n != tot.Stored {
 		t.Errorf("time: holds %d articles (%v), want the %d stored", n, err, tot.Stored)
 	}

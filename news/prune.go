@@ -1,4 +1,4 @@
-package rescore
+package news
 
 import (
 	"context"
@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/newsrank/newsrank/news"
 )
 
 // pruneCmd removes one batch of articles that left the window.
@@ -18,7 +16,7 @@ import (
 //	KEYS[2] -> score: ZSET
 //	KEYS[3] -> votes: ZSET
 //	KEYS[4] -> groups: SET of group names
-//	KEYS[5] -> touched: SET (news.TouchLua)
+//	KEYS[5] -> touched: SET (touchLua)
 //	KEYS[4+2i], KEYS[5+2i] -> news:<id_i> HASH, voted:<id_i> HASH, for i = 1..n
 //	KEYS[6+2n+3j], KEYS[7+2n+3j], KEYS[8+2n+3j] -> group:<g_j> SET,
 //	  cache:score:<g_j> and cache:time:<g_j> ZSETs, for j = 0..m-1
@@ -33,7 +31,7 @@ import (
 // and leaves groups: when it is empty), and their hash and voted: key are
 // deleted. The ids are recorded in touched: while a rebuild runs, so its swap drops
 // them too. Returns the number of articles removed.
-var pruneCmd = redis.NewScript(news.TouchLua + news.UnrankLua + `
+var pruneCmd = redis.NewScript(touchLua + unrankLua + `
 local cutoff = tonumber(ARGV[1])
 local n = tonumber(ARGV[2])
 local gone = {}
@@ -52,6 +50,26 @@ unrank(gone, KEYS[1], KEYS[3], KEYS[2], KEYS[4], 6 + 2 * n, 3 + n)
 touch(KEYS[5], unpack(gone))
 return #gone
 `)
+
+// PruneOptions configures [Store.Prune]. The zero value is the default: a
+// real prune in batches of DefaultPruneBatch.
+type PruneOptions struct {
+	// Batch is how many articles one call removes, and one read of a dry
+	// run lists (default DefaultPruneBatch, at most 5000).
+	Batch int
+	// DryRun only reports what the prune would remove and changes nothing.
+	DryRun bool
+	// Sample is how many of the articles a dry run would remove it lists,
+	// oldest first, with title and URL.
+	Sample int
+}
+
+func (o PruneOptions) batch() int {
+	if o.Batch > 0 {
+		return min(o.Batch, maxBatch)
+	}
+	return DefaultPruneBatch
+}
 
 // PruneResult reports a prune or a dry run.
 type PruneResult struct {
@@ -84,25 +102,33 @@ type Expired struct {
 }
 
 // cutoff returns the first post time (Unix s) still inside the window at
-// now: an article posted exactly one window ago is kept, as news.Ingest
+// now: an article posted exactly one window ago is kept, as Ingest
 // accepts it.
-func (r *Rescorer) cutoff(now time.Time) int64 {
-	return now.Unix() - int64(r.window/time.Second)
+func (s *Store) cutoff(now time.Time) int64 {
+	return now.Unix() - int64(s.Window()/time.Second)
 }
 
 // Prune removes every article whose post time is more than the window
 // before now, in batches: see the package documentation. It stops early,
-// with what it removed so far, when ctx ends.
-func (r *Rescorer) Prune(ctx context.Context, now time.Time) (PruneResult, error) {
-	cut := r.cutoff(now)
+// with what it removed so far, when ctx ends. With o.DryRun it only
+// reports what it would remove.
+func (s *Store) Prune(ctx context.Context, now time.Time, o PruneOptions) (PruneResult, error) {
+	if o.DryRun {
+		return s.pruneDryRun(ctx, now, o.Sample, o.batch())
+	}
+	return s.prune(ctx, now, o.batch())
+}
+
+func (s *Store) prune(ctx context.Context, now time.Time, size int) (PruneResult, error) {
+	cut := s.cutoff(now)
 	res := PruneResult{Cutoff: time.Unix(cut, 0)}
 	max := "(" + strconv.FormatInt(cut, 10)
 	for {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		batch, err := r.c.ZRangeByScoreWithScores(ctx, r.keys.Time(), &redis.ZRangeBy{
-			Min: "-inf", Max: max, Count: int64(r.batch),
+		batch, err := s.c.ZRangeByScoreWithScores(ctx, s.keys.Time(), &redis.ZRangeBy{
+			Min: "-inf", Max: max, Count: int64(size),
 		}).Result()
 		if err != nil {
 			return res, fmt.Errorf("prune: read time: %w", err)
@@ -110,24 +136,24 @@ func (r *Rescorer) Prune(ctx context.Context, now time.Time) (PruneResult, error
 		if len(batch) == 0 {
 			break
 		}
-		groups, err := r.c.SMembers(ctx, r.keys.Groups()).Result()
+		groups, err := s.c.SMembers(ctx, s.keys.Groups()).Result()
 		if err != nil {
 			return res, fmt.Errorf("prune: read groups: %w", err)
 		}
 		keys := make([]string, 0, 5+2*len(batch)+3*len(groups))
-		keys = append(keys, r.keys.Time(), r.keys.Score(), r.keys.Votes(), r.keys.Groups(), r.keys.Touched())
+		keys = append(keys, s.keys.Time(), s.keys.Score(), s.keys.Votes(), s.keys.Groups(), s.keys.Touched())
 		args := make([]any, 0, 2+len(batch)+len(groups))
 		args = append(args, cut, len(batch))
 		for _, z := range batch {
 			id := z.Member.(string)
-			keys = append(keys, r.keys.Article(id), r.keys.Voted(id))
+			keys = append(keys, s.keys.Article(id), s.keys.Voted(id))
 			args = append(args, id)
 		}
 		for _, g := range groups {
-			keys = append(keys, r.keys.GroupWithCaches(g)...)
+			keys = append(keys, s.keys.GroupWithCaches(g)...)
 			args = append(args, g)
 		}
-		n, err := pruneCmd.Run(ctx, r.c, keys, args...).Int64()
+		n, err := pruneCmd.Run(ctx, s.c, keys, args...).Int64()
 		if err != nil {
 			return res, fmt.Errorf("prune: remove batch: %w", err)
 		}
@@ -137,54 +163,54 @@ func (r *Rescorer) Prune(ctx context.Context, now time.Time) (PruneResult, error
 		}
 		res.Removed += n
 		res.Newest = time.Unix(int64(batch[len(batch)-1].Score), 0)
-		if len(batch) < r.batch {
+		if len(batch) < size {
 			break
 		}
 	}
-	kept, err := r.c.ZCard(ctx, r.keys.Time()).Result()
+	kept, err := s.c.ZCard(ctx, s.keys.Time()).Result()
 	if err != nil {
 		return res, fmt.Errorf("prune: count time: %w", err)
 	}
 	res.Kept = kept
-	r.log.Info("prune done", "removed", res.Removed, "batches", res.Batches, "kept", res.Kept, "cutoff", res.Cutoff)
+	s.log.Info("prune done", "removed", res.Removed, "batches", res.Batches, "kept", res.Kept, "cutoff", res.Cutoff)
 	return res, nil
 }
 
-// DryRun reports what Prune(ctx, now) would remove, listing up to sample
-// articles (oldest first, with title and URL), and changes nothing. It
-// reads time: by rank in bounded batches.
-func (r *Rescorer) DryRun(ctx context.Context, now time.Time, sample int) (PruneResult, error) {
-	cut := r.cutoff(now)
+// pruneDryRun reports what prune(ctx, now, size) would remove, listing up
+// to sample articles (oldest first, with title and URL), and changes
+// nothing. It reads time: by rank in bounded batches.
+func (s *Store) pruneDryRun(ctx context.Context, now time.Time, sample, size int) (PruneResult, error) {
+	cut := s.cutoff(now)
 	res := PruneResult{Cutoff: time.Unix(cut, 0), DryRun: true}
 	max := "(" + strconv.FormatInt(cut, 10)
 	var count, total *redis.IntCmd
 	var oldest, newest *redis.ZSliceCmd
-	_, err := r.c.Pipelined(ctx, func(p redis.Pipeliner) error {
-		count = p.ZCount(ctx, r.keys.Time(), "-inf", max)
-		total = p.ZCard(ctx, r.keys.Time())
-		oldest = p.ZRangeWithScores(ctx, r.keys.Time(), 0, 0)
-		newest = p.ZRevRangeByScoreWithScores(ctx, r.keys.Time(), &redis.ZRangeBy{Max: max, Min: "-inf", Count: 1})
+	_, err := s.c.Pipelined(ctx, func(p redis.Pipeliner) error {
+		count = p.ZCount(ctx, s.keys.Time(), "-inf", max)
+		total = p.ZCard(ctx, s.keys.Time())
+		oldest = p.ZRangeWithScores(ctx, s.keys.Time(), 0, 0)
+		newest = p.ZRevRangeByScoreWithScores(ctx, s.keys.Time(), &redis.ZRangeBy{Max: max, Min: "-inf", Count: 1})
 		return nil
 	})
 	if err != nil {
 		return res, fmt.Errorf("prune dry run: %w", err)
 	}
 	res.Removed, res.Kept = count.Val(), total.Val()-count.Val()
-	res.Batches = int((res.Removed + int64(r.batch) - 1) / int64(r.batch))
+	res.Batches = int((res.Removed + int64(size) - 1) / int64(size))
 	if res.Removed > 0 {
 		res.Oldest = time.Unix(int64(oldest.Val()[0].Score), 0)
 		res.Newest = time.Unix(int64(newest.Val()[0].Score), 0)
 	}
-	for start := int64(0); start < min(res.Removed, int64(sample)); start += int64(r.batch) {
-		stop := min(start+int64(r.batch), res.Removed, int64(sample)) - 1
-		zs, err := r.c.ZRangeWithScores(ctx, r.keys.Time(), start, stop).Result()
+	for start := int64(0); start < min(res.Removed, int64(sample)); start += int64(size) {
+		stop := min(start+int64(size), res.Removed, int64(sample)) - 1
+		zs, err := s.c.ZRangeWithScores(ctx, s.keys.Time(), start, stop).Result()
 		if err != nil {
 			return res, fmt.Errorf("prune dry run: list: %w", err)
 		}
 		cmds := make([]*redis.SliceCmd, len(zs))
-		_, err = r.c.Pipelined(ctx, func(p redis.Pipeliner) error {
+		_, err = s.c.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for i, z := range zs {
-				cmds[i] = p.HMGet(ctx, r.keys.Article(z.Member.(string)), "title", "url")
+				cmds[i] = p.HMGet(ctx, s.keys.Article(z.Member.(string)), "title", "url")
 			}
 			return nil
 		})

@@ -1,4 +1,4 @@
-package rescore
+package news
 
 import (
 	"cmp"
@@ -17,10 +17,9 @@ import (
 	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/redistest"
-	"github.com/newsrank/newsrank/news"
 )
 
-// Run with: go test -run '^$' -bench . -benchtime 1x ./rescore/
+// Run with: go test -run '^$' -bench 'Rebuild|Prune' -benchtime 1x ./news/
 // (about two minutes; a redis-server holds ~1 GB meanwhile).
 
 const (
@@ -29,14 +28,14 @@ const (
 	benchGroups   = 3
 )
 
-// benchID is the id of article i (16 hex digits, as news.ID makes).
+// benchID is the id of article i (16 hex digits, as ID makes).
 func benchID(i int) string { return fmt.Sprintf("%016x", uint64(i)*0x9E3779B97F4A7C15) }
 
-// populate writes n articles as news.Ingest would leave them — hash,
+// populate writes n articles as Ingest would leave them — hash,
 // time:, votes:, score: (linear), a voted: hash, one of benchGroups
 // groups — with post times spread evenly over the two windows before now,
 // so half are out of the window. Pipelined raw writes: set-up only.
-func populate(b *testing.B, c redis.UniversalClient, k news.Keys, n int, now time.Time) {
+func populate(b *testing.B, c redis.UniversalClient, k keyspace, n int, now time.Time) {
 	b.Helper()
 	ctx := context.Background()
 	const chunk = 1000
@@ -190,11 +189,11 @@ func slowlogReset(b *testing.B, c *redis.Client) {
 	}
 }
 
-func benchStore(b *testing.B, c redis.UniversalClient, formula string, fc clock.Clock) *news.Store {
+func benchStore(b *testing.B, c redis.UniversalClient, formula string, fc clock.Clock) *Store {
 	b.Helper()
 	cfg := config.DefaultConfig().News
 	cfg.Formula = formula
-	s, err := news.New(c, prefix, cfg, news.WithClock(fc), news.WithLogger(quiet()))
+	s, err := New(c, prefix, cfg, WithClock(fc), WithLogger(quiet()))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -222,7 +221,7 @@ func BenchmarkRebuild(b *testing.B) {
 	now := time.Now()
 	fc := clock.NewFake(now)
 	lin := benchStore(b, c, "linear", fc)
-	k := lin.Keys()
+	k := lin.keys
 	populate(b, c, k, benchArticles, now)
 	b.Logf("populated %d articles", benchArticles)
 	hook := &slowest{}
@@ -266,7 +265,7 @@ func BenchmarkRebuild(b *testing.B) {
 		// (a) newsrank's linear rebuild.
 		slowlogReset(b, c)
 		t = time.Now()
-		res, err := New(c, lin, WithLogger(quiet())).Rebuild(ctx)
+		res, err := lin.Rebuild(ctx, RebuildOptions{})
 		if err != nil || res.Articles != benchArticles {
 			b.Fatalf("linear rebuild: %+v, %v", res, err)
 		}
@@ -278,7 +277,7 @@ func BenchmarkRebuild(b *testing.B) {
 		slowlogReset(b, c)
 		hook.reset()
 		t = time.Now()
-		res, err = New(c, hot, WithLogger(quiet()), WithClock(fc)).Rebuild(ctx)
+		res, err = hot.Rebuild(ctx, RebuildOptions{})
 		if err != nil || res.Articles != benchArticles {
 			b.Fatalf("hot rebuild: %+v, %v", res, err)
 		}
@@ -337,12 +336,12 @@ func BenchmarkPrune(b *testing.B) {
 		c := s.Client()
 		now := time.Now()
 		st := benchStore(b, c, "linear", clock.NewFake(now))
-		populate(b, c, st.Keys(), benchArticles, now)
+		populate(b, c, st.keys, benchArticles, now)
 		hook := &slowest{}
 		c.AddHook(hook)
 		slowlogReset(b, c)
 		t := time.Now()
-		res, err := New(c, st, WithLogger(quiet())).Prune(ctx, now)
+		res, err := st.Prune(ctx, now, PruneOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}

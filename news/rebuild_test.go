@@ -1,4 +1,4 @@
-package rescore
+package news
 
 import (
 	"context"
@@ -16,7 +16,6 @@ import (
 	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/internal/redistest"
-	"github.com/newsrank/newsrank/news"
 )
 
 func contextCancelled() (context.Context, context.CancelFunc) {
@@ -27,7 +26,7 @@ func contextCancelled() (context.Context, context.CancelFunc) {
 
 // fill ingests n articles spread over the last six days with random
 // comment counts, and casts random up and down votes.
-func (e *env) fill(t testing.TB, n int, seed uint64) []string {
+func (e *rebuildEnv) fill(t testing.TB, n int, seed uint64) []string {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 1))
 	ids := make([]string, n)
@@ -36,9 +35,9 @@ func (e *env) fill(t testing.TB, n int, seed uint64) []string {
 		ids[i] = e.ingest(t, i, post, int64(rng.IntN(50)))
 	}
 	for i := range n / 2 {
-		d := news.Up
+		d := Up
 		if i%4 == 0 {
-			d = news.Down
+			d = Down
 		}
 		e.vote(t, fmt.Sprintf("user%d", i%7), ids[rng.IntN(n)], d)
 	}
@@ -53,7 +52,7 @@ func formulas(now time.Time) map[string]func(t, v float64) float64 {
 func TestRebuildEachFormula(t *testing.T) {
 	for _, formula := range []string{"linear", "hot", "gravity"} {
 		t.Run(formula, func(t *testing.T) {
-			e := newEnv(t, redistest.Start(t).Client(), formula, WithBatch(50))
+			e := newRebuildEnv(t, redistest.Start(t).Client(), formula, withBatch(50))
 			ids := e.fill(t, 300, 7)
 			k := e.keys
 			// Damage score: as a broken job would: wrong scores, a missing
@@ -106,7 +105,7 @@ func TestRebuildEachFormula(t *testing.T) {
 }
 
 func TestRebuildGravityDecaysWithTheClock(t *testing.T) {
-	e := newEnv(t, redistest.Start(t).Client(), "gravity")
+	e := newRebuildEnv(t, redistest.Start(t).Client(), "gravity")
 	old := e.ingest(t, 1, t0.Add(-time.Hour), 100)
 	if _, err := e.r.Rebuild(e.ctx); err != nil {
 		t.Fatal(err)
@@ -130,7 +129,7 @@ func TestRebuildGravityDecaysWithTheClock(t *testing.T) {
 
 func TestRebuildEmpty(t *testing.T) {
 	for _, formula := range []string{"linear", "hot"} {
-		e := newEnv(t, redistest.Start(t).Client(), formula)
+		e := newRebuildEnv(t, redistest.Start(t).Client(), formula)
 		e.c.ZAdd(e.ctx, e.keys.Score(), redis.Z{Score: 1, Member: "stale"})
 		res, err := e.r.Rebuild(e.ctx)
 		if err != nil || res.Articles != 0 {
@@ -146,10 +145,10 @@ func TestRebuildEmpty(t *testing.T) {
 // times while readers read it whole: every read must be exactly one of the
 // two complete rankings.
 func TestReadersSeeACompleteRanking(t *testing.T) {
-	e := newEnv(t, redistest.Start(t).Client(), "linear")
+	e := newRebuildEnv(t, redistest.Start(t).Client(), "linear")
 	e.fill(t, 2000, 11)
 	lin := e.withFormula(t, "linear")
-	hotR := e.withFormula(t, "hot", WithBatch(100))
+	hotR := e.withFormula(t, "hot", withBatch(100))
 	wantLin, wantHot := e.expected(t, linear), e.expected(t, hot)
 	if _, err := lin.Rebuild(e.ctx); err != nil {
 		t.Fatal(err)
@@ -214,14 +213,14 @@ func TestReadersSeeACompleteRanking(t *testing.T) {
 func TestRebuildRepairsChangesDuringTheBuild(t *testing.T) {
 	for _, formula := range []string{"hot", "gravity"} {
 		t.Run(formula, func(t *testing.T) {
-			e := newEnv(t, redistest.Start(t).Client(), formula)
+			e := newRebuildEnv(t, redistest.Start(t).Client(), formula)
 			// Articles 0..199 recent; 200..209 posted 150 h before t0.
 			e.fill(t, 200, 3)
 			for i := 200; i < 210; i++ {
 				e.ingest(t, i, t0.Add(-150*time.Hour), 5)
 			}
 			pruner := e.withFormula(t, formula)
-			e.r.batch, e.r.read = 20, 20
+			e.r.Batch, e.r.pruneBatch = 20, 20
 			e.r.afterBatch = func(n int, _ bool) {
 				if n != 3 {
 					return
@@ -260,7 +259,7 @@ func TestRebuildRepairsChangesDuringTheBuild(t *testing.T) {
 func TestSwapReconcilesWritesThatDidNotRecordTheirIds(t *testing.T) {
 	for _, formula := range []string{"hot", "gravity"} {
 		t.Run(formula, func(t *testing.T) {
-			e := newEnv(t, redistest.Start(t).Client(), formula, WithBatch(10))
+			e := newRebuildEnv(t, redistest.Start(t).Client(), formula, withBatch(10))
 			ids := e.fill(t, 40, 5)
 			late := e.ingest(t, 99, t0.Add(-time.Minute), 7)
 			e.c.ZRem(e.ctx, e.keys.Time(), late) // an article with its hash, not ranked
@@ -296,7 +295,7 @@ func TestSwapReconcilesWritesThatDidNotRecordTheirIds(t *testing.T) {
 }
 
 func TestCancelledRebuildLeavesScoreAlone(t *testing.T) {
-	e := newEnv(t, redistest.Start(t).Client(), "hot", WithBatch(10))
+	e := newRebuildEnv(t, redistest.Start(t).Client(), "hot", withBatch(10))
 	e.fill(t, 300, 9) // more than 128: a skiplist, which ZSCAN walks in steps
 	before := e.zmap(t, e.keys.Score())
 	ctx, cancel := context.WithCancel(e.ctx)
@@ -330,7 +329,7 @@ func TestEmbeddedRedis(t *testing.T) {
 	if !c.Embedded() {
 		t.Fatal("default config is not embedded")
 	}
-	e := newEnv(t, c, "linear", WithBatch(25))
+	e := newRebuildEnv(t, c, "linear", withBatch(25))
 	e.fill(t, 150, 21)
 	for i := 500; i < 520; i++ {
 		e.ingest(t, i, t0.Add(-160*time.Hour), 1, "old")
@@ -340,7 +339,7 @@ func TestEmbeddedRedis(t *testing.T) {
 		t.Fatalf("prune: %+v, %v", res, err)
 	}
 	for _, formula := range []string{"linear", "hot", "gravity"} {
-		r := e.withFormula(t, formula, WithBatch(25))
+		r := e.withFormula(t, formula, withBatch(25))
 		if _, err := r.Rebuild(ctx); err != nil {
 			t.Fatalf("%s: %v", formula, err)
 		}
@@ -350,14 +349,14 @@ func TestEmbeddedRedis(t *testing.T) {
 	}
 	// An article ingested (by a store using hot) after the walk's last
 	// batch is missing from the new ranking: the swap repairs it.
-	hotStore, err := news.New(c, prefix, withFormulaCfg(e.cfg, "hot"), news.WithClock(e.clock), news.WithLogger(quiet()))
+	hotStore, err := New(c, prefix, withFormulaCfg(e.cfg, "hot"), WithClock(e.clock), WithLogger(quiet()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	hot := New(c, hotStore, WithClock(e.clock), WithLogger(quiet()), WithBatch(25))
+	hot := newRescorer(hotStore, withBatch(25))
 	hot.afterBatch = func(_ int, last bool) {
 		if last {
-			if _, err := hotStore.Ingest(ctx, news.Article{URL: "https://news.example.com/late.html", Title: "Late", PostTime: t0, Comments: 3}); err != nil {
+			if _, err := hotStore.Ingest(ctx, Article{URL: "https://news.example.com/late.html", Title: "Late", PostTime: t0, Comments: 3}); err != nil {
 				t.Error(err)
 			}
 		}
@@ -377,9 +376,9 @@ func withFormulaCfg(cfg config.News, formula string) config.News {
 
 // TestCluster runs prune and rebuilds on a three-node Redis Cluster: every
 // key a script touches carries the {news} hash tag.
-func TestCluster(t *testing.T) {
+func TestRebuildOnCluster(t *testing.T) {
 	cl := redistest.StartCluster(t)
-	e := newEnv(t, cl.Client(), "linear", WithBatch(40))
+	e := newRebuildEnv(t, cl.Client(), "linear", withBatch(40))
 	e.fill(t, 200, 5)
 	for i := 500; i < 530; i++ {
 		e.ingest(t, i, t0.Add(-160*time.Hour), 1, "old")
@@ -388,7 +387,7 @@ func TestCluster(t *testing.T) {
 		t.Fatalf("prune: %+v, %v", res, err)
 	}
 	for _, formula := range []string{"linear", "hot"} {
-		r := e.withFormula(t, formula, WithBatch(40))
+		r := e.withFormula(t, formula, withBatch(40))
 		if _, err := r.Rebuild(e.ctx); err != nil {
 			t.Fatalf("%s: %v", formula, err)
 		}
@@ -401,7 +400,7 @@ func TestCluster(t *testing.T) {
 // TestRebuildWalksTiesAcrossBatches has more articles at one post time
 // than a read batch holds: the keyset cursor must neither skip nor repeat.
 func TestRebuildWalksTiesAcrossBatches(t *testing.T) {
-	e := newEnv(t, redistest.Start(t).Client(), "hot", WithBatch(7))
+	e := newRebuildEnv(t, redistest.Start(t).Client(), "hot", withBatch(7))
 	same := t0.Add(-time.Hour)
 	for i := range 60 {
 		e.ingest(t, i, same, int64(i))

@@ -1,4 +1,4 @@
-package rescore
+package news
 
 import (
 	"time"

@@ -1,4 +1,4 @@
-package rescore
+package news
 
 import (
 	"errors"
@@ -13,7 +13,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/newsrank/newsrank/internal/redistest"
-	"github.com/newsrank/newsrank/news"
 )
 
 // checkInvariant checks what a reader of the ranking relies on after a
@@ -21,7 +20,7 @@ import (
 // votes: agrees with the hash's votes field, and every score is exactly
 // the formula of the article's post time and final votes (at the
 // rescorer's clock).
-func (e *env) checkInvariant(t testing.TB, f news.Formula) {
+func (e *rebuildEnv) checkInvariant(t testing.TB, f Formula) {
 	t.Helper()
 	k := e.keys
 	times, votes, scores := e.zmap(t, k.Time()), e.zmap(t, k.Votes()), e.zmap(t, k.Score())
@@ -76,7 +75,7 @@ func (e *env) checkInvariant(t testing.TB, f news.Formula) {
 func TestVotesDuringRebuildAreKept(t *testing.T) {
 	for _, formula := range []string{"linear", "hot", "gravity"} {
 		t.Run(formula, func(t *testing.T) {
-			e := newEnv(t, redistest.Start(t).Client(), formula, WithBatch(20))
+			e := newRebuildEnv(t, redistest.Start(t).Client(), formula, withBatch(20))
 			ids := e.fill(t, 200, 13)
 			e.clock.Advance(5 * time.Hour)
 			// The build reads time: oldest first: the oldest ids are read
@@ -89,9 +88,9 @@ func TestVotesDuringRebuildAreKept(t *testing.T) {
 			during := func() {
 				round++
 				for i, id := range byAge[:60] {
-					d := news.Up
+					d := Up
 					if i%5 == 0 {
-						d = news.Down
+						d = Down
 					}
 					e.vote(t, fmt.Sprintf("u%d", round), id, d)
 					votes++
@@ -99,7 +98,7 @@ func TestVotesDuringRebuildAreKept(t *testing.T) {
 						// The previous round's voter switches, or cancels.
 						d = -d
 						if i%2 == 0 {
-							d = news.None
+							d = None
 						}
 						e.vote(t, fmt.Sprintf("u%d", round-1), id, d)
 						votes++
@@ -145,7 +144,7 @@ func TestVotesDuringRebuildAreKept(t *testing.T) {
 func TestRebuildRepairsOrphans(t *testing.T) {
 	for _, formula := range []string{"linear", "hot", "gravity"} {
 		t.Run(formula, func(t *testing.T) {
-			e := newEnv(t, redistest.Start(t).Client(), formula, WithBatch(20))
+			e := newRebuildEnv(t, redistest.Start(t).Client(), formula, withBatch(20))
 			var ids []string
 			for i := range 60 {
 				ids = append(ids, e.ingest(t, i, t0.Add(-time.Duration(i)*time.Hour), int64(i), "all"))
@@ -162,7 +161,7 @@ func TestRebuildRepairsOrphans(t *testing.T) {
 			e.c.SAdd(e.ctx, k.Group("all"), "eeeeeeeeeeeeeeee")
 
 			log := &logBuffer{}
-			r := e.withFormula(t, formula, WithBatch(20), WithLogger(log.logger()))
+			r := e.withFormula(t, formula, withBatch(20), withLog(log.logger()))
 			res, err := r.Rebuild(e.ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -188,7 +187,7 @@ func TestRebuildRepairsOrphans(t *testing.T) {
 				t.Errorf("the rebuild did not log what it repaired and dropped:\n%s", log.String())
 			}
 			// The listing is full: 25 articles on page 1 of 59.
-			p, err := e.store.List(e.ctx, news.ByScore, 1, 25)
+			p, err := e.store.List(e.ctx, ByScore, 1, 25)
 			if err != nil || len(p.Items) != 25 || p.Total != 59 {
 				t.Fatalf("page 1: %d items of %d, %v", len(p.Items), p.Total, err)
 			}
@@ -207,7 +206,7 @@ func TestRebuildRepairsOrphans(t *testing.T) {
 func TestWritesDuringRebuildAreKept(t *testing.T) {
 	for _, formula := range []string{"linear", "hot", "gravity"} {
 		t.Run(formula, func(t *testing.T) {
-			e := newEnv(t, redistest.Start(t).Client(), formula, WithBatch(15))
+			e := newRebuildEnv(t, redistest.Start(t).Client(), formula, withBatch(15))
 			ids := e.fill(t, 120, 17)
 			// Ten old articles, posted 150 to 159 hours before t0, that the
 			// prunes remove a few at a time, oldest first.
@@ -231,7 +230,7 @@ func TestWritesDuringRebuildAreKept(t *testing.T) {
 				ctx := e.ctx
 				// Votes on articles the build has read.
 				for i, id := range byAge[round*5 : round*5+10] {
-					e.vote(t, fmt.Sprintf("w%d", round), id, news.Dir(1-2*(i%2)))
+					e.vote(t, fmt.Sprintf("w%d", round), id, Dir(1-2*(i%2)))
 				}
 				// A new article, in group g, and a user's post.
 				n := 1000 + round
@@ -241,11 +240,11 @@ func TestWritesDuringRebuildAreKept(t *testing.T) {
 					t.Error(err)
 				}
 				// A re-crawl and a producer's refresh with new comment counts.
-				if _, err := e.store.Ingest(ctx, news.Article{URL: fmt.Sprintf("https://news.example.com/a/%d.html", round),
+				if _, err := e.store.Ingest(ctx, Article{URL: fmt.Sprintf("https://news.example.com/a/%d.html", round),
 					Title: "again", Comments: int64(100 + round), CrawlTime: t0}); err != nil {
 					t.Error(err)
 				}
-				if _, err := e.store.Refresh(ctx, []news.Engagement{{URL: fmt.Sprintf("https://news.example.com/a/%d.html", 10+round),
+				if _, err := e.store.Refresh(ctx, []Engagement{{URL: fmt.Sprintf("https://news.example.com/a/%d.html", 10+round),
 					Comments: int64(200 + round)}}); err != nil {
 					t.Error(err)
 				}
@@ -273,7 +272,7 @@ func TestWritesDuringRebuildAreKept(t *testing.T) {
 				orphan := byAge[100+round]
 				e.c.Del(ctx, e.keys.Article(orphan))
 				for page := 1; ; page++ {
-					p, err := e.store.List(ctx, news.ByTime, page, 100)
+					p, err := e.store.List(ctx, ByTime, page, 100)
 					if err != nil {
 						t.Errorf("listing in round %d: %v", round, err)
 					}
@@ -328,7 +327,7 @@ func TestWritesDuringRebuildAreKept(t *testing.T) {
 					t.Errorf("group g lacks %s", id)
 				}
 			}
-			p, err := e.store.GroupList(e.ctx, "g", news.ByScore, 1, 100)
+			p, err := e.store.GroupList(e.ctx, "g", ByScore, 1, 100)
 			if err != nil || p.Total != len(wantGroup) || len(p.Items) != len(wantGroup) {
 				t.Errorf("group g listing: total %d, %d items, %v; want %d", p.Total, len(p.Items), err, len(wantGroup))
 			}
@@ -343,7 +342,7 @@ func TestWritesDuringRebuildAreKept(t *testing.T) {
 // meanwhile may not have been recorded, and leaves score: as it was; one
 // that finds the marker of a rebuild that died takes it over.
 func TestOneClientSideRebuildAtATime(t *testing.T) {
-	e := newEnv(t, redistest.Start(t).Client(), "hot", WithBatch(10))
+	e := newRebuildEnv(t, redistest.Start(t).Client(), "hot", withBatch(10))
 	e.fill(t, 50, 3)
 	before := e.zmap(t, e.keys.Score())
 	second := e.withFormula(t, "hot")
@@ -363,7 +362,7 @@ func TestOneClientSideRebuildAtATime(t *testing.T) {
 	e.r.afterBatch = func(n int, _ bool) {
 		if n == 2 {
 			e.c.Del(e.ctx, e.keys.Touched())
-			e.vote(t, "unrecorded", e.zmapIDs(t)[0], news.Up)
+			e.vote(t, "unrecorded", e.zmapIDs(t)[0], Up)
 			before = e.zmap(t, e.keys.Score())
 		}
 	}
@@ -387,7 +386,7 @@ func TestOneClientSideRebuildAtATime(t *testing.T) {
 	// marker over and rebuilds.
 	e.c.SAdd(e.ctx, e.keys.Touched(), "rebuild:dead", e.zmapIDs(t)[3])
 	e.c.PExpire(e.ctx, e.keys.Touched(), time.Minute)
-	e.vote(t, "after-death", e.zmapIDs(t)[4], news.Up)
+	e.vote(t, "after-death", e.zmapIDs(t)[4], Up)
 	if _, err := e.r.Rebuild(e.ctx); err != nil {
 		t.Fatalf("rebuild after one died: %v", err)
 	}
@@ -398,7 +397,7 @@ func TestOneClientSideRebuildAtATime(t *testing.T) {
 }
 
 // zmapIDs returns the ids of time:, oldest first.
-func (e *env) zmapIDs(t testing.TB) []string {
+func (e *rebuildEnv) zmapIDs(t testing.TB) []string {
 	t.Helper()
 	ids, err := e.c.ZRange(e.ctx, e.keys.Time(), 0, -1).Result()
 	if err != nil {

@@ -1,4 +1,4 @@
-package rescore
+package news
 
 import (
 	"slices"
@@ -6,13 +6,12 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/internal/redistest"
-	"github.com/newsrank/newsrank/news"
 )
 
 func TestPruneRemovesEverythingOfOldArticles(t *testing.T) {
 	for _, formula := range []string{"linear", "hot", "gravity"} {
 		t.Run(formula, func(t *testing.T) {
-			e := newEnv(t, redistest.Start(t).Client(), formula, WithBatch(7))
+			e := newRebuildEnv(t, redistest.Start(t).Client(), formula, withBatch(7))
 			// 40 articles posted one per 4 hours back from t0 (the oldest 156 h
 			// ago); the odd ones in group "odd", all in "all", the oldest
 			// five alone in "old".
@@ -28,12 +27,12 @@ func TestPruneRemovesEverythingOfOldArticles(t *testing.T) {
 				ids = append(ids, e.ingest(t, i, t0.Add(-time.Duration(4*i)*time.Hour), int64(i), groups...))
 			}
 			for i, id := range ids {
-				e.vote(t, "alice", id, news.Up)
+				e.vote(t, "alice", id, Up)
 				if i%3 == 0 {
-					e.vote(t, "bob", id, news.Down)
+					e.vote(t, "bob", id, Down)
 				}
 			}
-			e.store.GroupList(e.ctx, "all", news.ByScore, 1, 10) // fills a group cache
+			e.store.GroupList(e.ctx, "all", ByScore, 1, 10) // fills a group cache
 			// Two days later the window ends 48 h later: articles posted
 			// more than 120 h before t0 (i > 30) are out; i == 30 is
 			// exactly 120 h old and stays.
@@ -98,10 +97,10 @@ func TestPruneRemovesEverythingOfOldArticles(t *testing.T) {
 			if !slices.Equal(groups, []string{"all", "odd"}) {
 				t.Errorf("groups: = %v, want [all odd] (old emptied)", groups)
 			}
-			if n, _ := e.c.Exists(e.ctx, k.GroupCache("all", news.ByScore)).Result(); n != 0 {
+			if n, _ := e.c.Exists(e.ctx, k.GroupCache("all", ByScore)).Result(); n != 0 {
 				t.Error("the group cache survived the prune")
 			}
-			page, err := e.store.List(e.ctx, news.ByScore, 1, 100)
+			page, err := e.store.List(e.ctx, ByScore, 1, 100)
 			if err != nil || page.Total != len(kept) || len(page.Items) != len(kept) {
 				t.Fatalf("listing after prune: total %d, %d items, %v", page.Total, len(page.Items), err)
 			}
@@ -118,7 +117,7 @@ func TestPruneRemovesEverythingOfOldArticles(t *testing.T) {
 }
 
 func TestPruneEmptyAndCancelled(t *testing.T) {
-	e := newEnv(t, redistest.Start(t).Client(), "linear", WithBatch(2))
+	e := newRebuildEnv(t, redistest.Start(t).Client(), "linear", withBatch(2))
 	if res, err := e.r.Prune(e.ctx, t0); err != nil || res.Removed != 0 || res.Kept != 0 {
 		t.Fatalf("empty prune: %+v, %v", res, err)
 	}
@@ -142,14 +141,14 @@ func TestPruneEmptyAndCancelled(t *testing.T) {
 // leaves the window must list nothing at once, not its cached ranking
 // of articles that are gone.
 func TestPruneDropsTheCachesOfGroupsItEmpties(t *testing.T) {
-	e := newEnv(t, redistest.Start(t).Client(), "linear", WithBatch(3))
+	e := newRebuildEnv(t, redistest.Start(t).Client(), "linear", withBatch(3))
 	for i := range 5 {
 		e.ingest(t, i, t0.Add(-time.Duration(150+i)*time.Hour), int64(i), "old")
 	}
 	for i := 5; i < 10; i++ {
 		e.ingest(t, i, t0.Add(-time.Duration(i)*time.Hour), int64(i), "new")
 	}
-	for _, o := range []news.Order{news.ByScore, news.ByTime} {
+	for _, o := range []Order{ByScore, ByTime} {
 		if p, err := e.store.GroupList(e.ctx, "old", o, 1, 10); err != nil || p.Total != 5 {
 			t.Fatalf("group old by %s before the prune: %+v, %v", o, p, err)
 		}
@@ -157,7 +156,7 @@ func TestPruneDropsTheCachesOfGroupsItEmpties(t *testing.T) {
 	if res, err := e.r.Prune(e.ctx, t0.Add(24*time.Hour)); err != nil || res.Removed != 5 {
 		t.Fatalf("prune: %+v, %v", res, err)
 	}
-	for _, o := range []news.Order{news.ByScore, news.ByTime} {
+	for _, o := range []Order{ByScore, ByTime} {
 		p, err := e.store.GroupList(e.ctx, "old", o, 1, 10)
 		if err != nil || p.Total != 0 || len(p.Items) != 0 || p.Pages != 0 {
 			t.Errorf("group old by %s after the prune emptied it: total %d, %d items, %d pages, %v; want empty",

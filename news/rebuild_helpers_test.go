@@ -1,4 +1,4 @@
-package rescore
+package news
 
 import (
 	"context"
@@ -15,60 +15,96 @@ import (
 
 	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/clock"
-	"github.com/newsrank/newsrank/news"
 )
-
-// t0 is the fake "now" the tests ingest at.
-var t0 = time.Date(2025, 3, 3, 12, 0, 0, 0, time.UTC)
 
 const (
 	prefix = "test:"
-	week   = 7 * 24 * time.Hour
 )
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-// env is a news store and a rescorer on one Redis, with a fake clock.
-type env struct {
+// rebuildEnv is a news store on one Redis, with a fake clock, and a
+// rescorer running its prunes and rebuilds.
+type rebuildEnv struct {
 	ctx   context.Context
 	c     redis.UniversalClient
 	clock *clock.Fake
-	store *news.Store
-	r     *Rescorer
-	keys  news.Keys
+	store *Store
+	r     *rescorer
+	keys  keyspace
 	cfg   config.News
 }
 
-func newEnv(t testing.TB, c redis.UniversalClient, formula string, opts ...Option) *env {
+// rescorer runs Store.Prune and Store.Rebuild with the options (and the
+// test hooks) a test sets.
+type rescorer struct {
+	s *Store
+	RebuildOptions
+	pruneBatch int
+}
+
+// rescorerOption configures a rescorer.
+type rescorerOption func(*rescorer)
+
+// withBatch sets the batch of prunes and of the rebuild's reads.
+func withBatch(n int) rescorerOption {
+	return func(r *rescorer) { r.Batch, r.pruneBatch = n, n }
+}
+
+// withLog sets the store's logger.
+func withLog(l *slog.Logger) rescorerOption { return func(r *rescorer) { r.s.log = l } }
+
+func newRescorer(s *Store, opts ...rescorerOption) *rescorer {
+	r := &rescorer{s: s}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+func (r *rescorer) Rebuild(ctx context.Context) (RebuildResult, error) {
+	return r.s.Rebuild(ctx, r.RebuildOptions)
+}
+
+func (r *rescorer) Prune(ctx context.Context, now time.Time) (PruneResult, error) {
+	return r.s.Prune(ctx, now, PruneOptions{Batch: r.pruneBatch})
+}
+
+func (r *rescorer) DryRun(ctx context.Context, now time.Time, sample int) (PruneResult, error) {
+	return r.s.Prune(ctx, now, PruneOptions{Batch: r.pruneBatch, DryRun: true, Sample: sample})
+}
+
+func (r *rescorer) Formula() Formula { return r.s.Formula() }
+
+func newRebuildEnv(t testing.TB, c redis.UniversalClient, formula string, opts ...rescorerOption) *rebuildEnv {
 	t.Helper()
 	cfg := config.DefaultConfig().News
 	cfg.Formula = formula
 	fc := clock.NewFake(t0)
-	s, err := news.New(c, prefix, cfg, news.WithClock(fc), news.WithLogger(quiet()))
+	s, err := New(c, prefix, cfg, WithClock(fc), WithLogger(quiet()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts = append([]Option{WithClock(fc), WithLogger(quiet())}, opts...)
-	return &env{ctx: context.Background(), c: c, clock: fc, store: s, r: New(c, s, opts...), keys: s.Keys(), cfg: cfg}
+	return &rebuildEnv{ctx: context.Background(), c: c, clock: fc, store: s, r: newRescorer(s, opts...), keys: s.keys, cfg: cfg}
 }
 
 // withFormula returns a rescorer on the same keys with another formula.
-func (e *env) withFormula(t testing.TB, formula string, opts ...Option) *Rescorer {
+func (e *rebuildEnv) withFormula(t testing.TB, formula string, opts ...rescorerOption) *rescorer {
 	t.Helper()
 	cfg := e.cfg
 	cfg.Formula = formula
-	s, err := news.New(e.c, prefix, cfg, news.WithClock(e.clock), news.WithLogger(quiet()))
+	s, err := New(e.c, prefix, cfg, WithClock(e.clock), WithLogger(quiet()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return New(e.c, s, append([]Option{WithClock(e.clock), WithLogger(quiet())}, opts...)...)
+	return newRescorer(s, opts...)
 }
 
 // ingest stores article n posted at post with comments and groups; it
 // returns the id.
-func (e *env) ingest(t testing.TB, n int, post time.Time, comments int64, groups ...string) string {
+func (e *rebuildEnv) ingest(t testing.TB, n int, post time.Time, comments int64, groups ...string) string {
 	t.Helper()
-	r, err := e.store.Ingest(e.ctx, news.Article{
+	r, err := e.store.Ingest(e.ctx, Article{
 		URL:       fmt.Sprintf("https://news.example.com/a/%d.html", n),
 		Title:     fmt.Sprintf("Article %d", n),
 		Source:    "example",
@@ -77,13 +113,13 @@ func (e *env) ingest(t testing.TB, n int, post time.Time, comments int64, groups
 		CrawlTime: post.Add(time.Second),
 		Groups:    groups,
 	})
-	if err != nil || r.Status != news.Created {
+	if err != nil || r.Status != Created {
 		t.Fatalf("ingest %d: %+v, %v", n, r, err)
 	}
 	return r.ID
 }
 
-func (e *env) vote(t testing.TB, user, id string, d news.Dir) {
+func (e *rebuildEnv) vote(t testing.TB, user, id string, d Dir) {
 	t.Helper()
 	if _, err := e.store.Vote(e.ctx, user, id, d); err != nil {
 		t.Fatalf("vote %s on %s: %v", user, id, err)
@@ -91,7 +127,7 @@ func (e *env) vote(t testing.TB, user, id string, d news.Dir) {
 }
 
 // zmap reads a whole (small, test-sized) ZSET.
-func (e *env) zmap(t testing.TB, key string) map[string]float64 {
+func (e *rebuildEnv) zmap(t testing.TB, key string) map[string]float64 {
 	t.Helper()
 	zs, err := e.c.ZRangeWithScores(e.ctx, key, 0, -1).Result()
 	if err != nil {
@@ -128,7 +164,7 @@ func gravity(now time.Time) func(t, v float64) float64 {
 }
 
 // expected computes the ranking from time: and votes: with f.
-func (e *env) expected(t testing.TB, f func(t, v float64) float64) map[string]float64 {
+func (e *rebuildEnv) expected(t testing.TB, f func(t, v float64) float64) map[string]float64 {
 	t.Helper()
 	times, votes := e.zmap(t, e.keys.Time()), e.zmap(t, e.keys.Votes())
 	out := make(map[string]float64, len(times))

@@ -1,0 +1,237 @@
+package news
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// heartbeat keeps a client-side rebuild's marker alive until ctx ends:
+// every heartbeatEvery it pushes the expiry of touched: and of tmp back,
+// and when the marker is gone it cancels the build with ErrMarkerLost. A
+// failed round trip (Redis unreachable) is tried again at the next beat;
+// the build fails on its own if Redis stays away.
+func (r *rebuilder) heartbeat(ctx context.Context, cancel context.CancelCauseFunc, tmp, marker string) {
+	t := time.NewTicker(heartbeatEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		var there *redis.BoolCmd
+		_, err := r.c.Pipelined(ctx, func(p redis.Pipeliner) error {
+			p.PExpire(ctx, r.keys.Touched(), markTTL)
+			p.PExpire(ctx, tmp, tmpTTL)
+			there = p.SIsMember(ctx, r.keys.Touched(), marker)
+			return nil
+		})
+		if err == nil && !there.Val() {
+			cancel(ErrMarkerLost)
+			return
+		}
+	}
+}
+
+// start marks a client-side rebuild (startCmd). When another rebuild holds
+// the marker, it waits staleAfter and looks again: a marker whose expiry
+// nobody pushed back for the last half of that wait belongs to a rebuild
+// that died, and is taken over; otherwise it is ErrRebuildRunning.
+func (r *rebuilder) start(ctx context.Context, marker string) error {
+	limit := int64(-1)
+	for {
+		left, err := startCmd.Run(ctx, r.c, []string{r.keys.Touched()}, marker, markTTL.Milliseconds(), limit).Int64()
+		switch {
+		case err != nil:
+			return fmt.Errorf("start: %w", err)
+		case left < 0:
+			if limit >= 0 {
+				r.log.Warn("rebuild: took over the marker of a rebuild whose heartbeat stopped")
+			}
+			return nil
+		case limit >= 0:
+			return ErrRebuildRunning
+		}
+		limit = max(0, left-(staleAfter/2).Milliseconds())
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(staleAfter):
+		}
+	}
+}
+
+// rebuildClient is the client-side build: mark the rebuild as running,
+// walk time: scoring every article with the formula, write the scores
+// sorted by score in pipelined multi-member ZADDs (a skiplist filled in
+// ascending order costs Redis about a third of one filled in random
+// order), then swap: re-score what was written meanwhile and RENAME.
+func (r *rebuilder) rebuildClient(ctx context.Context, res *RebuildResult) error {
+	tok, err := token()
+	if err != nil {
+		return err
+	}
+	tmp, marker := r.tmpKey(tok), "rebuild:"+tok
+	if err := r.start(ctx, marker); err != nil {
+		return err
+	}
+	bctx, cancel := context.WithCancelCause(ctx)
+	beat := make(chan struct{})
+	go func() {
+		defer close(beat)
+		r.heartbeat(bctx, cancel, tmp, marker)
+	}()
+	err = r.buildAndSwap(bctx, res, tmp, marker)
+	cancel(nil)
+	<-beat
+	// (After a successful swap the marker is gone too, and the heartbeat
+	// may have said so: that is no failure.)
+	if cause := context.Cause(bctx); err != nil && errors.Is(cause, ErrMarkerLost) {
+		err = cause
+	}
+	if err != nil {
+		// Unmark and drop the temporary ranking, unless another rebuild
+		// took over an expired marker.
+		bg := context.WithoutCancel(ctx)
+		r.c.Unlink(bg, tmp)
+		if err := endCmd.Run(bg, r.c, []string{r.keys.Touched()}, marker).Err(); err != nil {
+			r.log.Warn("rebuild: remove the marker", "err", err)
+		}
+	}
+	return err
+}
+
+func (r *rebuilder) buildAndSwap(ctx context.Context, res *RebuildResult, tmp, marker string) error {
+	now := r.clock.Now()
+	buf := make([]redis.Z, 0, r.read)
+	var werr error
+	err := r.walk(ctx, res, true, func(id string, t, v float64) {
+		if werr != nil {
+			return
+		}
+		buf = append(buf, redis.Z{Score: r.formula.Score(time.Unix(int64(t), 0), v, now), Member: id})
+		if len(buf) >= maxBuffered {
+			werr = r.writeSorted(ctx, tmp, buf)
+			buf = buf[:0]
+		}
+	})
+	if err == nil {
+		err = werr
+	}
+	if err == nil {
+		err = r.sweepScore(ctx, res)
+	}
+	if err != nil {
+		return err
+	}
+	if err := r.writeSorted(ctx, tmp, buf); err != nil {
+		return err
+	}
+	if r.opts.beforeSwap != nil {
+		r.opts.beforeSwap()
+	}
+	return r.swap(ctx, res, tmp, marker, now)
+}
+
+// swap calls swapCmd until it has re-scored every id written during the
+// build and swapped the ranking in. When the ranking is found short (a
+// write that did not record its id), it reconciles it and tries again.
+func (r *rebuilder) swap(ctx context.Context, res *RebuildResult, tmp, marker string, now time.Time) error {
+	name, param := r.formula.scriptArgs()
+	keys := []string{tmp, r.keys.Time(), r.keys.Votes(), r.keys.Score(), r.keys.Touched()}
+	reconciles := 0
+	for range maxSwapCalls {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		out, err := swapCmd.Run(ctx, r.c, keys, marker, r.drain, markTTL.Milliseconds(), tmpTTL.Milliseconds(),
+			swapSample, name, param, now.Unix()).Int64Slice()
+		if err != nil {
+			if redis.HasErrorPrefix(err, "LOST") {
+				return fmt.Errorf("swap: %w", ErrMarkerLost)
+			}
+			return fmt.Errorf("swap: %w", err)
+		}
+		if len(out) != 2 {
+			return fmt.Errorf("swap: unexpected reply %v", out)
+		}
+		res.Rescored += out[1]
+		switch {
+		case out[0] >= 0:
+			res.Articles = out[0]
+			return nil
+		case out[0] == -2:
+			if reconciles == maxReconciles {
+				return fmt.Errorf("%w: still after %d reconciliations", ErrMismatch, reconciles)
+			}
+			reconciles++
+			res.Repaired = true
+			if err := r.reconcile(ctx, res, tmp); err != nil {
+				return err
+			}
+		}
+		if r.opts.afterSwapCall != nil {
+			r.opts.afterSwapCall()
+		}
+	}
+	return fmt.Errorf("%w: writes kept coming faster than %d swap calls re-scored them", ErrMismatch, maxSwapCalls)
+}
+
+// reconcile finds what differs between time: and the rebuilt ranking when
+// something wrote time: without recording its ids: ids of time: the
+// ranking lacks and ids of the ranking time: lacks go through
+// Store.Repair (repairMissing), which repairs or drops them and
+// records them in touched:, so the next swap call re-scores or removes
+// them.
+func (r *rebuilder) reconcile(ctx context.Context, res *RebuildResult, tmp string) error {
+	if err := r.repairMissing(ctx, res, r.keys.Time(), tmp); err != nil {
+		return fmt.Errorf("reconcile: %w", err)
+	}
+	if err := r.repairMissing(ctx, res, tmp, r.keys.Time()); err != nil {
+		return fmt.Errorf("reconcile: %w", err)
+	}
+	return nil
+}
+
+// writeBatch is how many members one ZADD of writeSorted carries, and
+// writePipeline how many ZADDs go in one round trip.
+const (
+	writeBatch    = 500
+	writePipeline = 10
+)
+
+// writeSorted sorts zs by score (then id) and adds them to tmp in
+// pipelined ZADDs, pushing the expiry of tmp back with each round trip.
+// Each round trip is one MULTI/EXEC, so the ZADDs that create tmp and its
+// PEXPIRE are applied together: however the process or Redis dies, a
+// temporary ranking never exists without an expiry.
+func (r *rebuilder) writeSorted(ctx context.Context, tmp string, zs []redis.Z) error {
+	slices.SortFunc(zs, func(a, b redis.Z) int {
+		if c := cmp.Compare(a.Score, b.Score); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Member.(string), b.Member.(string))
+	})
+	for start := 0; start < len(zs); start += writeBatch * writePipeline {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		p := r.c.TxPipeline()
+		end := min(start+writeBatch*writePipeline, len(zs))
+		for i := start; i < end; i += writeBatch {
+			p.ZAdd(ctx, tmp, zs[i:min(i+writeBatch, end)]...)
+		}
+		p.PExpire(ctx, tmp, tmpTTL)
+		if _, err := p.Exec(ctx); err != nil {
+			return fmt.Errorf("write scores: %w", err)
+		}
+	}
+	return nil
+}
