@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/newsrank/newsrank/internal/clock"
+	"github.com/newsrank/newsrank/internal/errkind"
 )
 
 // Default batch sizes: how many articles one prune call removes, and how
@@ -161,13 +162,13 @@ type RebuildResult struct {
 
 // ErrRebuildRunning means another client-side rebuild is running: its
 // heartbeat went on while this one waited staleAfter.
-var ErrRebuildRunning = errors.New("another rebuild of score: is running")
+var ErrRebuildRunning = errkind.New(errkind.Conflict, "rebuild_running", "another rebuild of score: is running")
 
 // ErrMarkerLost means a client-side rebuild lost its marker: it expired or
 // another rebuild took it over while this one was stalled, so writes made
 // since may not have been recorded. The rebuild is abandoned and score:
 // left as it was.
-var ErrMarkerLost = errors.New("the rebuild's marker is gone")
+var ErrMarkerLost = errkind.New(errkind.Unavailable, "", "the rebuild's marker is gone")
 
 // Rebuild recomputes score: from time: and votes: with the store's formula
 // at the store clock's current time, swaps it in atomically, keeping every
