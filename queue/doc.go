@@ -16,7 +16,11 @@
 //	done      remembered for done_retention after Ack (the original's done:)
 //
 // beside failures (HASH url → "attempts\nreason\nlast error", one field so
-// that an ack forgets both with one HDEL). Push queues a URL only if it is
+// that an ack forgets both with one HDEL) and payloads (HASH url → bytes
+// pushed with the URL by PushEntries, returned by ClaimAnyEntries; written
+// and deleted in the same scripts as the URL: an ack or a burial drops
+// it, a retry, an expired lease or a Release keeps it, and a re-push of a
+// queued URL replaces it with the new payload, if one is given). Push queues a URL only if it is
 // in none of them.
 // Claim SPOPs up to n pending URLs into the lease set; when pending runs
 // short, and about once a second anyway, it also promotes due retries
@@ -38,6 +42,7 @@
 //	<prefix>{q:<name>}:delayed     ZSET
 //	<prefix>{q:<name>}:failures    HASH
 //	<prefix>{q:<name>}:dead        ZSET
+//	<prefix>{q:<name>}:payload     HASH
 //	<prefix>{q:<name>}:done:<gen>  HASH  12-byte URL hash → minutes into the generation
 //	<prefix>{q-wake}:<name>        LIST  wake tokens (one slot for all queues)
 //

@@ -103,11 +103,3 @@ type deadDone struct {
 	g0   int64
 	keys []string
 }
-
-// urlFieldArgs appends the pair (url, done field) of each URL to argv.
-func urlFieldArgs(urls []string, argv []any) []any {
-	for _, u := range urls {
-		argv = append(argv, u, doneField(u))
-	}
-	return argv
-}

@@ -5,10 +5,10 @@ import (
 )
 
 // ackCmd marks URLs done: removes them from every state, forgets their
-// attempts and errors, and records them in the current generation of the
+// attempts, errors and payloads, and records them in the current generation of the
 // done memory, all with one command per key for the whole batch.
 //
-//	KEYS[1..5] state keys, KEYS[6] the done memory's current generation
+//	KEYS[1..6] state keys, KEYS[7] the done memory's current generation
 //	(HASH)
 //	ARGV[1] minutes into the current generation (rounded up), ARGV[2]
 //	when the generation expires (unix ms; 0: its expiry is set already),
@@ -28,20 +28,24 @@ if redis.call('ZREM', LEASE, unpack(ARGV, 4, last)) < n then
   redis.call('ZREM', DEAD, unpack(ARGV, 4, last))
 end
 redis.call('HDEL', FAILURES, unpack(ARGV, 4, last))
+-- Most queues carry no payloads: one EXISTS spares them an HDEL of n.
+if redis.call('EXISTS', PAYLOAD) == 1 then
+  redis.call('HDEL', PAYLOAD, unpack(ARGV, 4, last))
+end
 local done = {}
 for i = 1, n do
   done[2 * i - 1] = ARGV[last + i]
   done[2 * i] = minutes
 end
-local fresh = redis.call('HSET', KEYS[6], unpack(done))
-if ARGV[2] ~= '0' then redis.call('PEXPIREAT', KEYS[6], ARGV[2]) end
+local fresh = redis.call('HSET', KEYS[7], unpack(done))
+if ARGV[2] ~= '0' then redis.call('PEXPIREAT', KEYS[7], ARGV[2]) end
 return fresh
 `)
 
 // failCmd records a failed attempt of a leased URL: it goes to delayed
 // with an exponential backoff, or to the dead letters.
 //
-//	KEYS[1..5] state keys
+//	KEYS[1..6] state keys
 //	ARGV[1] now (unix ms), ARGV[2] url, ARGV[3] "reason\nerror",
 //	ARGV[4] retryable (1/0), ARGV[5] minimum delay (ms), ARGV[6] retry
 //	base (ms), ARGV[7] retry max (ms), ARGV[8] max attempts, ARGV[9] a
@@ -84,7 +88,7 @@ return {0, a, due}
 
 // extendCmd moves the lease deadline of the URLs still leased.
 //
-//	KEYS[1..5] state keys
+//	KEYS[1..6] state keys
 //	ARGV[1] new deadline (unix ms), ARGV[2..] urls
 //
 // Reply: how many URLs were leased (and extended).
@@ -102,7 +106,7 @@ return n
 // releaseCmd hands leased URLs back to pending without counting an
 // attempt (a consumer shutting down).
 //
-//	KEYS[1..5] state keys
+//	KEYS[1..6] state keys
 //	ARGV[1..] urls
 //
 // Reply: how many were leased and went back to pending.
@@ -120,7 +124,7 @@ return n
 // reapCmd returns up to limit expired leases to pending (or the dead
 // letters), counting an attempt.
 //
-//	KEYS[1..5] state keys
+//	KEYS[1..6] state keys
 //	ARGV[1] now (unix ms), ARGV[2] limit, ARGV[3] max attempts, ARGV[4]
 //	dead-letter retention (ms)
 //
@@ -133,7 +137,7 @@ return {expired, requeued}
 // requeueDeadCmd moves dead letters back to pending with fresh attempts:
 // the given URLs, or (no URLs) the oldest up to limit.
 //
-//	KEYS[1..5] state keys
+//	KEYS[1..6] state keys
 //	ARGV[1] limit, ARGV[2..] urls (none: the oldest limit dead letters)
 //
 // Reply: how many URLs went back to pending.
@@ -156,7 +160,7 @@ return n
 
 // deadCmd lists the newest dead letters.
 //
-//	KEYS[1..5] state keys
+//	KEYS[1..6] state keys
 //	ARGV[1] limit
 //
 // Reply: flat {url, died at (unix ms), "reason\nerror", attempts, ...}.

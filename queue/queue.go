@@ -111,18 +111,38 @@ func (q *Queue) wrap(op string, err error) error {
 	return fmt.Errorf("queue %s: %s: %w", q.name, op, err)
 }
 
+// Entry is a URL with its payload: bytes the queue keeps beside the URL
+// while it is queued, for whoever claims it (a list item's fields).
+type Entry struct {
+	URL     string
+	Payload []byte // nil or empty: none
+}
+
 // canonicalAll canonicalises urls, dropping duplicates; bad URLs are
 // reported in one error wrapping ErrBadURL (at most 5 named).
 func canonicalAll(urls []string) ([]string, error) {
-	out := make([]string, 0, len(urls))
+	return canonicalEach(urls, func(u *string) *string { return u })
+}
+
+// canonicalEntries is canonicalAll for entries; of a URL given twice, the
+// first entry is kept.
+func canonicalEntries(es []Entry) ([]Entry, error) {
+	return canonicalEach(es, func(e *Entry) *string { return &e.URL })
+}
+
+// canonicalEach canonicalises the URL of each element of in (url points
+// into an element), dropping duplicates and bad URLs.
+func canonicalEach[T any](in []T, url func(*T) *string) ([]T, error) {
+	out := make([]T, 0, len(in))
 	var seen map[string]bool // for long lists; short ones are searched
-	if len(urls) > 32 {
-		seen = make(map[string]bool, len(urls))
+	if len(in) > 32 {
+		seen = make(map[string]bool, len(in))
 	}
 	var bad []error
 	nbad := 0
-	for _, raw := range urls {
-		u, err := Canonical(raw)
+	for _, x := range in {
+		p := url(&x)
+		u, err := Canonical(*p)
 		if err != nil {
 			if nbad++; nbad <= 5 {
 				bad = append(bad, err)
@@ -135,10 +155,11 @@ func canonicalAll(urls []string) ([]string, error) {
 				continue
 			}
 			seen[u] = true
-		case slices.Contains(out, u):
+		case slices.ContainsFunc(out, func(y T) bool { return *url(&y) == u }):
 			continue
 		}
-		out = append(out, u)
+		*p = u
+		out = append(out, x)
 	}
 	if nbad > 5 {
 		bad = append(bad, fmt.Errorf("%w: and %d more", ErrBadURL, nbad-5))
@@ -146,14 +167,15 @@ func canonicalAll(urls []string) ([]string, error) {
 	return out, errors.Join(bad...)
 }
 
-func chunks(urls []string) [][]string {
-	var out [][]string
-	for len(urls) > scriptBatch {
-		out = append(out, urls[:scriptBatch])
-		urls = urls[scriptBatch:]
+// chunks cuts xs into batches of at most scriptBatch.
+func chunks[T any](xs []T) [][]T {
+	var out [][]T
+	for len(xs) > scriptBatch {
+		out = append(out, xs[:scriptBatch])
+		xs = xs[scriptBatch:]
 	}
-	if len(urls) > 0 {
-		out = append(out, urls)
+	if len(xs) > 0 {
+		out = append(out, xs)
 	}
 	return out
 }
