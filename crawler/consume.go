@@ -284,8 +284,8 @@ func (r *consumeRun) dispatch(ctx context.Context) error {
 				break more
 			}
 		}
-		q, urls, err := r.claim(ctx, n, lease)
-		for range n - len(urls) {
+		q, entries, err := r.claim(ctx, n, lease)
+		for range n - len(entries) {
 			r.slots <- struct{}{}
 		}
 		switch {
@@ -304,26 +304,18 @@ func (r *consumeRun) dispatch(ctx context.Context) error {
 			continue
 		}
 		errDelay = r.c.qcfg.IdlePoll.D()
-		if len(urls) == 0 {
+		if len(entries) == 0 {
 			continue
 		}
 		s := r.byQueue[q]
-		items := make([]Fields, len(urls))
-		if s.items {
-			octx, cancel := opContext(ctx)
-			if items, err = r.c.loadItems(octx, s.cfg.Name, urls); err != nil {
-				r.c.log.Warn("list item fields unavailable", "source", s.cfg.Name, "err", err)
-				items = make([]Fields, len(urls))
-			}
-			cancel()
-		}
+		items := r.c.claimedFields(ctx, s, entries)
 		r.mu.Lock()
-		for _, u := range urls {
-			r.inflight[s][u] = true
+		for _, e := range entries {
+			r.inflight[s][e.URL] = true
 		}
 		r.mu.Unlock()
-		for i, u := range urls {
-			r.jobs <- job{s: s, url: u, item: items[i]}
+		for i, e := range entries {
+			r.jobs <- job{s: s, url: e.URL, item: items[i]}
 		}
 	}
 }
@@ -331,26 +323,27 @@ func (r *consumeRun) dispatch(ctx context.Context) error {
 // errDrained ends an untilIdle run.
 var errDrained = errors.New("queues drained")
 
-// claim claims up to n URLs. Consume waits for work (queue.ClaimAny);
+// claim claims up to n URLs with their payloads. Consume waits for work
+// (queue.ClaimAnyEntries);
 // RunOnce looks at each queue in turn and, when none has work, waits for
 // its own workers, then ends once no queue has anything pending or in
 // flight.
-func (r *consumeRun) claim(ctx context.Context, n int, lease time.Duration) (*queue.Queue, []string, error) {
+func (r *consumeRun) claim(ctx context.Context, n int, lease time.Duration) (*queue.Queue, []queue.Entry, error) {
 	if !r.untilIdle {
-		return queue.ClaimAny(ctx, r.qs, n, lease)
+		return queue.ClaimAnyEntries(ctx, r.qs, n, lease)
 	}
 	poll := min(r.c.qcfg.IdlePoll.D(), 50*time.Millisecond)
 	for {
 		for range r.qs {
 			q := r.qs[r.rr%len(r.qs)]
 			r.rr++
-			urls, err := q.TryClaim(ctx, n, lease)
+			entries, err := q.TryClaimEntries(ctx, n, lease)
 			if err != nil {
 				return nil, nil, err
 			}
-			if len(urls) > 0 {
+			if len(entries) > 0 {
 				r.retryDue.Store(0)
-				return q, urls, nil
+				return q, entries, nil
 			}
 		}
 		if r.inflightCount() == 0 {
@@ -518,9 +511,6 @@ func (r *consumeRun) process(ctx context.Context, j job) {
 		r.c.log.Error("ack failed", "source", j.s.cfg.Name, "url", j.url, "err", err)
 		return
 	}
-	if j.s.items && !j.item.empty() {
-		r.c.dropItem(octx, j.s.cfg.Name, j.url)
-	}
 }
 
 // store hands a to the store and counts the outcome.
@@ -575,9 +565,6 @@ func (r *consumeRun) fail(ctx context.Context, j job, fe *FetchError) {
 			r.c.log.Debug("URL disallowed by robots.txt: not fetched, kept as a dead letter", "source", j.s.cfg.Name, "url", j.url)
 		} else {
 			r.c.log.Warn("page failed for good: kept as a dead letter", "source", j.s.cfg.Name, "url", j.url, "reason", reason, "err", fe.Err)
-		}
-		if j.s.items && !j.item.empty() {
-			r.c.dropItem(octx, j.s.cfg.Name, j.url)
 		}
 	} else {
 		r.c.log.Debug("page failed, will retry", "source", j.s.cfg.Name, "url", j.url, "reason", reason, "err", fe.Err)

@@ -279,12 +279,13 @@ func (w *walk) skip(raw string, err error) {
 }
 
 // push canonicalises items, drops those off the allowed domains and those
-// already found in this run, saves their fields and queues them, and
+// already found in this run, queues them with their fields, and
 // refreshes the comment counts of the articles already stored. It returns
 // how many URLs were new to this run.
 func (w *walk) push(ctx context.Context, items []ListItem) (int, error) {
 	var urls []string
 	var keep []ListItem
+	var entries []queue.Entry
 	for _, it := range items {
 		if err := w.s.allowed.check(it.URL); err != nil {
 			w.skip(it.URL, err)
@@ -298,23 +299,24 @@ func (w *walk) push(ctx context.Context, items []ListItem) (int, error) {
 		if w.seen[cu] {
 			continue
 		}
+		e, err := w.s.entry(cu, it)
+		if err != nil {
+			w.skip(it.URL, err)
+			continue
+		}
 		w.seen[cu] = true
 		urls = append(urls, cu)
 		keep = append(keep, it)
+		entries = append(entries, e)
 	}
 	if len(urls) == 0 {
 		return 0, nil
 	}
 	w.rep.Found += len(urls)
 	r := &redisRetry{w: w, what: fmt.Sprintf("push of %d URLs", len(urls))}
-	if w.s.items {
-		if err := r.do(ctx, func(ctx context.Context) error { return w.c.saveItems(ctx, w.s.cfg.Name, urls, keep) }); err != nil {
-			return 0, err
-		}
-	}
 	added := 0
 	err := r.do(ctx, func(ctx context.Context) error {
-		n, err := w.s.queue.Push(ctx, urls...)
+		n, err := w.s.queue.PushEntries(ctx, entries...)
 		added += n // a retry pushes them all again: the queue counts only the new ones
 		if err != nil {
 			return fmt.Errorf("source %s: push %d URLs: %w", w.s.cfg.Name, len(urls), err)
