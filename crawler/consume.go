@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/newsrank/newsrank/canonurl"
 	"github.com/newsrank/newsrank/internal/metrics"
 	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/queue"
@@ -629,7 +630,7 @@ func (c *Crawler) read(j job, resp *response) (news.Article, *FetchError) {
 		Groups:    s.cfg.Groups,
 		CrawlTime: now,
 	}
-	if len(a.Image) > queue.MaxURLLen {
+	if len(a.Image) > canonurl.MaxURLLen {
 		a.Image = ""
 	}
 	if f.Comments != nil {
@@ -657,7 +658,7 @@ func (c *Crawler) articleURL(s *source, claimed, final, declared string) string 
 			c.log.Debug("URL outside the allowed targets not used for the article", "source", s.cfg.Name, "url", claimed, "err", err)
 			continue
 		}
-		cu, err := queue.Canonical(u)
+		cu, err := canonurl.Canonical(u)
 		if err != nil {
 			continue
 		}

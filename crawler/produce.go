@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/newsrank/newsrank/canonurl"
 	"github.com/newsrank/newsrank/internal/metrics"
 	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/queue"
@@ -291,7 +292,7 @@ func (w *walk) push(ctx context.Context, items []ListItem) (int, error) {
 			w.skip(it.URL, err)
 			continue
 		}
-		cu, err := queue.Canonical(it.URL)
+		cu, err := canonurl.Canonical(it.URL)
 		if err != nil {
 			w.skip(it.URL, err)
 			continue
@@ -360,7 +361,7 @@ type redisRetry struct {
 func (r *redisRetry) do(ctx context.Context, op func(context.Context) error) error {
 	for {
 		err := op(ctx)
-		if err == nil || ctx.Err() != nil || errors.Is(err, queue.ErrBadURL) {
+		if err == nil || ctx.Err() != nil || errors.Is(err, canonurl.ErrBadURL) {
 			return err
 		}
 		now := time.Now()

@@ -1,6 +1,8 @@
 package queue
 
 import (
+	"github.com/newsrank/newsrank/canonurl"
+
 	"context"
 	"errors"
 	"fmt"
@@ -77,7 +79,7 @@ func (q *Queue) Fail(ctx context.Context, url string, f Failure) (dead bool, err
 	if q.err != nil {
 		return false, q.err
 	}
-	u, err := Canonical(url)
+	u, err := canonurl.Canonical(url)
 	if err != nil {
 		return false, q.wrap("fail", err)
 	}

@@ -5,10 +5,11 @@ import (
 	"time"
 )
 
-// Push canonicalises urls (Canonical) and queues those that are not
+// Push canonicalises urls (canonurl.Canonical) and queues those that are not
 // pending, in flight, waiting for a retry, dead, or done within
 // done_retention. It returns how many were new. Bad URLs are skipped and
-// reported in an error wrapping ErrBadURL, after the good ones are queued.
+// reported in an error wrapping canonurl.ErrBadURL, after the good ones are
+// queued.
 // Each batch of up to 500 URLs is queued atomically; pushing the same URL
 // from many producers at once queues it once. A URL still queued keeps
 // the payload it was pushed with (PushEntries).

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/newsrank/newsrank/canonurl"
 	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/redis/go-redis/v9"
@@ -119,7 +120,7 @@ type Entry struct {
 }
 
 // canonicalAll canonicalises urls, dropping duplicates; bad URLs are
-// reported in one error wrapping ErrBadURL (at most 5 named).
+// reported in one error wrapping canonurl.ErrBadURL (at most 5 named).
 func canonicalAll(urls []string) ([]string, error) {
 	return canonicalEach(urls, func(u *string) *string { return u })
 }
@@ -142,7 +143,7 @@ func canonicalEach[T any](in []T, url func(*T) *string) ([]T, error) {
 	nbad := 0
 	for _, x := range in {
 		p := url(&x)
-		u, err := Canonical(*p)
+		u, err := canonurl.Canonical(*p)
 		if err != nil {
 			if nbad++; nbad <= 5 {
 				bad = append(bad, err)
@@ -162,7 +163,7 @@ func canonicalEach[T any](in []T, url func(*T) *string) ([]T, error) {
 		out = append(out, x)
 	}
 	if nbad > 5 {
-		bad = append(bad, fmt.Errorf("%w: and %d more", ErrBadURL, nbad-5))
+		bad = append(bad, fmt.Errorf("%w: and %d more", canonurl.ErrBadURL, nbad-5))
 	}
 	return out, errors.Join(bad...)
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/newsrank/newsrank/canonurl"
 	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/redistest"
@@ -77,8 +78,8 @@ func TestPushBadURLsKeepsTheGoodOnes(t *testing.T) {
 	if added != 2 {
 		t.Errorf("added %d, want the 2 good URLs", added)
 	}
-	if !errors.Is(err, ErrBadURL) || !strings.Contains(err.Error(), `"/relative"`) || !strings.Contains(err.Error(), "ftp") {
-		t.Errorf("error %v should wrap ErrBadURL and name both bad URLs", err)
+	if !errors.Is(err, canonurl.ErrBadURL) || !strings.Contains(err.Error(), `"/relative"`) || !strings.Contains(err.Error(), "ftp") {
+		t.Errorf("error %v should wrap canonurl.ErrBadURL and name both bad URLs", err)
 	}
 	if st := mustStats(t, q); st.Pending != 2 {
 		t.Errorf("pending = %d, want 2", st.Pending)

@@ -23,7 +23,7 @@ const leaseSentinel = "~lease-sentinel~keeps-this-zset-in-skiplist-encoding~not-
 // zset-max-listpack-value (64 bytes by default) keeps the set in skiplist
 // encoding, where adding a lease is O(log n); the set of a busy queue
 // hovers around zset-max-listpack-entries (128), where listpack inserts,
-// O(n) each, made claims several times slower. It is never a URL (Canonical
+// O(n) each, made claims several times slower. It is never a URL (canonurl.Canonical
 // gives none starting with '~'), never expires, and Stats does not count
 // it.
 //

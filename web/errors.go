@@ -13,9 +13,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/newsrank/newsrank/board"
+	"github.com/newsrank/newsrank/canonurl"
 	"github.com/newsrank/newsrank/jobs"
 	"github.com/newsrank/newsrank/news"
-	"github.com/newsrank/newsrank/queue"
 )
 
 // Error codes: the "code" member of every JSON error body. Clients act on
@@ -86,7 +86,7 @@ var errorTable = []errorEntry{
 	{news.ErrVotingClosed, http.StatusConflict, CodeVotingClosed},
 	{news.ErrDuplicate, http.StatusConflict, CodeDuplicate},
 	{news.ErrBadInput, http.StatusBadRequest, CodeInvalid},
-	{queue.ErrBadURL, http.StatusBadRequest, CodeInvalid},
+	{canonurl.ErrBadURL, http.StatusBadRequest, CodeInvalid},
 
 	{board.ErrAlreadyRegistered, http.StatusConflict, CodeAlreadyRegistered},
 	{board.ErrOverflow, http.StatusInternalServerError, CodeOverflow},
