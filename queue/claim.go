@@ -114,9 +114,9 @@ func (q *Queue) claimFast(ctx context.Context, n int, deadline int64, wantPayloa
 // claimHousekeeping claims up to n URLs with claimCmd, which also does
 // the housekeeping.
 func (q *Queue) claimHousekeeping(ctx context.Context, now time.Time, n int, deadline int64, m claimMode) (claimResult, error) {
-	s := q.span(now)
+	s := q.doneWindow(now)
 	keys := append(q.stateKeys(), q.deadDoneKeys(s)...)
-	keys = append(keys, q.doneKey(s.gcur))
+	keys = append(keys, q.doneKey(s.currentGen))
 	res, err := claimCmd.Run(ctx, q.c, keys, now.UnixMilli(), n, deadline, q.cfg.MaxAttempts, housekeepingLimit,
 		q.cfg.DoneRetention.D().Milliseconds(), 1, boolArg(m.wantLeft), s.expireAt(), boolArg(m.wantPayloads)).Slice()
 	if err != nil {

@@ -29,10 +29,10 @@ func (q *Queue) AckCount(ctx context.Context, urls ...string) (int, error) {
 	good, badErr := canonicalAll(urls)
 	fresh := 0
 	for _, batch := range chunks(good) {
-		s := q.span(q.now())
-		keys := append(q.stateKeys(), q.doneKey(s.gcur))
+		s := q.doneWindow(q.now())
+		keys := append(q.stateKeys(), q.doneKey(s.currentGen))
 		expireAt := int64(0)
-		if q.expirySet.Load() != s.gcur+1 {
+		if q.expirySet.Load() != s.currentGen+1 {
 			expireAt = s.expireAt()
 		}
 		argv := make([]any, 3, 3+2*len(batch))
@@ -48,7 +48,7 @@ func (q *Queue) AckCount(ctx context.Context, urls ...string) (int, error) {
 			return fresh, q.wrap("ack", err)
 		}
 		if expireAt != 0 {
-			q.expirySet.Store(s.gcur + 1)
+			q.expirySet.Store(s.currentGen + 1)
 		}
 		fresh += n
 	}

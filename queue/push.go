@@ -56,9 +56,9 @@ func (q *Queue) PushEntries(ctx context.Context, entries ...Entry) (added int, e
 func pushBatches[T any](ctx context.Context, q *Queue, batches [][]T, stride int, args func([]any, T) []any) (int, error) {
 	added := 0
 	for _, batch := range batches {
-		s := q.span(q.now())
+		s := q.doneWindow(q.now())
 		keys := append(q.stateKeys(), q.liveDoneKeys(s)...)
-		argv := append(make([]any, 0, 5+stride*len(batch)), s.now, s.g0*s.glen, s.glen, s.ret, stride)
+		argv := append(make([]any, 0, 5+stride*len(batch)), s.nowMs, s.oldestGen*s.genMs, s.genMs, s.retentionMs, stride)
 		for _, x := range batch {
 			argv = args(argv, x)
 		}

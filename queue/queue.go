@@ -220,10 +220,10 @@ func (q *Queue) Purge(ctx context.Context) error {
 	if q.err != nil {
 		return q.err
 	}
-	s := q.span(q.now())
+	s := q.doneWindow(q.now())
 	keys := append(q.stateKeys(), q.deadDoneKeys(s)...)
 	keys = append(keys, q.liveDoneKeys(s)...)
-	keys = append(keys, q.doneKey(s.gcur+1))
+	keys = append(keys, q.doneKey(s.currentGen+1))
 	q.expirySet.Store(0)
 	if err := q.c.Unlink(ctx, keys...).Err(); err != nil {
 		return q.wrap("purge", err)

@@ -466,8 +466,8 @@ func TestDoneRetention(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The done memory expires (a safety net: claims unlink it earlier).
-	s := q.span(clk.Now())
-	key := q.doneKey(s.gcur)
+	s := q.doneWindow(clk.Now())
+	key := q.doneKey(s.currentGen)
 	if ttl, err := c.PTTL(ctx, key).Result(); err != nil || ttl <= 7*24*time.Hour*5/4 || ttl > 7*24*time.Hour*6/4+2*time.Minute {
 		t.Errorf("done generation TTL = %s, %v; want between 1.25 and 1.5 × the retention", ttl, err)
 	}
@@ -500,7 +500,7 @@ func TestDoneRetention(t *testing.T) {
 	}
 }
 
-func (s span) nowTime() time.Time { return time.UnixMilli(s.now) }
+func (s doneWindow) nowTime() time.Time { return time.UnixMilli(s.nowMs) }
 
 func TestPurge(t *testing.T) {
 	ctx := testCtx(t, 30*time.Second)
@@ -532,7 +532,7 @@ func TestPurge(t *testing.T) {
 	if err := q.Ack(ctx, got[0]); err != nil {
 		t.Fatal(err)
 	}
-	key := q.doneKey(q.span(q.now()).gcur)
+	key := q.doneKey(q.doneWindow(q.now()).currentGen)
 	if ttl := c.PTTL(ctx, key).Val(); ttl <= 0 {
 		t.Errorf("done generation recreated after the purge has TTL %s", ttl)
 	}

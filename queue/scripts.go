@@ -120,7 +120,7 @@ const prelude = stateNames + helpers
 //
 // Reply: how many URLs were added to pending.
 var pushCmd = redis.NewScript(prelude + `
-local now, g0, glen, ret, stride = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local now, oldestStart, genMs, ret, stride = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local urls, fields, payloads = {}, {}, {}
 for i = 6, #ARGV, stride do
   urls[#urls + 1] = ARGV[i]
@@ -158,7 +158,7 @@ local function filter()
   for k = 7, #KEYS do
     if #urls == 0 then return end
     local v = redis.call('HMGET', KEYS[k], unpack(fields))
-    local start = g0 + (k - 7) * glen
+    local start = oldestStart + (k - 7) * genMs
     keep(function(i) return v[i] and start + tonumber(v[i]) * 60000 > now - ret end, false)
   end
 end

@@ -27,7 +27,7 @@ func (q *Queue) Stats(ctx context.Context) (Stats, error) {
 		sentinel = p.ZScore(ctx, q.leaseKey(), leaseSentinel)
 		delayed = p.ZCard(ctx, q.delayedKey())
 		dead = p.ZCard(ctx, q.deadKey())
-		for _, k := range q.liveDoneKeys(q.span(q.now())) {
+		for _, k := range q.liveDoneKeys(q.doneWindow(q.now())) {
 			done = append(done, p.HLen(ctx, k))
 		}
 		return nil
