@@ -89,7 +89,7 @@ type consumeRun struct {
 	fetched   atomic.Int64
 	stored    atomic.Int64
 	failed    atomic.Int64
-	rr        int
+	nextQueue int
 
 	// waitRetries: see RunOptions.WaitRetries; idleSince is when nothing
 	// but retries was first left, retryDue (unix ns) the retry waited for.
@@ -239,8 +239,8 @@ func (r *consumeRun) claim(ctx context.Context, n int, lease time.Duration) (*qu
 	poll := min(r.c.qcfg.IdlePoll.D(), 50*time.Millisecond)
 	for {
 		for range r.qs {
-			q := r.qs[r.rr%len(r.qs)]
-			r.rr++
+			q := r.qs[r.nextQueue%len(r.qs)]
+			r.nextQueue++
 			entries, err := q.TryClaimEntries(ctx, n, lease)
 			if err != nil {
 				return nil, nil, err

@@ -3,7 +3,6 @@ package crawler
 import (
 	"context"
 	"encoding/json"
-	"time"
 
 	"github.com/newsrank/newsrank/queue"
 )
@@ -53,11 +52,4 @@ func (c *Crawler) claimedFields(ctx context.Context, s *source, es []queue.Entry
 		c.loadLegacyItems(octx, s.cfg.Name, es, legacy, out)
 	}
 	return out
-}
-
-// opContext is for Redis calls that must complete even while the caller's
-// context is shutting down (acknowledging a page fetched before the
-// shutdown), bounded in time.
-func opContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 }
