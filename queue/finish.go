@@ -10,8 +10,9 @@ import (
 	"time"
 )
 
-// Ack marks urls done: they leave every state and are remembered for
-// done_retention, so that pushing them again is ignored. Acking a URL
+// Ack marks urls done: they leave every state, their payloads are
+// deleted, and they are remembered for done_retention, so that pushing
+// them again is ignored. Acking a URL
 // whose lease has expired, or that is no longer in the queue, still marks
 // it done.
 func (q *Queue) Ack(ctx context.Context, urls ...string) error {
@@ -71,8 +72,9 @@ type Failure struct {
 // Fail records a failed attempt of a leased URL. A retryable failure
 // before max_attempts schedules a retry after retry_base × 2^(attempt-1)
 // (capped at retry_max, with equal jitter: half of it fixed, half random),
-// and at least f.MinDelay; otherwise the URL goes to the dead letters with
-// f as its last error, and dead is true. Failing a URL that is not leased
+// and at least f.MinDelay (the payload is kept); otherwise the URL goes
+// to the dead letters with f as its last error, its payload is deleted,
+// and dead is true. Failing a URL that is not leased
 // (its lease expired, or another consumer finished it) changes nothing
 // but its last error and is not an error.
 func (q *Queue) Fail(ctx context.Context, url string, f Failure) (dead bool, err error) {
