@@ -49,8 +49,12 @@ type Crawler struct {
 	// sitemap, API page) that failed with a retryable error (429, 5xx,
 	// timeout, connection error) before giving up on it for this run.
 	ListAttempts int `yaml:"list_attempts"`
-	// ItemTTL is how long the fields a list item carried (title, post
-	// time, comments...) wait in Redis for a consumer to fetch the article.
+	// ItemTTL was how long the fields a list item carried (title, post
+	// time, comments...) waited in Redis in their own key. They now travel
+	// with the URL as its queue payload, which lives exactly as long as
+	// the URL is queued; the keys the release before wrote expire by the
+	// TTL they were written with. Still accepted so that configs setting
+	// it load; goes with the crawler's legacy item reader.
 	ItemTTL Duration `yaml:"item_ttl"`
 	// Sources are the sites and sections to crawl.
 	Sources []Source `yaml:"sources"`

@@ -4,109 +4,13 @@ import (
 	"context"
 	"errors"
 	"maps"
-	"net/url"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
-	"github.com/newsrank/newsrank/internal/metrics"
-	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/queue"
 )
-
-// Report is what a RunOnce did.
-type Report struct {
-	Produce ProduceReport
-	// Sources has one entry per source crawled, in config order, also
-	// when the run was interrupted (what it did until then).
-	Sources []SourceReport
-	Elapsed time.Duration
-	// Interrupted: the context ended before the run did.
-	Interrupted bool
-}
-
-// SourceReport is what the consumers did for one source.
-type SourceReport struct {
-	Name string
-	// Fetched counts article pages fetched; Created, Updated and TooOld
-	// what the store did with them (news.Status).
-	Fetched, Created, Updated, TooOld int64
-	// Failed counts failed attempts by reason; Dead how many URLs went to
-	// the dead letters in this run.
-	Failed map[string]int64
-	Dead   int64
-	// Left is the source's queue at the end (Delayed: retries not yet
-	// due, left for a later run).
-	Left queue.Stats
-}
-
-// Stored is Created + Updated.
-func (s SourceReport) Stored() int64 { return s.Created + s.Updated }
-
-// Failures is the total of Failed, robots.txt-disallowed URLs included.
-func (s SourceReport) Failures() int64 {
-	var n int64
-	for _, v := range s.Failed {
-		n += v
-	}
-	return n
-}
-
-// Disallowed is how many URLs robots.txt disallows: they are dead letters
-// with reason "robots" and were never fetched. Policy, not a failure.
-func (s SourceReport) Disallowed() int64 { return s.Failed[ReasonRobots] }
-
-// FailedSources lists the sources that could not be read at all in this
-// run: not one of their list pages (feeds, sitemaps, list API pages) could
-// be read. What happened to single article pages does not fail a source:
-// a page that failed for good is a dead letter, one that may work later
-// waits for its retry (SourceReport.Left.Delayed), and both are in the
-// report. A source whose listing was interrupted did not fail.
-func (r Report) FailedSources() []string {
-	var out []string
-	for _, p := range r.Produce.Sources {
-		if p.Err != nil && !errors.Is(p.Err, context.Canceled) && !errors.Is(p.Err, context.DeadlineExceeded) {
-			out = append(out, p.Name)
-		}
-	}
-	return out
-}
-
-// InterruptedSources lists the sources whose list pages were not all read
-// because the run was interrupted.
-func (r Report) InterruptedSources() []string {
-	var out []string
-	for _, p := range r.Produce.Sources {
-		if errors.Is(p.Err, context.Canceled) || errors.Is(p.Err, context.DeadlineExceeded) {
-			out = append(out, p.Name)
-		}
-	}
-	return out
-}
-
-// Totals sums the sources.
-func (r Report) Totals() SourceReport {
-	t := SourceReport{Name: "total", Failed: map[string]int64{}}
-	for _, s := range r.Sources {
-		t.Fetched += s.Fetched
-		t.Created += s.Created
-		t.Updated += s.Updated
-		t.TooOld += s.TooOld
-		t.Dead += s.Dead
-		for k, v := range s.Failed {
-			t.Failed[k] += v
-		}
-		t.Left.Pending += s.Left.Pending
-		t.Left.InFlight += s.Left.InFlight
-		t.Left.Delayed += s.Left.Delayed
-		t.Left.Done += s.Left.Done
-		t.Left.Dead += s.Left.Dead
-	}
-	return t
-}
 
 // Consume runs the consumers on every source's queue until ctx ends. When
 // it ends, no new URL is claimed; pages being fetched are finished (within
@@ -185,7 +89,7 @@ type consumeRun struct {
 	fetched   atomic.Int64
 	stored    atomic.Int64
 	failed    atomic.Int64
-	rr        int
+	nextQueue int
 
 	// waitRetries: see RunOptions.WaitRetries; idleSince is when nothing
 	// but retries was first left, retryDue (unix ns) the retry waited for.
@@ -284,8 +188,8 @@ func (r *consumeRun) dispatch(ctx context.Context) error {
 				break more
 			}
 		}
-		q, urls, err := r.claim(ctx, n, lease)
-		for range n - len(urls) {
+		q, entries, err := r.claim(ctx, n, lease)
+		for range n - len(entries) {
 			r.slots <- struct{}{}
 		}
 		switch {
@@ -304,26 +208,18 @@ func (r *consumeRun) dispatch(ctx context.Context) error {
 			continue
 		}
 		errDelay = r.c.qcfg.IdlePoll.D()
-		if len(urls) == 0 {
+		if len(entries) == 0 {
 			continue
 		}
 		s := r.byQueue[q]
-		items := make([]Fields, len(urls))
-		if s.items {
-			octx, cancel := opContext(ctx)
-			if items, err = r.c.loadItems(octx, s.cfg.Name, urls); err != nil {
-				r.c.log.Warn("list item fields unavailable", "source", s.cfg.Name, "err", err)
-				items = make([]Fields, len(urls))
-			}
-			cancel()
-		}
+		items := r.c.claimedFields(ctx, s, entries)
 		r.mu.Lock()
-		for _, u := range urls {
-			r.inflight[s][u] = true
+		for _, e := range entries {
+			r.inflight[s][e.URL] = true
 		}
 		r.mu.Unlock()
-		for i, u := range urls {
-			r.jobs <- job{s: s, url: u, item: items[i]}
+		for i, e := range entries {
+			r.jobs <- job{s: s, url: e.URL, item: items[i]}
 		}
 	}
 }
@@ -331,26 +227,27 @@ func (r *consumeRun) dispatch(ctx context.Context) error {
 // errDrained ends an untilIdle run.
 var errDrained = errors.New("queues drained")
 
-// claim claims up to n URLs. Consume waits for work (queue.ClaimAny);
+// claim claims up to n URLs with their payloads. Consume waits for work
+// (queue.ClaimAnyEntries);
 // RunOnce looks at each queue in turn and, when none has work, waits for
 // its own workers, then ends once no queue has anything pending or in
 // flight.
-func (r *consumeRun) claim(ctx context.Context, n int, lease time.Duration) (*queue.Queue, []string, error) {
+func (r *consumeRun) claim(ctx context.Context, n int, lease time.Duration) (*queue.Queue, []queue.Entry, error) {
 	if !r.untilIdle {
-		return queue.ClaimAny(ctx, r.qs, n, lease)
+		return queue.ClaimAnyEntries(ctx, r.qs, n, lease)
 	}
 	poll := min(r.c.qcfg.IdlePoll.D(), 50*time.Millisecond)
 	for {
 		for range r.qs {
-			q := r.qs[r.rr%len(r.qs)]
-			r.rr++
-			urls, err := q.TryClaim(ctx, n, lease)
+			q := r.qs[r.nextQueue%len(r.qs)]
+			r.nextQueue++
+			entries, err := q.TryClaimEntries(ctx, n, lease)
 			if err != nil {
 				return nil, nil, err
 			}
-			if len(urls) > 0 {
+			if len(entries) > 0 {
 				r.retryDue.Store(0)
-				return q, urls, nil
+				return q, entries, nil
 			}
 		}
 		if r.inflightCount() == 0 {
@@ -487,211 +384,4 @@ func (r *consumeRun) report(ctx context.Context) []SourceReport {
 		out = append(out, sr)
 	}
 	return out
-}
-
-// process fetches, extracts, stores and acknowledges one URL, or records
-// its failure.
-func (r *consumeRun) process(ctx context.Context, j job) {
-	a, fetched, fe := r.c.article(ctx, j)
-	if fetched {
-		r.counts[j.s].fetched.Add(1)
-		r.fetched.Add(1)
-	}
-	if fe == nil {
-		fe = r.store(ctx, j, a)
-	}
-	if fe != nil && ctx.Err() != nil {
-		// The shutdown grace ran out before the page was done: hand the
-		// URL back without counting an attempt.
-		r.release(ctx, j)
-		return
-	}
-	if fe != nil {
-		r.fail(ctx, j, fe)
-		return
-	}
-	octx, cancel := opContext(ctx)
-	defer cancel()
-	if err := j.s.queue.Ack(octx, j.url); err != nil {
-		// The article is stored; the lease will expire and the page be
-		// fetched again, which updates it: nothing is lost.
-		r.c.log.Error("ack failed", "source", j.s.cfg.Name, "url", j.url, "err", err)
-		return
-	}
-	if j.s.items && !j.item.empty() {
-		r.c.dropItem(octx, j.s.cfg.Name, j.url)
-	}
-}
-
-// store hands a to the store and counts the outcome.
-func (r *consumeRun) store(ctx context.Context, j job, a news.Article) *FetchError {
-	octx, cancel := opContext(ctx)
-	defer cancel()
-	res, err := r.c.store.Ingest(octx, a)
-	k := r.counts[j.s]
-	switch {
-	case errors.Is(err, news.ErrBadInput):
-		return &FetchError{URL: j.url, Reason: "rejected", Err: err}
-	case err != nil:
-		return &FetchError{URL: j.url, Reason: ReasonStore, Retryable: true, Err: err}
-	}
-	switch res.Status {
-	case news.Created:
-		k.created.Add(1)
-		r.stored.Add(1)
-	case news.Updated:
-		k.updated.Add(1)
-		r.stored.Add(1)
-	case news.TooOld:
-		k.tooOld.Add(1)
-	}
-	return nil
-}
-
-// fail records a failed attempt: metrics, counts, and the queue (retry
-// or dead letter).
-func (r *consumeRun) fail(ctx context.Context, j job, fe *FetchError) {
-	k := r.counts[j.s]
-	reason, retryable, minDelay := fe.Reason, fe.Retryable, fe.RetryAfter
-	metrics.PagesFailed.WithLabelValues(j.s.cfg.Name, reason).Inc()
-	k.mu.Lock()
-	k.failed[reason]++
-	k.mu.Unlock()
-	if reason == ReasonRobots {
-		r.disallowed.Add(1)
-	} else {
-		r.failed.Add(1)
-	}
-	octx, cancel := opContext(ctx)
-	defer cancel()
-	dead, err := j.s.queue.Fail(octx, j.url, queue.Failure{Reason: reason, Err: fe, Retryable: retryable, MinDelay: minDelay})
-	if err != nil {
-		r.c.log.Error("recording a failure failed", "source", j.s.cfg.Name, "url", j.url, "reason", reason, "err", err)
-		return
-	}
-	if dead {
-		k.dead.Add(1)
-		if reason == ReasonRobots {
-			r.c.log.Debug("URL disallowed by robots.txt: not fetched, kept as a dead letter", "source", j.s.cfg.Name, "url", j.url)
-		} else {
-			r.c.log.Warn("page failed for good: kept as a dead letter", "source", j.s.cfg.Name, "url", j.url, "reason", reason, "err", fe.Err)
-		}
-		if j.s.items && !j.item.empty() {
-			r.c.dropItem(octx, j.s.cfg.Name, j.url)
-		}
-	} else {
-		r.c.log.Debug("page failed, will retry", "source", j.s.cfg.Name, "url", j.url, "reason", reason, "err", fe.Err)
-	}
-}
-
-// release hands an unfinished URL back to the queue at shutdown.
-func (r *consumeRun) release(ctx context.Context, j job) {
-	octx, cancel := opContext(ctx)
-	defer cancel()
-	if _, err := j.s.queue.Release(octx, j.url); err != nil {
-		r.c.log.Warn("could not hand back a URL at shutdown; it returns when its lease ends",
-			"source", j.s.cfg.Name, "url", j.url, "err", err)
-	}
-}
-
-// article fetches and reads the page of j; fetched reports whether the
-// page itself was fetched.
-func (c *Crawler) article(ctx context.Context, j job) (a news.Article, fetched bool, fe *FetchError) {
-	s := j.s
-	if err := s.allowed.check(j.url); err != nil {
-		// Queued before the allowed targets changed, or by hand.
-		return a, false, urlFailure(j.url, ReasonNotAllowed, err)
-	}
-	resp, err := c.fetch.fetch(ctx, fetchReq{url: j.url, allowed: s.allowed, charset: s.cfg.Charset, accept: isHTML})
-	if err != nil {
-		if errors.As(err, &fe) {
-			return a, false, fe
-		}
-		return a, false, &FetchError{URL: j.url, Reason: "shutdown", Retryable: true, Err: err}
-	}
-	metrics.PagesFetched.WithLabelValues(s.cfg.Name, "article").Inc()
-	a, fe = c.read(j, resp)
-	return a, true, fe
-}
-
-// read extracts the article from a fetched page and merges the list
-// item's fields.
-func (c *Crawler) read(j job, resp *response) (news.Article, *FetchError) {
-	s := j.s
-	now := c.clock.Now()
-	page, err := Extract(resp.body, resp.contentType, resp.url, s.rules, now, j.item)
-	if err != nil {
-		return news.Article{}, &FetchError{URL: j.url, Reason: ReasonDecode, Status: resp.status, Err: err}
-	}
-	f := page.Merge(j.item)
-	if f.PostTime.IsZero() && f.BadTime != "" {
-		metrics.PostTimesUnread.WithLabelValues(s.cfg.Name).Inc()
-		c.log.Warn("post time unreadable; the crawl time stands in", "source", s.cfg.Name, "url", j.url, "time", f.BadTime)
-	}
-	if strings.TrimSpace(f.Title) == "" {
-		return news.Article{}, &FetchError{URL: j.url, Reason: ReasonNoTitle, Status: resp.status, Err: ErrNoTitle}
-	}
-	a := news.Article{
-		URL:       c.articleURL(s, j.url, resp.url, page.Canonical),
-		Title:     clip(f.Title, news.MaxTitle),
-		PostTime:  f.PostTime,
-		Source:    clip(firstNonEmpty(f.Source, s.cfg.Name), 200),
-		Summary:   clip(f.Summary, 2000),
-		Image:     f.Image,
-		BodyLen:   page.BodyLen,
-		Groups:    s.cfg.Groups,
-		CrawlTime: now,
-	}
-	if len(a.Image) > queue.MaxURLLen {
-		a.Image = ""
-	}
-	if f.Comments != nil {
-		a.Comments = *f.Comments
-	}
-	if a.URL != j.url {
-		// Stored under the page's canonical or final URL: the list's URL
-		// still leads to it when the producer refreshes its comment count.
-		a.Aliases = []string{j.url}
-	}
-	return a, nil
-}
-
-// articleURL is the URL the article is stored under: the page's declared
-// canonical URL (rel=canonical, og:url) when it is inside the source's
-// allowed targets (scheme, host and port), carries no user info and is
-// not a site's front page, else the final URL after redirects,
-// canonicalised.
-func (c *Crawler) articleURL(s *source, claimed, final, declared string) string {
-	for _, u := range []string{declared, final} {
-		if u == "" {
-			continue
-		}
-		if err := s.allowed.check(u); err != nil {
-			c.log.Debug("URL outside the allowed targets not used for the article", "source", s.cfg.Name, "url", claimed, "err", err)
-			continue
-		}
-		cu, err := queue.Canonical(u)
-		if err != nil {
-			continue
-		}
-		if u == declared {
-			if p, err := url.Parse(cu); err != nil || (p.Path == "/" && p.RawQuery == "") {
-				continue // "canonical" pointing at the front page: a site bug
-			}
-		}
-		return cu
-	}
-	return claimed
-}
-
-// clip cuts s to at most n bytes on a character boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	s = s[:n]
-	for len(s) > 0 && !utf8.ValidString(s) {
-		s = s[:len(s)-1]
-	}
-	return s
 }

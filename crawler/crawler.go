@@ -28,17 +28,14 @@
 //
 // # Keyspace
 //
-// Besides the queue's own keys, the crawler keeps one key per queued URL
-// whose list item carried fields:
-//
-//	<prefix>{q:<source>}:item:<h>  STRING  JSON of the list item's fields; expires crawler.item_ttl
-//
-// where <h> is the first 8 bytes of SHA-256(canonical URL) in hex. The key
-// carries the queue's hash tag, so a consumer reads a claimed batch's items
-// with one MGET on any Redis deployment, Cluster included. It is written
-// before the URL is pushed (a consumer never claims a URL whose fields are
-// not there yet) and deleted when the URL is acknowledged or dead; the TTL
-// cleans up after URLs that were already done or whose consumer died.
+// The crawler keeps no keys of its own beside the queue's: the fields a
+// list item carried travel with its URL as the queue's payload (JSON of
+// Fields), pushed, claimed and deleted in the same scripts as the URL, so
+// a consumer gets them with the claim on any Redis deployment, Cluster
+// included. A URL re-listed while still queued gets the newest listing's
+// fields. The release before kept them in <prefix>{q:<source>}:item:<h>
+// (STRING, expiring after crawler.item_ttl); consumers still read that key
+// for a claimed URL without a payload, for one release (legacy_items.go).
 //
 // # Politeness
 //

@@ -211,12 +211,10 @@ func TestFeedsAndSitemaps(t *testing.T) {
 	if prep.Sources[2].Pages != 3 {
 		t.Errorf("sitemap pages = %d, want 3 (index and two sitemaps)", prep.Sources[2].Pages)
 	}
-	itemKey := c.itemKey("rss", "http://"+feedHost+"/r/1")
-	if n, _ := e.rdb.Exists(context.Background(), itemKey).Result(); n != 1 {
-		t.Fatalf("list item fields not stored at %s", itemKey)
-	}
-	if ttl, _ := e.rdb.TTL(context.Background(), itemKey).Result(); ttl <= 0 || ttl > e.cfg.Crawler.ItemTTL.D() {
-		t.Errorf("item TTL = %v", ttl)
+	// They wait as the queue's payload of the URL, in the queue's keys.
+	payloadKey := c.prefix + "{q:rss}:payload"
+	if ok, _ := e.rdb.HExists(context.Background(), payloadKey, "http://"+feedHost+"/r/1").Result(); !ok {
+		t.Fatalf("list item fields not stored in %s", payloadKey)
 	}
 
 	rep := e.runOnce(c)
@@ -239,8 +237,32 @@ func TestFeedsAndSitemaps(t *testing.T) {
 		t.Errorf("plain sitemap article = %+v", a)
 	}
 	// Acknowledged URLs' list items are gone.
-	if n, _ := e.rdb.Exists(context.Background(), itemKey).Result(); n != 0 {
+	if n, _ := e.rdb.Exists(context.Background(), payloadKey).Result(); n != 0 {
 		t.Error("list item fields outlive the acknowledged URL")
+	}
+}
+
+// TestLegacyItemKeys: a URL queued by the release before payloads, its
+// list item's fields in their own key, gets them when an upgraded
+// consumer fetches it.
+func TestLegacyItemKeys(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	u := "http://" + feedHost + "/old/1"
+	e.site.page(feedHost+"/old/1", "text/html", `<html><head><title>Page title</title></head><body><article><p>text</p></article></body></html>`)
+	c := e.crawler(config.Source{Name: "rss", Kind: "rss", URLs: []string{"http://" + feedHost + "/rss.xml"}})
+	if _, err := c.Queue("rss").Push(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	old := `{"url":"` + u + `","title":"Title from the old release","comments":7}`
+	if err := e.rdb.Set(ctx, c.legacyItemKey("rss", u), old, time.Hour).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if tot := e.runOnce(c).Totals(); tot.Created != 1 {
+		t.Fatalf("totals = %+v", tot)
+	}
+	if a := e.mustArticle(u); a.Title != "Title from the old release" || a.Comments != 7 {
+		t.Errorf("article = %+v, want the legacy item's title and comments", a)
 	}
 }
 

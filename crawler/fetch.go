@@ -174,25 +174,7 @@ func (f *fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 // fetch GETs r.url. It returns a *FetchError for a failed page, or the
 // context's error when ctx ended.
 func (f *fetcher) fetch(ctx context.Context, r fetchReq) (*response, error) {
-	u, err := url.Parse(r.url)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, &FetchError{URL: r.url, Reason: ReasonBadURL, Err: fmt.Errorf("not an absolute http(s) URL")}
-	}
-	if u.User != nil {
-		return nil, &FetchError{URL: redact.URL(u.String()), Reason: ReasonBadURL, Err: ErrUserInfo}
-	}
-	var crawlDelay time.Duration
-	if f.robots != nil {
-		ok, d, err := f.robots.check(ctx, u)
-		if err != nil {
-			return nil, robotsFailure(ctx, r.url, err)
-		}
-		if !ok {
-			return nil, &FetchError{URL: r.url, Reason: ReasonRobots, Err: ErrRobots}
-		}
-		crawlDelay = d
-	}
-	release, err := f.hosts.acquire(ctx, u.Host, crawlDelay)
+	release, err := f.admit(ctx, r.url)
 	if err != nil {
 		return nil, err
 	}
@@ -207,27 +189,7 @@ func (f *fetcher) fetch(ctx context.Context, r fetchReq) (*response, error) {
 			req.ResponseCharacterEncoding = r.charset
 		}
 	})
-	c.OnResponseHeaders(func(cr *colly.Response) {
-		st.status = cr.StatusCode
-		st.contentType = cr.Headers.Get("Content-Type")
-		if st.status < 200 || st.status > 299 {
-			st.retryAfter = retryAfter(cr.Headers.Get("Retry-After"), time.Now())
-			cr.Request.Abort() // the error page's body is not needed
-			return
-		}
-		mt, _, _ := mime.ParseMediaType(st.contentType)
-		if r.accept != nil && !r.accept(mt) {
-			st.abort = &FetchError{URL: r.url, Reason: ReasonNotHTML, Status: st.status,
-				Err: fmt.Errorf("%w: %q", ErrNotHTML, st.contentType)}
-			cr.Request.Abort()
-			return
-		}
-		if n, err := strconv.ParseInt(cr.Headers.Get("Content-Length"), 10, 64); err == nil && n > f.maxBody {
-			st.abort = &FetchError{URL: r.url, Reason: ReasonTooLarge, Status: st.status,
-				Err: fmt.Errorf("%w: Content-Length %d > %d", ErrTooLarge, n, f.maxBody)}
-			cr.Request.Abort()
-		}
-	})
+	c.OnResponseHeaders(func(cr *colly.Response) { st.headers(cr, f.maxBody) })
 	c.OnResponse(func(cr *colly.Response) {
 		resp = &response{url: cr.Request.URL.String(), status: cr.StatusCode, contentType: st.contentType, body: cr.Body}
 	})
@@ -259,6 +221,56 @@ func (f *fetcher) fetch(ctx context.Context, r fetchReq) (*response, error) {
 		resp.contentType = mt + "; charset=utf-8"
 	}
 	return resp, nil
+}
+
+// admit checks that rawURL may be fetched (an absolute http(s) URL
+// without user info, allowed by robots.txt) and waits for its host's turn
+// (politeness); the caller calls release when the fetch is over.
+func (f *fetcher) admit(ctx context.Context, rawURL string) (release func(), err error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, &FetchError{URL: rawURL, Reason: ReasonBadURL, Err: fmt.Errorf("not an absolute http(s) URL")}
+	}
+	if u.User != nil {
+		return nil, &FetchError{URL: redact.URL(u.String()), Reason: ReasonBadURL, Err: ErrUserInfo}
+	}
+	var crawlDelay time.Duration
+	if f.robots != nil {
+		ok, d, err := f.robots.check(ctx, u)
+		if err != nil {
+			return nil, robotsFailure(ctx, rawURL, err)
+		}
+		if !ok {
+			return nil, &FetchError{URL: rawURL, Reason: ReasonRobots, Err: ErrRobots}
+		}
+		crawlDelay = d
+	}
+	return f.hosts.acquire(ctx, u.Host, crawlDelay)
+}
+
+// headers reads a response's headers and aborts the request when its
+// body is not wanted: an error status, a type the request does not
+// accept, or a Content-Length over maxBody.
+func (st *fetchState) headers(cr *colly.Response, maxBody int64) {
+	st.status = cr.StatusCode
+	st.contentType = cr.Headers.Get("Content-Type")
+	if st.status < 200 || st.status > 299 {
+		st.retryAfter = retryAfter(cr.Headers.Get("Retry-After"), time.Now())
+		cr.Request.Abort() // the error page's body is not needed
+		return
+	}
+	mt, _, _ := mime.ParseMediaType(st.contentType)
+	if st.req.accept != nil && !st.req.accept(mt) {
+		st.abort = &FetchError{URL: st.req.url, Reason: ReasonNotHTML, Status: st.status,
+			Err: fmt.Errorf("%w: %q", ErrNotHTML, st.contentType)}
+		cr.Request.Abort()
+		return
+	}
+	if n, err := strconv.ParseInt(cr.Headers.Get("Content-Length"), 10, 64); err == nil && n > maxBody {
+		st.abort = &FetchError{URL: st.req.url, Reason: ReasonTooLarge, Status: st.status,
+			Err: fmt.Errorf("%w: Content-Length %d > %d", ErrTooLarge, n, maxBody)}
+		cr.Request.Abort()
+	}
 }
 
 // robotsFailure is the failure of a fetch of u whose robots.txt could not

@@ -15,6 +15,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/newsrank/newsrank/canonurl"
 	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/redistest"
 	"github.com/newsrank/newsrank/news"
@@ -239,7 +240,7 @@ func (e *env) runOnce(c *Crawler, names ...string) Report {
 
 // article reads the stored article of a URL.
 func (e *env) article(u string) (news.Item, error) {
-	cu, err := queue.Canonical(u)
+	cu, err := canonurl.Canonical(u)
 	if err != nil {
 		return news.Item{}, err
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/queue"
 )
 
 // TestProduceRidesThroughRedisRestart kills Redis (appendonly, fsync
@@ -122,13 +123,17 @@ func TestProduceRidesThroughRedisRestart(t *testing.T) {
 			urls = append(urls, fmt.Sprintf("http://%s/api/%d-%d.html", apiHost, p, i))
 		}
 	}
-	items, err := c.loadItems(ctx, "api", urls)
-	if err != nil {
-		t.Fatal(err)
+	var entries []queue.Entry
+	for len(entries) < len(urls) {
+		got, err := c.Queue("api").TryClaimEntries(ctx, 1000, time.Minute)
+		if err != nil || len(got) == 0 {
+			t.Fatalf("claimed %d of %d: %v", len(entries), len(urls), err)
+		}
+		entries = append(entries, got...)
 	}
-	for i, it := range items {
+	for i, it := range c.claimedFields(ctx, apiSource(c), entries) {
 		if it.Title == "" {
-			t.Errorf("%s: list fields lost", urls[i])
+			t.Errorf("%s: list fields lost", entries[i].URL)
 			break
 		}
 	}
@@ -164,5 +169,14 @@ func (h *retryWatch) Handle(_ context.Context, r slog.Record) error {
 		}
 		return false
 	})
+	return nil
+}
+
+func apiSource(c *Crawler) *source {
+	for _, s := range c.sources {
+		if s.cfg.Name == "api" {
+			return s
+		}
+	}
 	return nil
 }

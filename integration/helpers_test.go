@@ -20,6 +20,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"gopkg.in/yaml.v3"
 
+	"github.com/newsrank/newsrank/canonurl"
 	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/crawler"
 	"github.com/newsrank/newsrank/demosite"
@@ -292,10 +293,10 @@ func (s *stack) deadLetters(ctx context.Context) map[string]queue.DeadLetter {
 	return out
 }
 
-// canonical is queue.Canonical that fails t on an error.
+// canonical is canonurl.Canonical that fails t on an error.
 func canonical(t testing.TB, raw string) string {
 	t.Helper()
-	u, err := queue.Canonical(raw)
+	u, err := canonurl.Canonical(raw)
 	if err != nil {
 		t.Fatalf("canonical %q: %v", raw, err)
 	}

@@ -6,7 +6,7 @@ import "time"
 // The crawler fills what the page and its list item carried; zero values
 // mean "not known".
 type Article struct {
-	// URL is the canonical article URL (queue.Canonical); it identifies
+	// URL is the canonical article URL (canonurl.Canonical); it identifies
 	// the article: ingesting the same URL again updates it.
 	URL string
 	// Title is required.

@@ -12,7 +12,7 @@ import (
 // Engagement is a crawled comment count for an article URL, as a list page
 // (feed, list API) carries it, without the article page.
 type Engagement struct {
-	// URL is the canonical article URL (queue.Canonical), as ingested.
+	// URL is the canonical article URL (canonurl.Canonical), as ingested.
 	URL string
 	// Comments is the comment count. 0 means "not known" and changes
 	// nothing, as in a re-crawl (Article.Comments).

@@ -16,8 +16,12 @@
 //	done      remembered for done_retention after Ack (the original's done:)
 //
 // beside failures (HASH url → "attempts\nreason\nlast error", one field so
-// that an ack forgets both with one HDEL). Push queues a URL only if it is
-// in none of them.
+// that an ack forgets both with one HDEL) and payloads (HASH url → bytes
+// pushed with the URL by PushEntries, returned by ClaimAnyEntries and
+// TryClaimEntries; written and deleted in the same scripts as the URL: an
+// ack or a burial drops it, a retry, an expired lease or a Release keeps
+// it, and a re-push of a queued URL replaces it with the new payload, if
+// one is given). Push queues a URL only if it is in none of them.
 // Claim SPOPs up to n pending URLs into the lease set; when pending runs
 // short, and about once a second anyway, it also promotes due retries
 // and reaps expired leases (both at most 100 per call). Fail moves a
@@ -38,6 +42,7 @@
 //	<prefix>{q:<name>}:delayed     ZSET
 //	<prefix>{q:<name>}:failures    HASH
 //	<prefix>{q:<name>}:dead        ZSET
+//	<prefix>{q:<name>}:payload     HASH
 //	<prefix>{q:<name>}:done:<gen>  HASH  12-byte URL hash → minutes into the generation
 //	<prefix>{q-wake}:<name>        LIST  wake tokens (one slot for all queues)
 //
@@ -56,12 +61,11 @@
 // nobody claims from any more (Redis frees an expired key in its main
 // thread unless lazyfree-lazy-expire is yes: set it for queues of many
 // millions of URLs). Memory is thus held for at most 1.25 × the
-// retention, at 64 to 80 bytes per URL: a 32-byte hashtable entry, 16
-// bytes of field, 8 of value, and 8 to 24 of bucket array, which doubles
-// at each power of two and is moved over a little at each write while
-// both arrays are held (BenchmarkDoneMemory: 64.6 at 1,000,000 URLs, 79.3
-// at 1,100,000), against about 104 for a SET of the URLs. Dead letters are
-// kept for done_retention too.
+// retention: per URL a 32-byte hashtable entry, 16 bytes of field, 8 of
+// value, and 8 to 24 of bucket array, which doubles at each power of two
+// and is moved over a little at each write while both arrays are held
+// (BenchmarkDoneMemory measures it against a SET of the URLs). Dead
+// letters are kept for done_retention too.
 //
 // # Waiting
 //
@@ -85,15 +89,11 @@
 //
 // Reliability costs Redis work: per batch a claim runs SPOP and one ZADD
 // (the lease set), an ack one ZREM, one HDEL and one HSET, each inside a
-// Lua script; the lean claim script takes only the pending and lease keys,
-// and the housekeeping runs in a second script about once a second. Each
-// key, argument and result crossing between Lua and Redis costs
-// redis-server about a thousand instructions, as much as a small command,
-// and that is most of the gap to the original's raw SPOP + SADD: about
-// 23,000 instructions per URL against 5,300 (callgrind, batches of 16).
-// Much of each round trip's cost is the same on both sides, so
-// BenchmarkClaimAck measures 0.55 to 0.6 of the baseline's throughput in
-// batches of 1 to 16, and about 0.4 in batches of 64. On a 2-core machine
-// that is still over 20,000 URLs per second in batches of 1 and over
-// 150,000 in batches of 16, far beyond what polite crawling fetches.
+// Lua script; the lean claim script takes only the pending and lease keys
+// (and the payloads when the caller wants them), and the housekeeping runs
+// in a second script about once a second. Each key, argument and result
+// crossing between Lua and Redis costs redis-server about as much as a
+// small command, which is most of the gap to a raw SPOP + SADD queue.
+// BenchmarkClaimAck measures it against that baseline in batches of 1 to
+// 64 (figures in BENCHMARKS.md).
 package queue

@@ -42,31 +42,33 @@ func doneField(url string) string {
 // minuteMs is the unit of the stored done times.
 const minuteMs = 60_000
 
-// span is the live part of the done memory at one instant.
-type span struct {
-	now  int64 // unix ms
-	glen int64 // generation length, ms
-	g0   int64 // oldest live generation
-	gcur int64 // current generation
-	ret  int64 // retention, ms
+// doneWindow is the live part of the done memory at one instant.
+type doneWindow struct {
+	nowMs       int64 // unix ms
+	genMs       int64 // generation length, ms
+	oldestGen   int64 // oldest live generation
+	currentGen  int64 // current generation
+	retentionMs int64 // retention, ms
 }
 
-func (q *Queue) span(now time.Time) span {
+func (q *Queue) doneWindow(now time.Time) doneWindow {
 	ret := q.cfg.DoneRetention.D().Milliseconds()
-	glen := max(ret/generationsPerRetention, 1000)
+	genMs := max(ret/generationsPerRetention, 1000)
 	ms := now.UnixMilli()
-	return span{now: ms, glen: glen, g0: floorDiv(ms-ret, glen), gcur: floorDiv(ms, glen), ret: ret}
+	return doneWindow{nowMs: ms, genMs: genMs, oldestGen: floorDiv(ms-ret, genMs), currentGen: floorDiv(ms, genMs), retentionMs: ret}
 }
 
 // minutes is the value stored for a URL finished now: whole minutes since
 // the current generation began, rounded up, so that the URL is remembered
 // at least the retention.
-func (s span) minutes() int64 { return (s.now - s.gcur*s.glen + minuteMs - 1) / minuteMs }
+func (s doneWindow) minutes() int64 {
+	return (s.nowMs - s.currentGen*s.genMs + minuteMs - 1) / minuteMs
+}
 
 // expireAt is when (unix ms) the current generation's hash expires, if
 // the housekeeping has not unlinked it before: one generation after its
 // last URL is older than the retention.
-func (s span) expireAt() int64 { return (s.gcur+2)*s.glen + s.ret + minuteMs }
+func (s doneWindow) expireAt() int64 { return (s.currentGen+2)*s.genMs + s.retentionMs + minuteMs }
 
 func floorDiv(a, b int64) int64 {
 	q := a / b
@@ -77,9 +79,9 @@ func floorDiv(a, b int64) int64 {
 }
 
 // liveDoneKeys returns the keys of the live generations, oldest first.
-func (q *Queue) liveDoneKeys(s span) []string {
-	keys := make([]string, 0, s.gcur-s.g0+1)
-	for g := s.g0; g <= s.gcur; g++ {
+func (q *Queue) liveDoneKeys(s doneWindow) []string {
+	keys := make([]string, 0, s.currentGen-s.oldestGen+1)
+	for g := s.oldestGen; g <= s.currentGen; g++ {
 		keys = append(keys, q.doneKey(g))
 	}
 	return keys
@@ -89,25 +91,17 @@ func (q *Queue) liveDoneKeys(s span) []string {
 // live one, which the housekeeping unlinks. Every claim needs them, so
 // they are kept until the generation changes; the slice is shared (its
 // capacity is its length).
-func (q *Queue) deadDoneKeys(s span) []string {
-	if d := q.deadDone.Load(); d != nil && d.g0 == s.g0 {
+func (q *Queue) deadDoneKeys(s doneWindow) []string {
+	if d := q.deadDone.Load(); d != nil && d.oldestGen == s.oldestGen {
 		return d.keys
 	}
-	d := &deadDone{g0: s.g0, keys: []string{q.doneKey(s.g0 - 2), q.doneKey(s.g0 - 1)}}
+	d := &deadDone{oldestGen: s.oldestGen, keys: []string{q.doneKey(s.oldestGen - 2), q.doneKey(s.oldestGen - 1)}}
 	q.deadDone.Store(d)
 	return d.keys
 }
 
 // deadDone caches deadDoneKeys for one oldest live generation.
 type deadDone struct {
-	g0   int64
-	keys []string
-}
-
-// urlFieldArgs appends the pair (url, done field) of each URL to argv.
-func urlFieldArgs(urls []string, argv []any) []any {
-	for _, u := range urls {
-		argv = append(argv, u, doneField(u))
-	}
-	return argv
+	oldestGen int64
+	keys      []string
 }

@@ -32,6 +32,11 @@ func (q *Queue) failuresKey() string { return q.tag() + "failures" } // HASH url
 // deadKey holds the dead letters and when they died.
 func (q *Queue) deadKey() string { return q.tag() + "dead" } // ZSET url → died at (unix ms)
 
+// payloadKey holds the payloads pushed with queued URLs (PushEntries).
+// A payload lives while its URL is pending, leased or waiting for a retry
+// and goes in the same script that acks it, buries it or purges the queue.
+func (q *Queue) payloadKey() string { return q.tag() + "payload" } // HASH url → payload
+
 // doneKey is generation gen (unix ms / generation length) of the done
 // memory (the original's done:).
 func (q *Queue) doneKey(gen int64) string { // HASH 12-byte URL hash → minutes into the generation
@@ -41,12 +46,12 @@ func (q *Queue) doneKey(gen int64) string { // HASH 12-byte URL hash → minutes
 // wakeKey is the list Push signals so idle consumers of the queue wake up.
 func (q *Queue) wakeKey() string { return q.prefix + "{q-wake}:" + q.name } // LIST queue name tokens
 
-// stateKeys are KEYS[1..5] of every state script. The slice is shared:
+// stateKeys are KEYS[1..6] of every state script. The slice is shared:
 // its capacity is its length, so appending to it copies.
 func (q *Queue) stateKeys() []string { return q.state[:len(q.state):len(q.state)] }
 
 func (q *Queue) initStateKeys() {
-	q.state = []string{q.pendingKey(), q.leaseKey(), q.delayedKey(), q.failuresKey(), q.deadKey()}
+	q.state = []string{q.pendingKey(), q.leaseKey(), q.delayedKey(), q.failuresKey(), q.deadKey(), q.payloadKey()}
 }
 
 // ErrBadName is returned (wrapped) by every method of a Queue whose name

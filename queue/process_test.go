@@ -144,7 +144,8 @@ func TestKilledConsumerProcess(t *testing.T) {
 
 // TestRedisRestartLosesNothing kills an appendonly redis-server (SIGKILL)
 // and starts it again half a second later, twice, while producers and consumers run on newsrank's own
-// client (rdb.Open); every URL must end done.
+// client (rdb.Open); every URL must end done, and every claim must bring
+// the payload the URL was pushed with.
 func TestRedisRestartLosesNothing(t *testing.T) {
 	const total = 3000
 	ctx := testCtx(t, 120*time.Second)
@@ -161,6 +162,7 @@ func TestRedisRestartLosesNothing(t *testing.T) {
 		processed = map[string]int{}
 		acked     = map[string]bool{}
 		errCount  int
+		noPayload []string
 	)
 	retry := func(f func() error) {
 		for f() != nil && ctx.Err() == nil {
@@ -177,7 +179,11 @@ func TestRedisRestartLosesNothing(t *testing.T) {
 	go func() { // the producer
 		defer wg.Done()
 		for i := 0; i < total; i += 50 {
-			retry(func() error { _, err := q.Push(ctx, urls[i:i+50]...); return err })
+			es := make([]Entry, 0, 50)
+			for _, u := range urls[i : i+50] {
+				es = append(es, Entry{URL: u, Payload: []byte("fields of " + u)})
+			}
+			retry(func() error { _, err := q.PushEntries(ctx, es...); return err })
 			time.Sleep(2 * time.Millisecond)
 		}
 	}()
@@ -188,7 +194,7 @@ func TestRedisRestartLosesNothing(t *testing.T) {
 			for cctx.Err() == nil {
 				// A short lease: URLs whose claim reply was lost in the
 				// restart come back soon.
-				got, err := q.Claim(cctx, 8, 2*time.Second)
+				_, es, err := ClaimAnyEntries(cctx, []*Queue{q}, 8, 2*time.Second)
 				if err != nil {
 					if cctx.Err() == nil {
 						mu.Lock()
@@ -198,9 +204,14 @@ func TestRedisRestartLosesNothing(t *testing.T) {
 					}
 					continue
 				}
+				got := make([]string, len(es))
 				mu.Lock()
-				for _, u := range got {
-					processed[u]++
+				for i, e := range es {
+					got[i] = e.URL
+					processed[e.URL]++
+					if string(e.Payload) != "fields of "+e.URL {
+						noPayload = append(noPayload, e.URL)
+					}
 				}
 				mu.Unlock()
 				retry(func() error { return q.Ack(ctx, got...) })
@@ -239,6 +250,12 @@ func TestRedisRestartLosesNothing(t *testing.T) {
 		if processed[u] > 1 {
 			twice++
 		}
+	}
+	if len(noPayload) > 0 {
+		t.Errorf("%d claims without their payload, e.g. %s", len(noPayload), noPayload[0])
+	}
+	if n := rc.Exists(context.Background(), q.payloadKey()).Val(); n != 0 {
+		t.Error("payloads left after every URL was acked")
 	}
 	t.Logf("%d errors retried during the restarts; %d URLs processed more than once (claim replies lost in a restart)", errCount, twice)
 	st := mustStats(t, q)

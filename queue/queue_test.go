@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/newsrank/newsrank/canonurl"
 	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/redistest"
@@ -77,8 +78,8 @@ func TestPushBadURLsKeepsTheGoodOnes(t *testing.T) {
 	if added != 2 {
 		t.Errorf("added %d, want the 2 good URLs", added)
 	}
-	if !errors.Is(err, ErrBadURL) || !strings.Contains(err.Error(), `"/relative"`) || !strings.Contains(err.Error(), "ftp") {
-		t.Errorf("error %v should wrap ErrBadURL and name both bad URLs", err)
+	if !errors.Is(err, canonurl.ErrBadURL) || !strings.Contains(err.Error(), `"/relative"`) || !strings.Contains(err.Error(), "ftp") {
+		t.Errorf("error %v should wrap canonurl.ErrBadURL and name both bad URLs", err)
 	}
 	if st := mustStats(t, q); st.Pending != 2 {
 		t.Errorf("pending = %d, want 2", st.Pending)
@@ -465,8 +466,8 @@ func TestDoneRetention(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The done memory expires (a safety net: claims unlink it earlier).
-	s := q.span(clk.Now())
-	key := q.doneKey(s.gcur)
+	s := q.doneWindow(clk.Now())
+	key := q.doneKey(s.currentGen)
 	if ttl, err := c.PTTL(ctx, key).Result(); err != nil || ttl <= 7*24*time.Hour*5/4 || ttl > 7*24*time.Hour*6/4+2*time.Minute {
 		t.Errorf("done generation TTL = %s, %v; want between 1.25 and 1.5 × the retention", ttl, err)
 	}
@@ -499,7 +500,7 @@ func TestDoneRetention(t *testing.T) {
 	}
 }
 
-func (s span) nowTime() time.Time { return time.UnixMilli(s.now) }
+func (s doneWindow) nowTime() time.Time { return time.UnixMilli(s.nowMs) }
 
 func TestPurge(t *testing.T) {
 	ctx := testCtx(t, 30*time.Second)
@@ -531,7 +532,7 @@ func TestPurge(t *testing.T) {
 	if err := q.Ack(ctx, got[0]); err != nil {
 		t.Fatal(err)
 	}
-	key := q.doneKey(q.span(q.now()).gcur)
+	key := q.doneKey(q.doneWindow(q.now()).currentGen)
 	if ttl := c.PTTL(ctx, key).Val(); ttl <= 0 {
 		t.Errorf("done generation recreated after the purge has TTL %s", ttl)
 	}

@@ -16,8 +16,8 @@ import (
 // due): a safety net for a lost wake token.
 const sweepPolls = 10
 
-// rr spreads the first queue ClaimAny looks at over calls.
-var rr atomic.Uint64
+// nextStart spreads the first queue ClaimAny looks at over calls.
+var nextStart atomic.Uint64
 
 // ErrNoQueues is returned by ClaimAny given no queues, or queues that do
 // not share one Redis client and key prefix.
@@ -33,99 +33,146 @@ var ErrNoQueues = errors.New("queue: ClaimAny needs queues on one client and pre
 // safety net. An idle consumer thus makes about one Redis call per
 // idle_poll however many queues it serves. It returns at least one URL, or
 // an error: ctx.Err() as soon as ctx ends. The queues must share one
-// client and key prefix; idle_poll is the first queue's.
+// client and key prefix; idle_poll is the first queue's. Payloads stay in
+// Redis (ClaimAnyEntries returns them).
 func ClaimAny(ctx context.Context, qs []*Queue, n int, lease time.Duration) (*Queue, []string, error) {
+	q, r, err := claimAny(ctx, qs, n, lease, false)
+	return q, r.urls, err
+}
+
+// ClaimAnyEntries is ClaimAny that also returns each URL's payload.
+func ClaimAnyEntries(ctx context.Context, qs []*Queue, n int, lease time.Duration) (*Queue, []Entry, error) {
+	q, r, err := claimAny(ctx, qs, n, lease, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	return q, r.entries(), nil
+}
+
+func claimAny(ctx context.Context, qs []*Queue, n int, lease time.Duration, wantPayloads bool) (*Queue, claimResult, error) {
+	w, err := newWaiter(qs)
+	if err != nil {
+		return nil, claimResult{}, err
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, claimResult{}, err
+		}
+		q, r, err := w.claimFirst(ctx, n, lease, wantPayloads)
+		if err != nil || q != nil {
+			return q, r, err
+		}
+		if err := w.wait(ctx); err != nil {
+			return nil, claimResult{}, err
+		}
+	}
+}
+
+// waiter is the state of one ClaimAny call: when to look at each queue
+// again, and the wake lists it waits on.
+type waiter struct {
+	qs       []*Queue
+	idle     time.Duration
+	wakeKeys []string
+	byKey    map[string]int // wake key → index in qs
+	next     []time.Time    // when to look at qs[i] again (real time)
+	start    int            // the queue looked at first
+	woken    bool           // a wake token came for qs[start]
+}
+
+func newWaiter(qs []*Queue) (*waiter, error) {
 	if len(qs) == 0 {
-		return nil, nil, fmt.Errorf("%w: none given", ErrNoQueues)
+		return nil, fmt.Errorf("%w: none given", ErrNoQueues)
 	}
 	for _, q := range qs {
 		if q.err != nil {
-			return nil, nil, q.err
+			return nil, q.err
 		}
 		if q.c != qs[0].c || q.prefix != qs[0].prefix {
-			return nil, nil, fmt.Errorf("%w: %s and %s differ", ErrNoQueues, qs[0].name, q.name)
+			return nil, fmt.Errorf("%w: %s and %s differ", ErrNoQueues, qs[0].name, q.name)
 		}
 	}
-	idle := qs[0].cfg.IdlePoll.D()
-	if idle <= 0 {
-		idle = time.Second
+	w := &waiter{qs: qs, idle: qs[0].cfg.IdlePoll.D(), wakeKeys: make([]string, len(qs)),
+		byKey: make(map[string]int, len(qs)), next: make([]time.Time, len(qs)),
+		start: int(nextStart.Add(1) % uint64(len(qs)))}
+	if w.idle <= 0 {
+		w.idle = time.Second
 	}
-	wakeKeys := make([]string, len(qs))
-	byKey := make(map[string]int, len(qs))
 	for i, q := range qs {
-		wakeKeys[i] = q.wakeKey()
-		byKey[wakeKeys[i]] = i
+		w.wakeKeys[i] = q.wakeKey()
+		w.byKey[w.wakeKeys[i]] = i
 	}
-	start := int(rr.Add(1) % uint64(len(qs)))
-	next := make([]time.Time, len(qs)) // when to look at qs[i] again (real time)
-	woken := false
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		now := time.Now()
-		for i := range qs {
-			k := (start + i) % len(qs)
-			if now.Before(next[k]) {
-				continue
-			}
-			q := qs[k]
-			r, err := q.claimOnce(ctx, n, lease, woken)
-			if err != nil {
-				return nil, nil, err
-			}
-			if len(r.urls) > 0 {
-				// Another idle consumer may take what is left, which it
-				// has no news of unless it was just made claimable here or
-				// this consumer was woken for it.
-				if r.left > 0 && (woken || r.promoted > 0) {
-					q.wake(ctx)
-				}
-				return q, r.urls, nil
-			}
-			if r.more {
-				next[k] = time.Time{}
-				continue
-			}
-			look := now.Add(sweepPolls * idle)
-			if !r.next.IsZero() {
-				// r.next is in q's clock; wait the same span in real time.
-				if due := now.Add(r.next.Sub(q.now())); due.Before(look) {
-					look = due
-				}
-			}
-			next[k] = maxTime(look, now.Add(idle))
-		}
-		wait := idle
-		now = time.Now()
-		for k := range qs {
-			if d := next[k].Sub(now); d < wait {
-				wait = d
-			}
-		}
-		woken = false
-		if wait <= 0 {
+	return w, nil
+}
+
+// claimFirst claims from the first queue due for a look that has work; a
+// nil queue means none had any.
+func (w *waiter) claimFirst(ctx context.Context, n int, lease time.Duration, wantPayloads bool) (*Queue, claimResult, error) {
+	now := time.Now()
+	for i := range w.qs {
+		k := (w.start + i) % len(w.qs)
+		if now.Before(w.next[k]) {
 			continue
 		}
-		key, err := blpop(ctx, qs[0].c, wait, wakeKeys)
+		q := w.qs[k]
+		r, err := q.claimOnce(ctx, n, lease, claimMode{wantLeft: w.woken, wantPayloads: wantPayloads})
 		if err != nil {
-			if ctxErr := ctx.Err(); ctxErr != nil {
-				return nil, nil, ctxErr
+			return nil, claimResult{}, err
+		}
+		if len(r.urls) > 0 {
+			// Another idle consumer may take what is left, which it
+			// has no news of unless it was just made claimable here or
+			// this consumer was woken for it.
+			if r.left > 0 && (w.woken || r.promoted > 0) {
+				q.wake(ctx)
 			}
-			// Redis may be restarting: the next claim reports it if it
-			// stays away. Do not spin meanwhile.
-			qs[0].log.Debug("queue wait failed", "err", err)
-			if err := sleep(ctx, wait); err != nil {
-				return nil, nil, err
-			}
+			return q, r, nil
+		}
+		if r.more {
+			w.next[k] = time.Time{}
 			continue
 		}
-		if k, ok := byKey[key]; ok {
-			next[k] = time.Time{}
-			start = k
-			woken = true
+		look := now.Add(sweepPolls * w.idle)
+		if !r.next.IsZero() {
+			// r.next is in q's clock; wait the same span in real time.
+			if due := now.Add(r.next.Sub(q.now())); due.Before(look) {
+				look = due
+			}
+		}
+		w.next[k] = maxTime(look, now.Add(w.idle))
+	}
+	return nil, claimResult{}, nil
+}
+
+// wait waits for a wake token, or until the next queue is due for a look.
+func (w *waiter) wait(ctx context.Context) error {
+	wait := w.idle
+	now := time.Now()
+	for k := range w.qs {
+		if d := w.next[k].Sub(now); d < wait {
+			wait = d
 		}
 	}
+	w.woken = false
+	if wait <= 0 {
+		return nil
+	}
+	key, err := blpop(ctx, w.qs[0].c, wait, w.wakeKeys)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return ctxErr
+		}
+		// Redis may be restarting: the next claim reports it if it
+		// stays away. Do not spin meanwhile.
+		w.qs[0].log.Debug("queue wait failed", "err", err)
+		return sleep(ctx, wait)
+	}
+	if k, ok := w.byKey[key]; ok {
+		w.next[k] = time.Time{}
+		w.start = k
+		w.woken = true
+	}
+	return nil
 }
 
 func maxTime(a, b time.Time) time.Time {

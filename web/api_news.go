@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/board"
+	"github.com/newsrank/newsrank/canonurl"
 	"github.com/newsrank/newsrank/news"
-	"github.com/newsrank/newsrank/queue"
 )
 
 // newsRoutes are the article endpoints.
@@ -216,7 +216,7 @@ func (s *Server) apiPostNews(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	link, err := queue.Canonical(strings.TrimSpace(req.URL))
+	link, err := canonurl.Canonical(strings.TrimSpace(req.URL))
 	if err != nil {
 		return invalidf("url: %v", err)
 	}

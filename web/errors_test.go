@@ -11,9 +11,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/newsrank/newsrank/board"
+	"github.com/newsrank/newsrank/canonurl"
 	"github.com/newsrank/newsrank/jobs"
 	"github.com/newsrank/newsrank/news"
-	"github.com/newsrank/newsrank/queue"
 )
 
 // TestClassifyKeepsStatuses walks every error the web mapped to a status
@@ -29,7 +29,7 @@ func TestClassifyKeepsStatuses(t *testing.T) {
 		{news.ErrVotingClosed, http.StatusConflict, CodeVotingClosed},
 		{news.ErrDuplicate, http.StatusConflict, CodeDuplicate},
 		{news.ErrBadInput, http.StatusBadRequest, CodeInvalid},
-		{queue.ErrBadURL, http.StatusBadRequest, CodeInvalid},
+		{canonurl.ErrBadURL, http.StatusBadRequest, CodeInvalid},
 
 		{board.ErrAlreadyRegistered, http.StatusConflict, CodeAlreadyRegistered},
 		{board.ErrOverflow, http.StatusInternalServerError, CodeOverflow},

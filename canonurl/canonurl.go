@@ -1,4 +1,8 @@
-package queue
+// Package canonurl canonicalises article URLs, so that the spellings of
+// one page (case, default port, fragment, tracking parameters, parameter
+// order, percent-encoding, dot segments) are one string: the queue's
+// members, the crawler's seen sets and the news store's article ids.
+package canonurl
 
 import (
 	"errors"
@@ -17,10 +21,10 @@ import (
 )
 
 // ErrBadURL is returned (wrapped, naming the URL and the problem) for a URL
-// the queue cannot take: not absolute, not http(s), no host, too long.
+// that has no canonical form: not absolute, not http(s), no host, too long.
 var ErrBadURL = errkind.New(errkind.Invalid, "", "bad URL")
 
-// MaxURLLen is the longest canonical URL the queue accepts.
+// MaxURLLen is the longest URL Canonical accepts.
 const MaxURLLen = 4096
 
 // trackingParams are query parameters that only say where a click came
@@ -46,8 +50,9 @@ func IsTrackingParam(name string) bool {
 }
 
 // Canonical canonicalises an article URL so that the spellings of one page
-// are one queue member: it lower-cases the scheme and host (drops a
-// trailing dot of the host, writes an internationalised host in punycode), drops the default port (80, 443), drops the
+// are one string: it lower-cases the scheme and host (drops a
+// trailing dot of the host, writes an internationalised host in punycode),
+// drops the default port (80, 443), drops the
 // fragment and the user info, drops tracking parameters (IsTrackingParam),
 // sorts the query parameters by name (stable: repeated names keep their
 // order), removes empty parameters, normalises percent-encoding (upper-case

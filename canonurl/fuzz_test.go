@@ -1,4 +1,4 @@
-package queue_test
+package canonurl_test
 
 import (
 	"errors"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/newsrank/newsrank/queue"
+	"github.com/newsrank/newsrank/canonurl"
 )
 
 // FuzzCanonicalOutput checks what Canonical promises about its output,
@@ -36,14 +36,14 @@ func FuzzCanonicalOutput(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		c, err := queue.Canonical(s)
+		c, err := canonurl.Canonical(s)
 		if err != nil {
-			if !errors.Is(err, queue.ErrBadURL) {
+			if !errors.Is(err, canonurl.ErrBadURL) {
 				t.Fatalf("Canonical(%q): error %v does not wrap ErrBadURL", s, err)
 			}
 			return
 		}
-		if len(c) > queue.MaxURLLen {
+		if len(c) > canonurl.MaxURLLen {
 			t.Fatalf("Canonical(%q) = %d bytes, more than MaxURLLen", s, len(c))
 		}
 		for i := 0; i < len(c); i++ {
@@ -86,7 +86,7 @@ func FuzzCanonicalOutput(f *testing.F) {
 				if part == "" || (k == "" && v == "") {
 					t.Fatalf("Canonical(%q) = %q keeps an empty parameter", s, c)
 				}
-				if queue.IsTrackingParam(name) {
+				if canonurl.IsTrackingParam(name) {
 					t.Fatalf("Canonical(%q) = %q keeps the tracking parameter %q", s, c, name)
 				}
 				if i > 0 && name < prev {
@@ -95,7 +95,7 @@ func FuzzCanonicalOutput(f *testing.F) {
 				prev = name
 			}
 		}
-		if again, err := queue.Canonical(u.String()); err != nil || again != c {
+		if again, err := canonurl.Canonical(u.String()); err != nil || again != c {
 			t.Fatalf("Canonical(%q) = %q; net/url renders it %q, which canonicalises to %q (%v)", s, c, u.String(), again, err)
 		}
 	})

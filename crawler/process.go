@@ -1,0 +1,215 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/newsrank/newsrank/canonurl"
+	"github.com/newsrank/newsrank/internal/metrics"
+	"github.com/newsrank/newsrank/news"
+	"github.com/newsrank/newsrank/queue"
+)
+
+// process fetches, extracts, stores and acknowledges one URL, or records
+// its failure.
+func (r *consumeRun) process(ctx context.Context, j job) {
+	a, fetched, fe := r.c.article(ctx, j)
+	if fetched {
+		r.counts[j.s].fetched.Add(1)
+		r.fetched.Add(1)
+	}
+	if fe == nil {
+		fe = r.store(ctx, j, a)
+	}
+	if fe != nil && ctx.Err() != nil {
+		// The shutdown grace ran out before the page was done: hand the
+		// URL back without counting an attempt.
+		r.release(ctx, j)
+		return
+	}
+	if fe != nil {
+		r.fail(ctx, j, fe)
+		return
+	}
+	octx, cancel := opContext(ctx)
+	defer cancel()
+	if err := j.s.queue.Ack(octx, j.url); err != nil {
+		// The article is stored; the lease will expire and the page be
+		// fetched again, which updates it: nothing is lost.
+		r.c.log.Error("ack failed", "source", j.s.cfg.Name, "url", j.url, "err", err)
+		return
+	}
+}
+
+// store hands a to the store and counts the outcome.
+func (r *consumeRun) store(ctx context.Context, j job, a news.Article) *FetchError {
+	octx, cancel := opContext(ctx)
+	defer cancel()
+	res, err := r.c.store.Ingest(octx, a)
+	k := r.counts[j.s]
+	switch {
+	case errors.Is(err, news.ErrBadInput):
+		return &FetchError{URL: j.url, Reason: "rejected", Err: err}
+	case err != nil:
+		return &FetchError{URL: j.url, Reason: ReasonStore, Retryable: true, Err: err}
+	}
+	switch res.Status {
+	case news.Created:
+		k.created.Add(1)
+		r.stored.Add(1)
+	case news.Updated:
+		k.updated.Add(1)
+		r.stored.Add(1)
+	case news.TooOld:
+		k.tooOld.Add(1)
+	}
+	return nil
+}
+
+// fail records a failed attempt: metrics, counts, and the queue (retry
+// or dead letter).
+func (r *consumeRun) fail(ctx context.Context, j job, fe *FetchError) {
+	k := r.counts[j.s]
+	reason, retryable, minDelay := fe.Reason, fe.Retryable, fe.RetryAfter
+	metrics.PagesFailed.WithLabelValues(j.s.cfg.Name, reason).Inc()
+	k.mu.Lock()
+	k.failed[reason]++
+	k.mu.Unlock()
+	if reason == ReasonRobots {
+		r.disallowed.Add(1)
+	} else {
+		r.failed.Add(1)
+	}
+	octx, cancel := opContext(ctx)
+	defer cancel()
+	dead, err := j.s.queue.Fail(octx, j.url, queue.Failure{Reason: reason, Err: fe, Retryable: retryable, MinDelay: minDelay})
+	if err != nil {
+		r.c.log.Error("recording a failure failed", "source", j.s.cfg.Name, "url", j.url, "reason", reason, "err", err)
+		return
+	}
+	if dead {
+		k.dead.Add(1)
+		if reason == ReasonRobots {
+			r.c.log.Debug("URL disallowed by robots.txt: not fetched, kept as a dead letter", "source", j.s.cfg.Name, "url", j.url)
+		} else {
+			r.c.log.Warn("page failed for good: kept as a dead letter", "source", j.s.cfg.Name, "url", j.url, "reason", reason, "err", fe.Err)
+		}
+	} else {
+		r.c.log.Debug("page failed, will retry", "source", j.s.cfg.Name, "url", j.url, "reason", reason, "err", fe.Err)
+	}
+}
+
+// release hands an unfinished URL back to the queue at shutdown.
+func (r *consumeRun) release(ctx context.Context, j job) {
+	octx, cancel := opContext(ctx)
+	defer cancel()
+	if _, err := j.s.queue.Release(octx, j.url); err != nil {
+		r.c.log.Warn("could not hand back a URL at shutdown; it returns when its lease ends",
+			"source", j.s.cfg.Name, "url", j.url, "err", err)
+	}
+}
+
+// article fetches and reads the page of j; fetched reports whether the
+// page itself was fetched.
+func (c *Crawler) article(ctx context.Context, j job) (a news.Article, fetched bool, fe *FetchError) {
+	s := j.s
+	if err := s.allowed.check(j.url); err != nil {
+		// Queued before the allowed targets changed, or by hand.
+		return a, false, urlFailure(j.url, ReasonNotAllowed, err)
+	}
+	resp, err := c.fetch.fetch(ctx, fetchReq{url: j.url, allowed: s.allowed, charset: s.cfg.Charset, accept: isHTML})
+	if err != nil {
+		if errors.As(err, &fe) {
+			return a, false, fe
+		}
+		return a, false, &FetchError{URL: j.url, Reason: "shutdown", Retryable: true, Err: err}
+	}
+	metrics.PagesFetched.WithLabelValues(s.cfg.Name, "article").Inc()
+	a, fe = c.read(j, resp)
+	return a, true, fe
+}
+
+// read extracts the article from a fetched page and merges the list
+// item's fields.
+func (c *Crawler) read(j job, resp *response) (news.Article, *FetchError) {
+	s := j.s
+	now := c.clock.Now()
+	page, err := Extract(resp.body, resp.contentType, resp.url, s.rules, now, j.item)
+	if err != nil {
+		return news.Article{}, &FetchError{URL: j.url, Reason: ReasonDecode, Status: resp.status, Err: err}
+	}
+	f := page.Merge(j.item)
+	if f.PostTime.IsZero() && f.BadTime != "" {
+		metrics.PostTimesUnread.WithLabelValues(s.cfg.Name).Inc()
+		c.log.Warn("post time unreadable; the crawl time stands in", "source", s.cfg.Name, "url", j.url, "time", f.BadTime)
+	}
+	if strings.TrimSpace(f.Title) == "" {
+		return news.Article{}, &FetchError{URL: j.url, Reason: ReasonNoTitle, Status: resp.status, Err: ErrNoTitle}
+	}
+	a := news.Article{
+		URL:       c.articleURL(s, j.url, resp.url, page.Canonical),
+		Title:     clip(f.Title, news.MaxTitle),
+		PostTime:  f.PostTime,
+		Source:    clip(firstNonEmpty(f.Source, s.cfg.Name), 200),
+		Summary:   clip(f.Summary, 2000),
+		Image:     f.Image,
+		BodyLen:   page.BodyLen,
+		Groups:    s.cfg.Groups,
+		CrawlTime: now,
+	}
+	if len(a.Image) > canonurl.MaxURLLen {
+		a.Image = ""
+	}
+	if f.Comments != nil {
+		a.Comments = *f.Comments
+	}
+	if a.URL != j.url {
+		// Stored under the page's canonical or final URL: the list's URL
+		// still leads to it when the producer refreshes its comment count.
+		a.Aliases = []string{j.url}
+	}
+	return a, nil
+}
+
+// articleURL is the URL the article is stored under: the page's declared
+// canonical URL (rel=canonical, og:url) when it is inside the source's
+// allowed targets (scheme, host and port), carries no user info and is
+// not a site's front page, else the final URL after redirects,
+// canonicalised.
+func (c *Crawler) articleURL(s *source, claimed, final, declared string) string {
+	for _, u := range []string{declared, final} {
+		if u == "" {
+			continue
+		}
+		if err := s.allowed.check(u); err != nil {
+			c.log.Debug("URL outside the allowed targets not used for the article", "source", s.cfg.Name, "url", claimed, "err", err)
+			continue
+		}
+		cu, err := canonurl.Canonical(u)
+		if err != nil {
+			continue
+		}
+		if u == declared {
+			if p, err := url.Parse(cu); err != nil || (p.Path == "/" && p.RawQuery == "") {
+				continue // "canonical" pointing at the front page: a site bug
+			}
+		}
+		return cu
+	}
+	return claimed
+}
+
+// clip cuts s to at most n bytes on a character boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:n]
+	for len(s) > 0 && !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s
+}

@@ -1,0 +1,71 @@
+package crawler
+
+// ProduceReport is what one Produce run did.
+type ProduceReport struct {
+	Sources []SourceProduce
+}
+
+// SourceProduce is what the producer did for one source.
+type SourceProduce struct {
+	Name string
+	// Pages is how many list pages (feeds, sitemaps, API pages) were
+	// read; PageErrors how many could not be.
+	Pages, PageErrors int
+	// Found is how many article URLs the pages listed (on the allowed
+	// domains, deduplicated); New how many of them were queued for the
+	// first time.
+	Found, New int
+	// Skipped counts listed URLs dropped: off the allowed domains, not
+	// http(s), or list items without a URL.
+	Skipped int
+	// Refreshed counts stored articles whose comment count the list
+	// carried anew (news.Store.Refresh): rescored without fetching their
+	// pages, which the queue's done memory would not fetch again yet.
+	Refreshed int
+	// Retried counts the pushes (one per list page) that met a Redis
+	// error and were tried again until Redis answered.
+	Retried int
+	// Err is set when the source failed entirely: no list page could be
+	// read (it wraps the last page's error), or Redis failed.
+	Err error
+}
+
+// Failed lists the sources that failed entirely.
+func (r ProduceReport) Failed() []string {
+	var out []string
+	for _, s := range r.Sources {
+		if s.Err != nil {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+// New is the number of URLs queued for the first time, over all sources.
+func (r ProduceReport) New() int {
+	n := 0
+	for _, s := range r.Sources {
+		n += s.New
+	}
+	return n
+}
+
+// Retried is the number of pushes retried after a Redis error, over all
+// sources.
+func (r ProduceReport) Retried() int {
+	n := 0
+	for _, s := range r.Sources {
+		n += s.Retried
+	}
+	return n
+}
+
+// Refreshed is the number of stored articles whose comment count was
+// refreshed from the lists, over all sources.
+func (r ProduceReport) Refreshed() int {
+	n := 0
+	for _, s := range r.Sources {
+		n += s.Refreshed
+	}
+	return n
+}
