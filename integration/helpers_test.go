@@ -213,7 +213,7 @@ func newStack(t testing.TB, cfg config.Config) *stack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cr, err := crawler.New(cfg.Crawler, cfg.Queue, c, c.Prefix, store, crawler.WithLogger(log))
+	cr, err := crawler.New(cfg.Crawler, cfg.Queue.Options(), c, c.Prefix, store, crawler.WithLogger(log))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -454,7 +454,7 @@ func TestHelperConsumer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cr, err := crawler.New(cfg.Crawler, cfg.Queue, c, c.Prefix, store, crawler.WithLogger(log))
+	cr, err := crawler.New(cfg.Crawler, cfg.Queue.Options(), c, c.Prefix, store, crawler.WithLogger(log))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -120,12 +120,12 @@ func buildEnv(t testing.TB, c *rdb.Client, cfg config.Config, log *slog.Logger) 
 	if e.inv, err = board.NewInvites(c, c.Prefix, cfg.Board, board.WithClock(e.clock), board.WithLogger(log)); err != nil {
 		t.Fatal(err)
 	}
-	e.queue = queue.New(c, c.Prefix, "demo", cfg.Queue, queue.WithClock(e.clock), queue.WithLogger(log))
+	e.queue = queue.New(c, c.Prefix, "demo", cfg.Queue.Options(), queue.WithClock(e.clock), queue.WithLogger(log))
 	e.queues = map[string]*queue.Queue{"demo": e.queue}
 	qs := []*queue.Queue{e.queue}
 	for _, src := range cfg.Crawler.Sources {
 		if e.queues[src.Name] == nil {
-			e.queues[src.Name] = queue.New(c, c.Prefix, src.Name, cfg.Queue, queue.WithClock(e.clock), queue.WithLogger(log))
+			e.queues[src.Name] = queue.New(c, c.Prefix, src.Name, cfg.Queue.Options(), queue.WithClock(e.clock), queue.WithLogger(log))
 			qs = append(qs, e.queues[src.Name])
 		}
 	}
