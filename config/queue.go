@@ -1,6 +1,10 @@
 package config
 
-import "time"
+import (
+	"time"
+
+	"github.com/newsrank/newsrank/queue"
+)
 
 // Queue configures the Redis URL queue shared by the producer and the
 // consumers (package queue).
@@ -30,17 +34,7 @@ type Queue struct {
 	IdlePoll Duration `yaml:"idle_poll"`
 }
 
-func defaultQueue() Queue {
-	return Queue{
-		Lease:         Duration(2 * time.Minute),
-		MaxAttempts:   5,
-		RetryBase:     Duration(10 * time.Second),
-		RetryMax:      Duration(time.Hour),
-		DoneRetention: Duration(30 * 24 * time.Hour),
-		ClaimBatch:    8,
-		IdlePoll:      Duration(time.Second),
-	}
-}
+func defaultQueue() Queue { return queueFromOptions(queue.DefaultOptions()) }
 
 func (q *Queue) validate(v *validator) {
 	v.minDur("lease", q.Lease, time.Second)

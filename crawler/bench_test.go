@@ -61,7 +61,7 @@ func BenchmarkCrawlDemo(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		c, err := New(cfg.Crawler, cfg.Queue, rdb, "b:", store, WithLogger(quietLog()), WithQueueOptions(queue.WithLogger(quietLog())))
+		c, err := New(cfg.Crawler, cfg.Queue.Options(), rdb, "b:", store, WithLogger(quietLog()), WithQueueOptions(queue.WithLogger(quietLog())))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -168,9 +168,9 @@ func (r *consumeRun) run(ctx context.Context) error {
 // dispatch claims URLs for idle workers until ctx ends or, untilIdle,
 // until the queues are drained.
 func (r *consumeRun) dispatch(ctx context.Context) error {
-	lease := r.c.qcfg.Lease.D()
-	batch := max(r.c.qcfg.ClaimBatch, 1)
-	errDelay := r.c.qcfg.IdlePoll.D()
+	lease := r.c.qopt.Lease
+	batch := max(r.c.qopt.ClaimBatch, 1)
+	errDelay := r.c.qopt.IdlePoll
 	for {
 		// Take one idle worker (waiting for one), then any others idle now.
 		select {
@@ -207,7 +207,7 @@ func (r *consumeRun) dispatch(ctx context.Context) error {
 			errDelay = min(errDelay*2, redisRetryMax)
 			continue
 		}
-		errDelay = r.c.qcfg.IdlePoll.D()
+		errDelay = r.c.qopt.IdlePoll
 		if len(entries) == 0 {
 			continue
 		}
@@ -236,7 +236,7 @@ func (r *consumeRun) claim(ctx context.Context, n int, lease time.Duration) (*qu
 	if !r.untilIdle {
 		return queue.ClaimAnyEntries(ctx, r.qs, n, lease)
 	}
-	poll := min(r.c.qcfg.IdlePoll.D(), 50*time.Millisecond)
+	poll := min(r.c.qopt.IdlePoll, 50*time.Millisecond)
 	for {
 		for range r.qs {
 			q := r.qs[r.nextQueue%len(r.qs)]
@@ -255,7 +255,7 @@ func (r *consumeRun) claim(ctx context.Context, n int, lease time.Duration) (*qu
 			if err != nil {
 				return nil, nil, err
 			}
-			poll = r.c.qcfg.IdlePoll.D()
+			poll = r.c.qopt.IdlePoll
 			if !busy {
 				wait, err := r.retryWait(ctx)
 				if err != nil {
@@ -340,7 +340,7 @@ func (r *consumeRun) done(j job) {
 // heartbeat extends the leases of the URLs being fetched every third of
 // the lease, so a slow fetch is not handed to another consumer.
 func (r *consumeRun) heartbeat(ctx context.Context) {
-	lease := r.c.qcfg.Lease.D()
+	lease := r.c.qopt.Lease
 	t := time.NewTicker(max(lease/3, 10*time.Millisecond))
 	defer t.Stop()
 	for {

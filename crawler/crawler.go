@@ -100,7 +100,7 @@ var ErrNoSources = errors.New("no sources configured (crawler.sources)")
 // the same time (and in several processes).
 type Crawler struct {
 	cfg     config.Crawler
-	qcfg    config.Queue
+	qopt    queue.Options
 	rdb     redis.UniversalClient
 	prefix  string
 	store   Store
@@ -148,14 +148,14 @@ func WithQueueOptions(opts ...queue.Option) Option {
 // New builds a crawler for cfg's sources on rdb (keys under prefix, config
 // redis.key_prefix), handing articles to store. It fails on a source that
 // does not compile (bad selector, unknown time zone).
-func New(cfg config.Crawler, qcfg config.Queue, rdb redis.UniversalClient, prefix string, store Store, opts ...Option) (*Crawler, error) {
+func New(cfg config.Crawler, qopt queue.Options, rdb redis.UniversalClient, prefix string, store Store, opts ...Option) (*Crawler, error) {
 	if rdb == nil {
 		return nil, errors.New("crawler: nil redis client")
 	}
 	if store == nil {
 		return nil, errors.New("crawler: nil store")
 	}
-	c := &Crawler{cfg: cfg, qcfg: qcfg, rdb: rdb, prefix: prefix, store: store, log: slog.Default(), clock: clock.Real{}}
+	c := &Crawler{cfg: cfg, qopt: qopt, rdb: rdb, prefix: prefix, store: store, log: slog.Default(), clock: clock.Real{}}
 	for _, o := range opts {
 		o(c)
 	}
@@ -240,7 +240,7 @@ func (c *Crawler) compile(sc config.Source) (*source, error) {
 		return nil, fmt.Errorf("source %s: %w", sc.Name, err)
 	}
 	s.items = sc.Kind != "html"
-	s.queue = queue.New(c.rdb, c.prefix, sc.Name, c.qcfg, c.qopts...)
+	s.queue = queue.New(c.rdb, c.prefix, sc.Name, c.qopt, c.qopts...)
 	return s, nil
 }
 

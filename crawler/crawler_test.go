@@ -694,12 +694,12 @@ func TestUnknownSourceAndEmptyConfig(t *testing.T) {
 	}
 	bad := htmlSource("bad")
 	bad.Groups = []string{"has space"}
-	if _, err := New(e.cfg.Crawler, e.cfg.Queue, e.rdb, testPrefix, e.store, WithLogger(quietLog())); err != nil {
+	if _, err := New(e.cfg.Crawler, e.cfg.Queue.Options(), e.rdb, testPrefix, e.store, WithLogger(quietLog())); err != nil {
 		t.Fatal(err)
 	}
 	cfg := e.cfg.Crawler
 	cfg.Sources = []config.Source{bad}
-	if _, err := New(cfg, e.cfg.Queue, e.rdb, testPrefix, e.store); err == nil || !strings.Contains(err.Error(), "group") {
+	if _, err := New(cfg, e.cfg.Queue.Options(), e.rdb, testPrefix, e.store); err == nil || !strings.Contains(err.Error(), "group") {
 		t.Errorf("bad group name: %v", err)
 	}
 }
@@ -708,7 +708,7 @@ func TestUnknownSourceAndEmptyConfig(t *testing.T) {
 func TestEmbeddedRedis(t *testing.T) {
 	e := newEnv(t)
 	cfg := config.DefaultConfig()
-	client, err := rdb.Open(context.Background(), cfg.Redis, quietLog())
+	client, err := rdb.Open(context.Background(), cfg.Redis.Options(), quietLog())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -723,7 +723,7 @@ func TestEmbeddedRedis(t *testing.T) {
 	e.serveArticles(12, time.Now())
 	e.serveList(12, 5, true, "")
 	e.cfg.Crawler.Sources = []config.Source{htmlSource("mini")}
-	c, err := New(e.cfg.Crawler, e.cfg.Queue, client, client.Prefix, store, WithLogger(quietLog()),
+	c, err := New(e.cfg.Crawler, e.cfg.Queue.Options(), client, client.Prefix, store, WithLogger(quietLog()),
 		WithTransport(e.site.transport()), WithQueueOptions(queue.WithLogger(quietLog())))
 	if err != nil {
 		t.Fatal(err)

@@ -37,7 +37,7 @@ func TestCrawlDemoSite(t *testing.T) {
 			if err := e.cfg.Validate(); err != nil {
 				t.Fatal(err)
 			}
-			c, err := New(e.cfg.Crawler, e.cfg.Queue, e.rdb, testPrefix, e.store, WithLogger(quietLog()),
+			c, err := New(e.cfg.Crawler, e.cfg.Queue.Options(), e.rdb, testPrefix, e.store, WithLogger(quietLog()),
 				WithTransport(http.DefaultTransport.(*http.Transport).Clone()), WithQueueOptions(queue.WithLogger(quietLog())))
 			if err != nil {
 				t.Fatal(err)

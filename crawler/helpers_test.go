@@ -219,7 +219,7 @@ func (e *env) newCrawler(srcs []config.Source, opts ...Option) *Crawler {
 		e.t.Fatalf("config: %v", err)
 	}
 	opts = append([]Option{WithLogger(quietLog()), WithQueueOptions(queue.WithLogger(quietLog()))}, opts...)
-	c, err := New(e.cfg.Crawler, e.cfg.Queue, e.rdb, testPrefix, e.store, opts...)
+	c, err := New(e.cfg.Crawler, e.cfg.Queue.Options(), e.rdb, testPrefix, e.store, opts...)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func TestUnreadablePostTime(t *testing.T) {
 	}
 	logs := &proctest.Log{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	c, err := New(e.cfg.Crawler, e.cfg.Queue, e.rdb, testPrefix, store, WithLogger(log), WithClock(clk),
+	c, err := New(e.cfg.Crawler, e.cfg.Queue.Options(), e.rdb, testPrefix, store, WithLogger(log), WithClock(clk),
 		WithTransport(e.site.transport()), WithQueueOptions(queue.WithLogger(quietLog())))
 	if err != nil {
 		t.Fatal(err)

@@ -179,10 +179,10 @@ func (lw *listWalk) badPage(pageURL string, err error) {
 // queue.retry_base doubling, capped at a minute (or Retry-After, capped
 // at queue.retry_max).
 func (c *Crawler) backoff(i int, retryAfter time.Duration) time.Duration {
-	d := c.qcfg.RetryBase.D() << min(i-1, 16)
+	d := c.qopt.RetryBase << min(i-1, 16)
 	d = min(d, time.Minute)
 	if retryAfter > d {
-		d = min(retryAfter, c.qcfg.RetryMax.D())
+		d = min(retryAfter, c.qopt.RetryMax)
 	}
 	return d
 }

@@ -44,7 +44,7 @@ func (r *redisRetry) do(ctx context.Context, op func(context.Context) error) err
 				r.deadline = d
 			}
 		}
-		d := min(r.lw.c.qcfg.IdlePoll.D()<<min(r.tries, 16), redisRetryMax)
+		d := min(r.lw.c.qopt.IdlePoll<<min(r.tries, 16), redisRetryMax)
 		if !now.Add(d).Before(r.deadline) {
 			return fmt.Errorf("%w (gave up after %d retries)", err, r.tries)
 		}

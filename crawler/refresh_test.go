@@ -39,7 +39,7 @@ func TestProduceRefreshesEngagement(t *testing.T) {
 			var client redis.UniversalClient = e.rdb
 			prefix := testPrefix
 			if tt.embedded {
-				c, err := rdb.Open(context.Background(), config.DefaultConfig().Redis, quietLog())
+				c, err := rdb.Open(context.Background(), rdb.DefaultOptions(), quietLog())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -126,7 +126,7 @@ func refreshScenario(t *testing.T, e *env, client redis.UniversalClient, prefix,
 	if err := e.cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	c, err := New(e.cfg.Crawler, e.cfg.Queue, client, prefix, store, WithLogger(quietLog()),
+	c, err := New(e.cfg.Crawler, e.cfg.Queue.Options(), client, prefix, store, WithLogger(quietLog()),
 		WithTransport(e.site.transport()), WithQueueOptions(queue.WithLogger(quietLog())))
 	if err != nil {
 		t.Fatal(err)

@@ -46,11 +46,11 @@ func (q *Queue) claimOnce(ctx context.Context, n int, lease time.Duration, m cla
 		return claimResult{}, q.err
 	}
 	if n <= 0 {
-		n = q.cfg.ClaimBatch
+		n = q.opt.ClaimBatch
 	}
 	n = min(n, maxClaim)
 	if lease <= 0 {
-		lease = q.cfg.Lease.D()
+		lease = q.opt.Lease
 	}
 	now := q.now()
 	ms := now.UnixMilli()
@@ -117,8 +117,8 @@ func (q *Queue) claimHousekeeping(ctx context.Context, now time.Time, n int, dea
 	s := q.doneWindow(now)
 	keys := append(q.stateKeys(), q.deadDoneKeys(s)...)
 	keys = append(keys, q.doneKey(s.currentGen))
-	res, err := claimCmd.Run(ctx, q.c, keys, now.UnixMilli(), n, deadline, q.cfg.MaxAttempts, housekeepingLimit,
-		q.cfg.DoneRetention.D().Milliseconds(), 1, boolArg(m.wantLeft), s.expireAt(), boolArg(m.wantPayloads)).Slice()
+	res, err := claimCmd.Run(ctx, q.c, keys, now.UnixMilli(), n, deadline, q.opt.MaxAttempts, housekeepingLimit,
+		q.opt.DoneRetention.Milliseconds(), 1, boolArg(m.wantLeft), s.expireAt(), boolArg(m.wantPayloads)).Slice()
 	if err != nil {
 		return claimResult{}, q.wrap("claim", err)
 	}
@@ -155,8 +155,8 @@ func asPayloads(v any) [][]byte {
 	return out
 }
 
-// TryClaim leases up to n URLs (n <= 0: claim_batch; at most 1000) for
-// lease (<= 0: config lease) without waiting: it may return none. When
+// TryClaim leases up to n URLs (n <= 0: ClaimBatch; at most 1000) for
+// lease (<= 0: the Lease option) without waiting: it may return none. When
 // pending has fewer than n URLs, and at least once a second anyway, it
 // also moves due retries to pending and reaps a bounded number of expired
 // leases. Payloads stay in Redis (TryClaimEntries returns them).
@@ -189,8 +189,8 @@ func (q *Queue) tryClaim(ctx context.Context, n int, lease time.Duration, m clai
 	}
 }
 
-// Claim leases up to n URLs (n <= 0: claim_batch; at most 1000) for lease
-// (<= 0: config lease). While the queue is empty it waits, without
+// Claim leases up to n URLs (n <= 0: ClaimBatch; at most 1000) for lease
+// (<= 0: the Lease option). While the queue is empty it waits, without
 // hammering Redis, until work arrives or ctx ends: it returns at least
 // one URL, or an error (ctx.Err() when ctx ends). Each URL must then be
 // Acked, Failed, or Extended before the lease ends, after which another

@@ -16,7 +16,7 @@ type DeadLetter struct {
 }
 
 // Dead lists up to limit dead letters (limit <= 0: 100; at most 10,000),
-// newest first. Dead letters older than done_retention are forgotten.
+// newest first. Dead letters older than DoneRetention are forgotten.
 func (q *Queue) Dead(ctx context.Context, limit int) ([]DeadLetter, error) {
 	if q.err != nil {
 		return nil, q.err

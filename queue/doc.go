@@ -13,7 +13,7 @@
 //	lease     ZSET  claimed; score = lease deadline (unix ms)
 //	delayed   ZSET  failed, waiting for its retry; score = due (unix ms)
 //	dead      ZSET  failed for good; score = died at (unix ms)
-//	done      remembered for done_retention after Ack (the original's done:)
+//	done      remembered for DoneRetention after Ack (the original's done:)
 //
 // beside failures (HASH url → "attempts\nreason\nlast error", one field so
 // that an ack forgets both with one HDEL) and payloads (HASH url → bytes
@@ -25,10 +25,10 @@
 // Claim SPOPs up to n pending URLs into the lease set; when pending runs
 // short, and about once a second anyway, it also promotes due retries
 // and reaps expired leases (both at most 100 per call). Fail moves a
-// leased URL to delayed after retry_base × 2^(attempts-1), capped at
-// retry_max, half of it random (equal jitter) and at least the caller's
+// leased URL to delayed after RetryBase × 2^(attempts-1), capped at
+// RetryMax, half of it random (equal jitter) and at least the caller's
 // MinDelay (Retry-After), or to the dead letters when it is not retryable
-// or has had max_attempts. An expired lease counts as an attempt; Release
+// or has had MaxAttempts. An expired lease counts as an attempt; Release
 // hands leases back without one (a consumer shutting down). Extend renews
 // leases for slow fetches.
 //
@@ -51,7 +51,7 @@
 // The done memory stores no URLs: each done URL is 12 bytes of the
 // SHA-256 of its canonical form (a false "done" needs a 96-bit collision:
 // about 1e-21 per push at 100 million remembered URLs) and the minute it
-// was done, in one hash per generation of done_retention/4, so an ack
+// was done, in one hash per generation of DoneRetention/4, so an ack
 // writes a whole batch with one HSET. A URL is remembered for the
 // retention (at most a minute more): a push reads the 5 or 6 live
 // generations, one HMGET each, and compares the stored times with now -
@@ -65,16 +65,16 @@
 // value, and 8 to 24 of bucket array, which doubles at each power of two
 // and is moved over a little at each write while both arrays are held
 // (BenchmarkDoneMemory measures it against a SET of the URLs). Dead
-// letters are kept for done_retention too.
+// letters are kept for DoneRetention too.
 //
 // # Waiting
 //
 // An idle consumer does not poll: it BLPOPs the wake lists of its queues
-// for up to idle_poll. Push, RequeueDead and reaping push a token (lists
+// for up to IdlePoll. Push, RequeueDead and reaping push a token (lists
 // capped at 16 tokens, expiring), and a consumer woken by one that leaves
 // work behind passes a token on. It looks at a queue again when signalled,
-// when a retry or lease there falls due, or every 10 × idle_poll, so an
-// idle consumer makes about one call per idle_poll, however many queues it
+// when a retry or lease there falls due, or every 10 × IdlePoll, so an
+// idle consumer makes about one call per IdlePoll, however many queues it
 // serves (ClaimAny).
 //
 // # Failure and restarts

@@ -10,7 +10,7 @@ import (
 // generation, it was finished (whole minutes, rounded up), in one HASH per
 // generation, so an ack of any number of URLs writes them with one HSET.
 //
-// Time is cut into generations of done_retention/4. A URL finished in
+// Time is cut into generations of DoneRetention/4. A URL finished in
 // generation g is written to done:<g>. A lookup (Push) checks the live
 // generations (the 5 or 6 that can hold URLs finished within the
 // retention) with one HMGET each and compares the stored time with now -
@@ -52,7 +52,7 @@ type doneWindow struct {
 }
 
 func (q *Queue) doneWindow(now time.Time) doneWindow {
-	ret := q.cfg.DoneRetention.D().Milliseconds()
+	ret := q.opt.DoneRetention.Milliseconds()
 	genMs := max(ret/generationsPerRetention, 1000)
 	ms := now.UnixMilli()
 	return doneWindow{nowMs: ms, genMs: genMs, oldestGen: floorDiv(ms-ret, genMs), currentGen: floorDiv(ms, genMs), retentionMs: ret}

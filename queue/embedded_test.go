@@ -9,7 +9,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/internal/redistest"
@@ -22,7 +21,7 @@ func coreFlow(t *testing.T, c redis.UniversalClient) {
 	clk := clock.NewFake(time.Now().Truncate(time.Second))
 	cfg := testConfig()
 	cfg.MaxAttempts = 2
-	cfg.DoneRetention = config.Duration(24 * time.Hour)
+	cfg.DoneRetention = 24 * time.Hour
 	q := newQueue(c, "core", cfg, WithClock(clk), WithRand(func() float64 { return 0 }))
 	other := newQueue(c, "core-other", cfg, WithClock(clk))
 
@@ -118,14 +117,14 @@ func coreFlow(t *testing.T, c redis.UniversalClient) {
 }
 
 func TestEmbeddedRedis(t *testing.T) {
-	// The default config's redis.url is "embedded": miniredis in process.
-	rc, err := rdb.Open(context.Background(), config.DefaultConfig().Redis, quietLogger())
+	// The default redis URL is "embedded": miniredis in process.
+	rc, err := rdb.Open(context.Background(), rdb.DefaultOptions(), quietLogger())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rc.Close()
 	if !rc.Embedded() {
-		t.Fatal("the default config did not give the embedded Redis")
+		t.Fatal("the default options did not give the embedded Redis")
 	}
 	coreFlow(t, rc)
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // Ack marks urls done: they leave every state, their payloads are
-// deleted, and they are remembered for done_retention, so that pushing
+// deleted, and they are remembered for DoneRetention, so that pushing
 // them again is ignored. Acking a URL
 // whose lease has expired, or that is no longer in the queue, still marks
 // it done.
@@ -21,7 +21,7 @@ func (q *Queue) Ack(ctx context.Context, urls ...string) error {
 }
 
 // AckCount is Ack that also returns how many of urls were new to the
-// current generation of the done memory (done_retention/4): a URL acked
+// current generation of the done memory (DoneRetention/4): a URL acked
 // twice counts once, unless the acks fall in different generations.
 func (q *Queue) AckCount(ctx context.Context, urls ...string) (int, error) {
 	if q.err != nil {
@@ -70,8 +70,8 @@ type Failure struct {
 }
 
 // Fail records a failed attempt of a leased URL. A retryable failure
-// before max_attempts schedules a retry after retry_base × 2^(attempt-1)
-// (capped at retry_max, with equal jitter: half of it fixed, half random),
+// before MaxAttempts schedules a retry after RetryBase × 2^(attempt-1)
+// (capped at RetryMax, with equal jitter: half of it fixed, half random),
 // and at least f.MinDelay (the payload is kept); otherwise the URL goes
 // to the dead letters with f as its last error, its payload is deleted,
 // and dead is true. Failing a URL that is not leased
@@ -96,8 +96,8 @@ func (q *Queue) Fail(ctx context.Context, url string, f Failure) (dead bool, err
 		retryable = 1
 	}
 	res, err := failCmd.Run(ctx, q.c, q.stateKeys(), q.now().UnixMilli(), u, reason+"\n"+msg, retryable,
-		f.MinDelay.Milliseconds(), q.cfg.RetryBase.D().Milliseconds(), q.cfg.RetryMax.D().Milliseconds(),
-		q.cfg.MaxAttempts, q.rand(), q.cfg.DoneRetention.D().Milliseconds()).Int64Slice()
+		f.MinDelay.Milliseconds(), q.opt.RetryBase.Milliseconds(), q.opt.RetryMax.Milliseconds(),
+		q.opt.MaxAttempts, q.rand(), q.opt.DoneRetention.Milliseconds()).Int64Slice()
 	if err != nil {
 		return false, q.wrap("fail", err)
 	}
@@ -137,7 +137,7 @@ func truncate(s string, n int) string {
 	return strings.ToValidUTF8(s[:n], "") + "…"
 }
 
-// Extend renews the lease of urls to lease from now (<= 0: config lease),
+// Extend renews the lease of urls to lease from now (<= 0: the Lease option),
 // the heartbeat of a slow fetch. URLs no longer leased are not re-leased:
 // the error then wraps ErrLeaseLost and says how many.
 func (q *Queue) Extend(ctx context.Context, lease time.Duration, urls ...string) error {
@@ -145,7 +145,7 @@ func (q *Queue) Extend(ctx context.Context, lease time.Duration, urls ...string)
 		return q.err
 	}
 	if lease <= 0 {
-		lease = q.cfg.Lease.D()
+		lease = q.opt.Lease
 	}
 	good, badErr := canonicalAll(urls)
 	lost := 0
@@ -200,7 +200,7 @@ func (q *Queue) Reap(ctx context.Context) (int, error) {
 	total, requeued := 0, 0
 	for {
 		res, err := reapCmd.Run(ctx, q.c, q.stateKeys(), q.now().UnixMilli(), housekeepingLimit,
-			q.cfg.MaxAttempts, q.cfg.DoneRetention.D().Milliseconds()).Int64Slice()
+			q.opt.MaxAttempts, q.opt.DoneRetention.Milliseconds()).Int64Slice()
 		if err != nil {
 			return total, q.wrap("reap", err)
 		}

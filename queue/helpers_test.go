@@ -10,17 +10,16 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/redistest"
 )
 
 const testPrefix = "test:"
 
-// testConfig is the default queue config with a short idle_poll, so
+// testConfig is the default queue options with a short idle_poll, so
 // waiting tests are quick.
-func testConfig() config.Queue {
-	cfg := config.DefaultConfig().Queue
-	cfg.IdlePoll = config.Duration(100 * time.Millisecond)
+func testConfig() Options {
+	cfg := DefaultOptions()
+	cfg.IdlePoll = 100 * time.Millisecond
 	return cfg
 }
 
@@ -42,7 +41,7 @@ type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
-func newQueue(c redis.UniversalClient, name string, cfg config.Queue, opts ...Option) *Queue {
+func newQueue(c redis.UniversalClient, name string, cfg Options, opts ...Option) *Queue {
 	return New(c, testPrefix, name, cfg, append([]Option{WithLogger(quietLogger())}, opts...)...)
 }
 

@@ -7,7 +7,7 @@ import (
 
 // Push canonicalises urls (canonurl.Canonical) and queues those that are not
 // pending, in flight, waiting for a retry, dead, or done within
-// done_retention. It returns how many were new. Bad URLs are skipped and
+// DoneRetention. It returns how many were new. Bad URLs are skipped and
 // reported in an error wrapping canonurl.ErrBadURL, after the good ones are
 // queued.
 // Each batch of up to 500 URLs is queued atomically; pushing the same URL
@@ -32,7 +32,7 @@ func (q *Queue) Push(ctx context.Context, urls ...string) (added int, err error)
 // payload. A URL already pending, leased or waiting for a retry gets the
 // payload it is pushed with now (the newest listing's fields win), or
 // keeps its own when pushed without one. A URL that is dead or done
-// within done_retention is not queued and its payload not stored. The
+// within DoneRetention is not queued and its payload not stored. The
 // payload leaves Redis with its URL: when the URL is acked, goes to the
 // dead letters (a requeued dead letter has none), or the queue is purged;
 // it stays through a retry, an expired lease and a Release. ClaimAnyEntries
@@ -75,9 +75,9 @@ func pushBatches[T any](ctx context.Context, q *Queue, batches [][]T, stride int
 }
 
 // wake signals the queue's idle consumers. A failure only delays them
-// (they look again within idle_poll), so it is logged, not returned.
+// (they look again within IdlePoll), so it is logged, not returned.
 func (q *Queue) wake(ctx context.Context) {
-	ttl := max(10*q.cfg.IdlePoll.D(), time.Minute)
+	ttl := max(10*q.opt.IdlePoll, time.Minute)
 	if err := wakeCmd.Run(ctx, q.c, []string{q.wakeKey()}, q.name, wakeTokens, ttl.Milliseconds()).Err(); err != nil {
 		q.log.Debug("queue wake signal failed", "err", err)
 	}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/canonurl"
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/redis/go-redis/v9"
 )
@@ -47,7 +46,7 @@ type Queue struct {
 	c      redis.UniversalClient
 	prefix string
 	name   string
-	cfg    config.Queue
+	opt    Options
 	clock  clock.Clock
 	log    *slog.Logger
 	rand   func() float64
@@ -84,14 +83,14 @@ func WithLogger(l *slog.Logger) Option { return func(q *Queue) { q.log = l } }
 func WithRand(f func() float64) Option { return func(q *Queue) { q.rand = f } }
 
 // New returns the queue name (a crawler source name) on c; every key
-// starts with prefix (config redis.key_prefix). cfg should be valid
-// (config.Validate); every process using a queue must use the same
-// done_retention. A name ValidName refuses makes every method return an
+// starts with prefix (the configured redis.key_prefix). o should be sane
+// (see Options); every process using a queue must use the same
+// DoneRetention. A name ValidName refuses makes every method return an
 // error wrapping ErrBadName.
-func New(c redis.UniversalClient, prefix, name string, cfg config.Queue, opts ...Option) *Queue {
-	q := &Queue{c: c, prefix: prefix, name: name, cfg: cfg, clock: clock.Real{}, log: slog.Default(), rand: rand.Float64}
-	for _, o := range opts {
-		o(q)
+func New(c redis.UniversalClient, prefix, name string, o Options, opts ...Option) *Queue {
+	q := &Queue{c: c, prefix: prefix, name: name, opt: o, clock: clock.Real{}, log: slog.Default(), rand: rand.Float64}
+	for _, apply := range opts {
+		apply(q)
 	}
 	q.err = ValidName(name)
 	q.keyTag = prefix + "{q:" + name + "}:"

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/canonurl"
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/redistest"
 )
@@ -317,8 +316,8 @@ func TestFailRetriesThenDeadThenRequeue(t *testing.T) {
 	clk := clock.NewFake(start)
 	cfg := testConfig()
 	cfg.MaxAttempts = 4
-	cfg.RetryBase = config.Duration(10 * time.Second)
-	cfg.RetryMax = config.Duration(30 * time.Second)
+	cfg.RetryBase = 10 * time.Second
+	cfg.RetryMax = 30 * time.Second
 	q := newQueue(c, "fail", cfg, WithClock(clk), WithRand(func() float64 { return 0.5 }))
 	u := "https://x.example.com/always-500"
 	q.Push(ctx, u)
@@ -457,7 +456,7 @@ func TestDoneRetention(t *testing.T) {
 	_, c := newServer(t)
 	clk := clock.NewFake(time.Now())
 	cfg := testConfig()
-	cfg.DoneRetention = config.Duration(7 * 24 * time.Hour)
+	cfg.DoneRetention = 7 * 24 * time.Hour
 	q := newQueue(c, "retention", cfg, WithClock(clk))
 	u := "https://x.example.com/once"
 	q.Push(ctx, u)
@@ -542,7 +541,7 @@ func TestIdleConsumerCallRate(t *testing.T) {
 	ctx := testCtx(t, 60*time.Second)
 	_, c := newServer(t)
 	cfg := testConfig()
-	cfg.IdlePoll = config.Duration(time.Second) // the default
+	cfg.IdlePoll = time.Second // the default
 	var qs []*Queue
 	for i := range 10 {
 		qs = append(qs, newQueue(c, fmt.Sprintf("idle-%d", i), cfg))
@@ -603,7 +602,7 @@ func TestIdleConsumerWakesOnPush(t *testing.T) {
 	ctx := testCtx(t, 60*time.Second)
 	_, c := newServer(t)
 	cfg := testConfig()
-	cfg.IdlePoll = config.Duration(30 * time.Second) // only a wake-up can be quick
+	cfg.IdlePoll = 30 * time.Second // only a wake-up can be quick
 	a, b := newQueue(c, "wake-a", cfg), newQueue(c, "wake-b", cfg)
 	type result struct {
 		q    *Queue
@@ -657,8 +656,8 @@ func TestClaimWaitsForRetryDue(t *testing.T) {
 	ctx := testCtx(t, 30*time.Second)
 	_, c := newServer(t)
 	cfg := testConfig()
-	cfg.RetryBase = config.Duration(200 * time.Millisecond)
-	cfg.IdlePoll = config.Duration(100 * time.Millisecond)
+	cfg.RetryBase = 200 * time.Millisecond
+	cfg.IdlePoll = 100 * time.Millisecond
 	q := newQueue(c, "retry-due", cfg)
 	u := "https://x.example.com/flaky"
 	q.Push(ctx, u)

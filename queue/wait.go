@@ -11,7 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// sweepPolls is how many idle_poll periods an idle consumer goes without
+// sweepPolls is how many IdlePoll periods an idle consumer goes without
 // looking at a queue it has no news of (no wake token, no retry or lease
 // due): a safety net for a lost wake token.
 const sweepPolls = 10
@@ -28,12 +28,12 @@ var ErrNoQueues = errors.New("queue: ClaimAny needs queues on one client and pre
 // different queue each call (round-robin), and returns the queue they came
 // from. When all are empty it waits for all of them at once: one BLPOP on
 // their wake lists (signalled by Push, Release, RequeueDead and reaping), for at
-// most idle_poll, looking again at a queue only when it is signalled, when
-// one of its retries or leases falls due, or every 10 × idle_poll as a
+// most IdlePoll, looking again at a queue only when it is signalled, when
+// one of its retries or leases falls due, or every 10 × IdlePoll as a
 // safety net. An idle consumer thus makes about one Redis call per
-// idle_poll however many queues it serves. It returns at least one URL, or
+// IdlePoll however many queues it serves. It returns at least one URL, or
 // an error: ctx.Err() as soon as ctx ends. The queues must share one
-// client and key prefix; idle_poll is the first queue's. Payloads stay in
+// client and key prefix; IdlePoll is the first queue's. Payloads stay in
 // Redis (ClaimAnyEntries returns them).
 func ClaimAny(ctx context.Context, qs []*Queue, n int, lease time.Duration) (*Queue, []string, error) {
 	q, r, err := claimAny(ctx, qs, n, lease, false)
@@ -92,7 +92,7 @@ func newWaiter(qs []*Queue) (*waiter, error) {
 			return nil, fmt.Errorf("%w: %s and %s differ", ErrNoQueues, qs[0].name, q.name)
 		}
 	}
-	w := &waiter{qs: qs, idle: qs[0].cfg.IdlePoll.D(), wakeKeys: make([]string, len(qs)),
+	w := &waiter{qs: qs, idle: qs[0].opt.IdlePoll, wakeKeys: make([]string, len(qs)),
 		byKey: make(map[string]int, len(qs)), next: make([]time.Time, len(qs)),
 		start: int(nextStart.Add(1) % uint64(len(qs)))}
 	if w.idle <= 0 {

@@ -76,7 +76,7 @@ func newEnvOn(t testing.TB, rs *redistest.Server, opts ...envOption) *testEnv {
 	t.Helper()
 	ctx := context.Background()
 	cfg := config.DefaultConfig()
-	cfg.Redis = rs.Config()
+	cfg.Redis = config.RedisFromOptions(rs.Options())
 	cfg.Redis.MaxRetries = 1
 	cfg.Web.Tokens = []string{writerToken}
 	cfg.Web.AdminTokens = []string{adminToken}
@@ -93,7 +93,7 @@ func newEnvOn(t testing.TB, rs *redistest.Server, opts ...envOption) *testEnv {
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(&testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	c, err := rdb.Open(ctx, cfg.Redis, log)
+	c, err := rdb.Open(ctx, cfg.Redis.Options(), log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,12 +120,12 @@ func buildEnv(t testing.TB, c *rdb.Client, cfg config.Config, log *slog.Logger) 
 	if e.inv, err = board.NewInvites(c, c.Prefix, cfg.Board, board.WithClock(e.clock), board.WithLogger(log)); err != nil {
 		t.Fatal(err)
 	}
-	e.queue = queue.New(c, c.Prefix, "demo", cfg.Queue, queue.WithClock(e.clock), queue.WithLogger(log))
+	e.queue = queue.New(c, c.Prefix, "demo", cfg.Queue.Options(), queue.WithClock(e.clock), queue.WithLogger(log))
 	e.queues = map[string]*queue.Queue{"demo": e.queue}
 	qs := []*queue.Queue{e.queue}
 	for _, src := range cfg.Crawler.Sources {
 		if e.queues[src.Name] == nil {
-			e.queues[src.Name] = queue.New(c, c.Prefix, src.Name, cfg.Queue, queue.WithClock(e.clock), queue.WithLogger(log))
+			e.queues[src.Name] = queue.New(c, c.Prefix, src.Name, cfg.Queue.Options(), queue.WithClock(e.clock), queue.WithLogger(log))
 			qs = append(qs, e.queues[src.Name])
 		}
 	}

@@ -149,7 +149,7 @@ crawler:
   request_timeout: 300ms
   sources: [{name: site, kind: html, urls: [%q], link_selector: a.s}]
 `, r.URL(), srv.URL+"/list"))
-	q := queue.New(r.Client(), config.DefaultConfig().Redis.KeyPrefix, "site", config.DefaultConfig().Queue)
+	q := queue.New(r.Client(), config.DefaultConfig().Redis.KeyPrefix, "site", queue.DefaultOptions())
 
 	code, out, errOut := runCLI(t, "crawl", "-once", "-json", "-config", cfg, "-progress", "none")
 	rep := parseCrawlJSON(t, out)
@@ -297,7 +297,7 @@ crawler:
 	if !rep.Interrupted || rep.Total.Found != n || rep.Total.Stored == 0 || rep.Total.Left == 0 || rep.ElapsedS <= 0 {
 		t.Fatalf("summary after the interrupt: %+v", rep)
 	}
-	st, err := queue.New(c, "jt:", "slow", config.DefaultConfig().Queue).Stats(ctx)
+	st, err := queue.New(c, "jt:", "slow", queue.DefaultOptions()).Stats(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/proctest"
 	"github.com/newsrank/newsrank/internal/redistest"
 	"github.com/newsrank/newsrank/jobs"
@@ -85,7 +84,7 @@ jobs:
 web:
   listen: 127.0.0.1:0
 `, site.URL))
-	q := queue.New(c, "jt:", "slow", config.DefaultConfig().Queue)
+	q := queue.New(c, "jt:", "slow", queue.DefaultOptions())
 	stored := func() int64 { return newsCount(t, c, "jt:") }
 
 	// The last crawl ran a day ago: the schedule (every 6 hours) fired

@@ -71,7 +71,7 @@ func runQueue(ctx context.Context, std *stdio, args []string) error {
 	defer rc.Close()
 	qs := make([]*queue.Queue, len(names))
 	for i, n := range names {
-		qs[i] = queue.New(rc, rc.Prefix, n, cfg.Queue, queue.WithLogger(log))
+		qs[i] = queue.New(rc, rc.Prefix, n, cfg.Queue.Options(), queue.WithLogger(log))
 	}
 
 	switch sub {

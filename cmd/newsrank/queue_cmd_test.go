@@ -34,8 +34,8 @@ crawler:
 		t.Fatal(err)
 	}
 	c := s.Client()
-	world := queue.New(c, "cli:", "world", cfg.Queue)
-	tech := queue.New(c, "cli:", "tech", cfg.Queue)
+	world := queue.New(c, "cli:", "world", cfg.Queue.Options())
+	tech := queue.New(c, "cli:", "tech", cfg.Queue.Options())
 	world.Push(ctx, "https://news.example.com/w1", "https://news.example.com/w2", "https://news.example.com/w3")
 	tech.Push(ctx, "https://news.example.com/t1", "https://news.example.com/t2")
 	got, _ := world.TryClaim(ctx, 3, time.Minute)
