@@ -118,7 +118,7 @@ func TestFaultGzipBombs(t *testing.T) {
 	// its own.
 	h.route("/list/good", listPage("", "/a/good.html"))
 	control := cfg
-	control.Redis = testConfig(redistest.Start(t).Config()).Redis
+	control.Redis = testConfig(redistest.Start(t).Options()).Redis
 	control.Crawler.Sources = []config.Source{htmlSource("good", base, "/list/good", 1)}
 	_, cerr, ccode, cpeak := proctest.PeakRSS(t, bin, "crawl", "-once", "-json", "-progress", "none", "-config", writeConfig(t, control))
 	if ccode != 0 {
