@@ -21,7 +21,7 @@ func TestEmbeddedRedis(t *testing.T) {
 	if cfg.Redis.Mode() != "embedded" {
 		t.Fatalf("default redis mode %q, want embedded", cfg.Redis.Mode())
 	}
-	c, err := rdb.Open(ctx, cfg.Redis, nil)
+	c, err := rdb.Open(ctx, cfg.Redis.Options(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

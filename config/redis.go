@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/internal/redact"
 )
 
@@ -64,33 +65,14 @@ type RedisTLS struct {
 }
 
 // Embedded is the redis.url value that runs an in-process Redis.
-const Embedded = "embedded"
+const Embedded = rdb.Embedded
 
-func defaultRedis() Redis {
-	return Redis{
-		URL:             Embedded,
-		KeyPrefix:       "newsrank:",
-		DialTimeout:     Duration(5 * time.Second),
-		ReadTimeout:     Duration(3 * time.Second),
-		WriteTimeout:    Duration(3 * time.Second),
-		MaxRetries:      3,
-		MinRetryBackoff: Duration(8 * time.Millisecond),
-		MaxRetryBackoff: Duration(512 * time.Millisecond),
-	}
-}
+func defaultRedis() Redis { return RedisFromOptions(rdb.DefaultOptions()) }
 
 // Mode is "embedded", "url", "sentinel" or "cluster".
 func (r *Redis) Mode() string {
-	switch {
-	case len(r.Cluster.Addrs) > 0:
-		return "cluster"
-	case len(r.Sentinel.Addrs) > 0 || r.Sentinel.MasterName != "":
-		return "sentinel"
-	case r.URL == Embedded:
-		return "embedded"
-	default:
-		return "url"
-	}
+	o := r.Options()
+	return o.Mode()
 }
 
 func (r *Redis) validate(v *validator) {

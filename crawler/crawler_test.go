@@ -686,7 +686,7 @@ func TestUnknownSourceAndEmptyConfig(t *testing.T) {
 func TestEmbeddedRedis(t *testing.T) {
 	e := newEnv(t)
 	cfg := config.DefaultConfig()
-	client, err := rdb.Open(context.Background(), cfg.Redis, quietLog())
+	client, err := rdb.Open(context.Background(), cfg.Redis.Options(), quietLog())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func TestProduceRefreshesEngagement(t *testing.T) {
 			var client redis.UniversalClient = e.rdb
 			prefix := testPrefix
 			if tt.embedded {
-				c, err := rdb.Open(context.Background(), config.DefaultConfig().Redis, quietLog())
+				c, err := rdb.Open(context.Background(), rdb.DefaultOptions(), quietLog())
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -31,7 +31,7 @@ func BenchmarkScaleOutConsumers(b *testing.B) {
 	for range b.N {
 		for round, procs := range []int{1, 3} {
 			d := startDemo(b, articles, 20*time.Millisecond)
-			cfg := testConfig(cl.Config())
+			cfg := testConfig(cl.Options())
 			cfg.Redis.KeyPrefix = fmt.Sprintf("bench%d-%d:", round, procs)
 			cfg.Crawler.Workers = 2
 			cfg.Crawler.Sources = d.sources()
@@ -157,7 +157,7 @@ func BenchmarkBoardGrowth(b *testing.B) {
 // voters; past that it becomes a hash table. Reported, no target.
 func BenchmarkVoteGrowth(b *testing.B) {
 	rs := redistest.Start(b)
-	cfg := testConfig(rs.Config())
+	cfg := testConfig(rs.Options())
 	s := newStack(b, cfg)
 	c := rs.Client()
 	ctx := context.Background()

@@ -88,7 +88,7 @@ func TestFaultGzipBombs(t *testing.T) {
 	}
 	h.route("/list/articles", listPage("", paths...))
 
-	cfg := testConfig(rs.Config())
+	cfg := testConfig(rs.Options())
 	cfg.Log.Level = "error"
 	cfg.Crawler.ObeyRobots = true
 	cfg.Crawler.Workers = 4

@@ -32,7 +32,7 @@ func TestClusterPipeline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	d := startDemo(t, 240, 20*time.Millisecond)
-	cfg := testConfig(cl.Config())
+	cfg := testConfig(cl.Options())
 	cfg.Crawler.Workers = 3
 	cfg.Crawler.Sources = d.sources()
 	s := newStack(t, cfg)

@@ -35,7 +35,7 @@ func (s *stack) stored() int64 {
 func TestFaultConsumersKilled(t *testing.T) {
 	rs := redistest.Start(t)
 	d := startDemo(t, 120, 150*time.Millisecond)
-	cfg := testConfig(rs.Config())
+	cfg := testConfig(rs.Options())
 	cfg.Crawler.Workers = 2
 	cfg.Queue.Lease = config.Duration(2 * time.Second)
 	cfg.Crawler.Sources = d.sources()
@@ -84,7 +84,7 @@ func TestFaultConsumersKilled(t *testing.T) {
 func TestFaultRedisRestartMidCrawl(t *testing.T) {
 	rs := redistest.Start(t, redistest.Options{AppendOnly: true})
 	d := startDemo(t, 120, 60*time.Millisecond)
-	cfg := testConfig(rs.Config())
+	cfg := testConfig(rs.Options())
 	cfg.Crawler.Workers = 3
 	cfg.Crawler.Sources = d.sources()
 	s := newStack(t, cfg)
@@ -120,7 +120,7 @@ func TestFaultRedisRestartMidCrawl(t *testing.T) {
 // consistent and the next rebuild succeeds.
 func TestFaultRedisRestartMidRebuild(t *testing.T) {
 	rs := redistest.Start(t, redistest.Options{AppendOnly: true})
-	cfg := testConfig(rs.Config())
+	cfg := testConfig(rs.Options())
 	cfg.News.Formula = "gravity"
 	s := newStack(t, cfg)
 	ctx := context.Background()
@@ -162,7 +162,7 @@ func TestFaultRedisRestartMidRebuild(t *testing.T) {
 		})
 		return !struck
 	})
-	pcfg := cfg.Redis
+	pcfg := cfg.Redis.Options()
 	pcfg.URL = "redis://" + proxy.Addr() + "/0"
 	pc, err := rdb.Open(ctx, pcfg, s.log)
 	if err != nil {
@@ -238,7 +238,7 @@ func TestFaultRedisUnreachableDaemon(t *testing.T) {
 	bin := proctest.Build(t)
 	rs := redistest.Start(t, redistest.Options{AppendOnly: true})
 	d := startDemo(t, 120, 100*time.Millisecond)
-	cfg := testConfig(rs.Config())
+	cfg := testConfig(rs.Options())
 	cfg.Log.Level = "info"
 	cfg.Crawler.Workers = 2
 	cfg.Crawler.Sources = d.sources()

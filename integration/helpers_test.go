@@ -42,9 +42,9 @@ func init() { redis.SetLogger(quietRedis{}) }
 
 // testConfig is the default configuration on Redis r, tuned for tests:
 // no politeness delays, short leases and retries, a fake-free real clock.
-func testConfig(r config.Redis) config.Config {
+func testConfig(r rdb.Options) config.Config {
 	cfg := config.DefaultConfig()
-	cfg.Redis = r
+	cfg.Redis = config.RedisFromOptions(r)
 	cfg.Redis.KeyPrefix = prefix
 	cfg.Log.Level = "warn"
 	cfg.Crawler.Workers = 4
@@ -203,7 +203,7 @@ func newStack(t testing.TB, cfg config.Config) *stack {
 	log, logs := testLog(t, slog.LevelWarn)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := rdb.Open(ctx, cfg.Redis, log)
+	c, err := rdb.Open(ctx, cfg.Redis.Options(), log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -444,7 +444,7 @@ func TestHelperConsumer(t *testing.T) {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})).With("consumer", name)
-	c, err := rdb.Open(ctx, cfg.Redis, log)
+	c, err := rdb.Open(ctx, cfg.Redis.Options(), log)
 	if err != nil {
 		t.Fatal(err)
 	}

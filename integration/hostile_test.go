@@ -523,7 +523,7 @@ func TestFaultHostileSite(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rs := redistest.Start(t)
 			h := newHostileSite(t)
-			cfg := testConfig(rs.Config())
+			cfg := testConfig(rs.Options())
 			cfg.Crawler.RequestTimeout = config.Duration(timeout)
 			cfg.Crawler.ListAttempts = attempts
 			cfg.Crawler.MaxRedirects = 5

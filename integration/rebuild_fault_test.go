@@ -24,7 +24,7 @@ import (
 // tmpTTL), not stay in Redis for ever as a second copy of the ranking.
 func TestFaultRedisKilledMidRebuildPipeline(t *testing.T) {
 	rs := redistest.Start(t, redistest.Options{AppendOnly: true})
-	cfg := testConfig(rs.Config())
+	cfg := testConfig(rs.Options())
 	cfg.News.Formula = "gravity"
 	s := newStack(t, cfg)
 	ctx := context.Background()
@@ -74,7 +74,7 @@ func TestFaultRedisKilledMidRebuildPipeline(t *testing.T) {
 		})
 		return !first
 	})
-	pcfg := cfg.Redis
+	pcfg := cfg.Redis.Options()
 	pcfg.URL = "redis://" + proxy.Addr() + "/0"
 	pcfg.MaxRetries = 1
 	pc, err := rdb.Open(ctx, pcfg, s.log)

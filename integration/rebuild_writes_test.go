@@ -26,7 +26,7 @@ func TestFaultWritesDuringRebuilds(t *testing.T) {
 	for _, formula := range []string{"linear", "hot", "gravity"} {
 		t.Run(formula, func(t *testing.T) {
 			rs := redistest.Start(t)
-			cfg := testConfig(rs.Config())
+			cfg := testConfig(rs.Options())
 			cfg.News.Formula = formula
 			s := newStack(t, cfg)
 			ctx := context.Background()

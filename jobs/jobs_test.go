@@ -251,7 +251,7 @@ func TestOptionsFromConfig(t *testing.T) {
 // as newsrank demo does.
 func TestEmbeddedRedis(t *testing.T) {
 	ctx := context.Background()
-	c, err := rdb.Open(ctx, config.DefaultConfig().Redis, quietLog())
+	c, err := rdb.Open(ctx, rdb.DefaultOptions(), quietLog())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/internal/redistest"
 )
@@ -93,7 +92,7 @@ func checkRankMatchesGo(t *testing.T, c redis.UniversalClient) {
 func TestRankIsTheSameInGoAndLua(t *testing.T) {
 	t.Run("redis-server", func(t *testing.T) { checkRankMatchesGo(t, redistest.Start(t).Client()) })
 	t.Run("embedded", func(t *testing.T) {
-		c, err := rdb.Open(context.Background(), config.DefaultConfig().Redis, nil)
+		c, err := rdb.Open(context.Background(), rdb.DefaultOptions(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -26,7 +26,7 @@ func TestEmbeddedMiniredis(t *testing.T) {
 			if cfg.Redis.URL != config.Embedded {
 				t.Fatalf("default redis.url is %q, want embedded", cfg.Redis.URL)
 			}
-			c, err := rdb.Open(ctx, cfg.Redis, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			c, err := rdb.Open(ctx, cfg.Redis.Options(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -321,7 +321,7 @@ func TestCancelledRebuildLeavesScoreAlone(t *testing.T) {
 // TestEmbeddedRedis runs prune and both kinds of rebuild on miniredis.
 func TestEmbeddedRedis(t *testing.T) {
 	ctx := context.Background()
-	c, err := rdb.Open(ctx, config.DefaultConfig().Redis, quiet())
+	c, err := rdb.Open(ctx, rdb.DefaultOptions(), quiet())
 	if err != nil {
 		t.Fatal(err)
 	}

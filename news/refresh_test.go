@@ -171,7 +171,7 @@ func TestRefreshIDCollision(t *testing.T) {
 func TestRefreshOnMiniredis(t *testing.T) {
 	ctx := context.Background()
 	cfg := config.DefaultConfig()
-	c, err := rdb.Open(ctx, cfg.Redis, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	c, err := rdb.Open(ctx, cfg.Redis.Options(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

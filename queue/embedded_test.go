@@ -119,7 +119,7 @@ func coreFlow(t *testing.T, c redis.UniversalClient) {
 
 func TestEmbeddedRedis(t *testing.T) {
 	// The default config's redis.url is "embedded": miniredis in process.
-	rc, err := rdb.Open(context.Background(), config.DefaultConfig().Redis, quietLogger())
+	rc, err := rdb.Open(context.Background(), rdb.DefaultOptions(), quietLogger())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -149,7 +149,7 @@ func TestRedisRestartLosesNothing(t *testing.T) {
 	const total = 3000
 	ctx := testCtx(t, 120*time.Second)
 	s := redistest.Start(t, redistest.Options{AppendOnly: true})
-	rc, err := rdb.Open(ctx, s.Config(), quietLogger())
+	rc, err := rdb.Open(ctx, s.Options(), quietLogger())
 	if err != nil {
 		t.Fatal(err)
 	}

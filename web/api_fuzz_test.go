@@ -31,7 +31,7 @@ func FuzzAPIWrite(f *testing.F) {
 	cfg.Web.MaxBodySize = 1 << 10
 	cfg.Board.TimeZone = "UTC"
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	c, err := rdb.Open(ctx, cfg.Redis, log) // embedded
+	c, err := rdb.Open(ctx, cfg.Redis.Options(), log) // embedded
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -252,7 +252,7 @@ func TestRedisHangs(t *testing.T) {
 	cfg.Web.Tokens = []string{writerToken}
 	cfg.Web.RequestTimeout = config.Duration(300 * time.Millisecond)
 	cfg.Board.TimeZone = "UTC"
-	c, err := rdb.New(cfg.Redis, nil)
+	c, err := rdb.New(cfg.Redis.Options(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

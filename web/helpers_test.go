@@ -76,7 +76,7 @@ func newEnvOn(t testing.TB, rs *redistest.Server, opts ...envOption) *testEnv {
 	t.Helper()
 	ctx := context.Background()
 	cfg := config.DefaultConfig()
-	cfg.Redis = rs.Config()
+	cfg.Redis = config.RedisFromOptions(rs.Options())
 	cfg.Redis.MaxRetries = 1
 	cfg.Web.Tokens = []string{writerToken}
 	cfg.Web.AdminTokens = []string{adminToken}
@@ -93,7 +93,7 @@ func newEnvOn(t testing.TB, rs *redistest.Server, opts ...envOption) *testEnv {
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(&testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	c, err := rdb.Open(ctx, cfg.Redis, log)
+	c, err := rdb.Open(ctx, cfg.Redis.Options(), log)
 	if err != nil {
 		t.Fatal(err)
 	}

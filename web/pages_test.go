@@ -394,7 +394,7 @@ func TestEmbeddedRedis(t *testing.T) {
 	cfg.Web.AdminTokens = []string{adminToken}
 	cfg.Board.TimeZone = "UTC"
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	c, err := rdb.Open(context.Background(), cfg.Redis, log)
+	c, err := rdb.Open(context.Background(), cfg.Redis.Options(), log)
 	if err != nil {
 		t.Fatal(err)
 	}

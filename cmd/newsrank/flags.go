@@ -226,7 +226,7 @@ func redactAttr(_ []string, a slog.Attr) slog.Attr {
 
 // openRedis connects to Redis as configured.
 func openRedis(ctx context.Context, cfg config.Config, log *slog.Logger) (*rdb.Client, error) {
-	return rdb.Open(ctx, cfg.Redis, log)
+	return rdb.Open(ctx, cfg.Redis.Options(), log)
 }
 
 // app loads the configuration and builds the shared pieces from it, for

@@ -21,14 +21,13 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/redact"
 )
 
 // Client is the connection to Redis and the key prefix to use with it.
 type Client struct {
 	redis.UniversalClient
-	// Prefix starts every key (config redis.key_prefix).
+	// Prefix starts every key (Options.KeyPrefix).
 	Prefix string
 	// Addr names the server(s) for messages.
 	Addr string
@@ -61,26 +60,26 @@ func (c *Client) Close() error {
 	return err
 }
 
-// Open connects to Redis as cfg says and checks it with PING within
-// cfg.DialTimeout. The error names the address it could not reach; like
+// Open connects to Redis as o says and checks it with PING within
+// o.DialTimeout. The error names the address it could not reach; like
 // every error of this package, it never shows a URL's user name or
 // password.
-func Open(ctx context.Context, cfg config.Redis, log *slog.Logger) (*Client, error) {
-	c, err := open(ctx, cfg, log)
+func Open(ctx context.Context, o Options, log *slog.Logger) (*Client, error) {
+	c, err := open(ctx, o, log)
 	return c, redact.Error(err)
 }
 
-func open(ctx context.Context, cfg config.Redis, log *slog.Logger) (*Client, error) {
-	c, err := newClient(cfg, log)
+func open(ctx context.Context, o Options, log *slog.Logger) (*Client, error) {
+	c, err := newClient(o, log)
 	if err != nil {
 		return nil, err
 	}
-	pctx, cancel := context.WithTimeout(ctx, cfg.DialTimeout.D())
+	pctx, cancel := context.WithTimeout(ctx, o.DialTimeout)
 	defer cancel()
 	if err := c.Ping(pctx).Err(); err != nil {
 		c.Close()
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(pctx.Err(), context.DeadlineExceeded) {
-			return nil, fmt.Errorf("redis at %s: no answer within redis.dial_timeout (%s): %w", c.Addr, cfg.DialTimeout, err)
+			return nil, fmt.Errorf("redis at %s: no answer within redis.dial_timeout (%s): %w", c.Addr, o.DialTimeout, err)
 		}
 		return nil, fmt.Errorf("redis at %s unreachable: %w", c.Addr, err)
 	}
@@ -88,27 +87,27 @@ func open(ctx context.Context, cfg config.Redis, log *slog.Logger) (*Client, err
 }
 
 // New builds the client without checking the connection.
-func New(cfg config.Redis, log *slog.Logger) (*Client, error) {
-	c, err := newClient(cfg, log)
+func New(o Options, log *slog.Logger) (*Client, error) {
+	c, err := newClient(o, log)
 	return c, redact.Error(err)
 }
 
-func newClient(cfg config.Redis, log *slog.Logger) (*Client, error) {
+func newClient(o Options, log *slog.Logger) (*Client, error) {
 	if log == nil {
 		log = slog.Default()
 	}
 	routeClientLog(log)
-	c := &Client{Prefix: cfg.KeyPrefix}
+	c := &Client{Prefix: o.KeyPrefix}
 	opt := &redis.UniversalOptions{
-		Username:        cfg.Username,
-		Password:        cfg.Password,
-		DialTimeout:     cfg.DialTimeout.D(),
-		ReadTimeout:     cfg.ReadTimeout.D(),
-		WriteTimeout:    cfg.WriteTimeout.D(),
-		MaxRetries:      cfg.MaxRetries,
-		MinRetryBackoff: cfg.MinRetryBackoff.D(),
-		MaxRetryBackoff: cfg.MaxRetryBackoff.D(),
-		PoolSize:        cfg.PoolSize,
+		Username:        o.Username,
+		Password:        o.Password,
+		DialTimeout:     o.DialTimeout,
+		ReadTimeout:     o.ReadTimeout,
+		WriteTimeout:    o.WriteTimeout,
+		MaxRetries:      o.MaxRetries,
+		MinRetryBackoff: o.MinRetryBackoff,
+		MaxRetryBackoff: o.MaxRetryBackoff,
+		PoolSize:        o.PoolSize,
 		Protocol:        2,
 		DisableIdentity: true,
 		MaintNotificationsConfig: &maintnotifications.Config{
@@ -116,7 +115,7 @@ func newClient(cfg config.Redis, log *slog.Logger) (*Client, error) {
 		},
 	}
 	var err error
-	switch cfg.Mode() {
+	switch o.Mode() {
 	case "embedded":
 		m := miniredis.NewMiniRedis()
 		if err := m.StartAddr("127.0.0.1:0"); err != nil {
@@ -127,27 +126,27 @@ func newClient(cfg config.Redis, log *slog.Logger) (*Client, error) {
 		c.mini, c.stop, c.done = m, make(chan struct{}), make(chan struct{})
 		opt.Addrs, c.Addr = []string{m.Addr()}, "embedded ("+m.Addr()+")"
 	case "url":
-		if err := urlOptions(opt, cfg); err != nil {
+		if err := urlOptions(opt, o); err != nil {
 			return nil, err
 		}
 		c.Addr = opt.Addrs[0]
 	case "sentinel":
-		opt.MasterName, opt.Addrs, opt.SentinelPassword = cfg.Sentinel.MasterName, cfg.Sentinel.Addrs, cfg.Sentinel.Password
-		opt.DB = cfg.DB
-		c.Addr = "sentinel " + cfg.Sentinel.MasterName + " via " + addrList(cfg.Sentinel.Addrs)
+		opt.MasterName, opt.Addrs, opt.SentinelPassword = o.Sentinel.MasterName, o.Sentinel.Addrs, o.Sentinel.Password
+		opt.DB = o.DB
+		c.Addr = "sentinel " + o.Sentinel.MasterName + " via " + addrList(o.Sentinel.Addrs)
 	case "cluster":
-		opt.Addrs, opt.IsClusterMode = cfg.Cluster.Addrs, true
-		c.Addr = "cluster " + addrList(cfg.Cluster.Addrs)
+		opt.Addrs, opt.IsClusterMode = o.Cluster.Addrs, true
+		c.Addr = "cluster " + addrList(o.Cluster.Addrs)
 	default:
-		return nil, fmt.Errorf("redis: unknown mode %q", cfg.Mode())
+		return nil, fmt.Errorf("redis: unknown mode %q", o.Mode())
 	}
-	switch cfg.Mode() {
+	switch o.Mode() {
 	case "embedded", "url":
 		// One dial attempt per try keeps a dead server from stretching
 		// the dial timeout into many.
 		opt.DialerRetries, opt.ContextTimeoutEnabled = 1, true
 	default:
-		if opt.TLSConfig, err = tlsConfig(cfg.TLS); err != nil {
+		if opt.TLSConfig, err = tlsConfig(o.TLS); err != nil {
 			return nil, err
 		}
 	}
@@ -158,22 +157,22 @@ func newClient(cfg config.Redis, log *slog.Logger) (*Client, error) {
 	return c, nil
 }
 
-// urlOptions sets opt from cfg.URL: the server, the database, TLS (with
-// cfg.TLS's settings) and the pool settings the URL's query may carry;
-// cfg.Username, cfg.Password and cfg.PoolSize win over the URL's.
-func urlOptions(opt *redis.UniversalOptions, cfg config.Redis) error {
+// urlOptions sets opt from o.URL: the server, the database, TLS (with
+// o.TLS's settings) and the pool settings the URL's query may carry;
+// o.Username, o.Password and o.PoolSize win over the URL's.
+func urlOptions(opt *redis.UniversalOptions, o Options) error {
 	// url.Parse's error, which go-redis returns as is, quotes the whole
 	// URL, and can quote a piece of a password that should have been
 	// percent-encoded: redact.ParseURL's does neither.
-	if _, err := redact.ParseURL(cfg.URL); err != nil {
+	if _, err := redact.ParseURL(o.URL); err != nil {
 		return fmt.Errorf("redis.url: %w", err)
 	}
-	u, err := redis.ParseURL(cfg.URL)
+	u, err := redis.ParseURL(o.URL)
 	if err != nil {
 		return fmt.Errorf("redis.url: %w", err)
 	}
 	if u.TLSConfig != nil {
-		if err := applyTLS(u.TLSConfig, cfg.TLS); err != nil {
+		if err := applyTLS(u.TLSConfig, o.TLS); err != nil {
 			return err
 		}
 	}
@@ -231,7 +230,7 @@ func (c *Client) expireLoop(every time.Duration) {
 	}
 }
 
-func tlsConfig(t config.RedisTLS) (*tls.Config, error) {
+func tlsConfig(t TLS) (*tls.Config, error) {
 	if !t.Enabled {
 		return nil, nil
 	}
@@ -239,7 +238,7 @@ func tlsConfig(t config.RedisTLS) (*tls.Config, error) {
 	return c, applyTLS(c, t)
 }
 
-func applyTLS(c *tls.Config, t config.RedisTLS) error {
+func applyTLS(c *tls.Config, t TLS) error {
 	c.InsecureSkipVerify = t.InsecureSkipVerify
 	if t.ServerName != "" {
 		c.ServerName = t.ServerName

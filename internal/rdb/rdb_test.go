@@ -1,4 +1,4 @@
-package rdb
+package rdb_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/internal/redistest"
 )
 
@@ -18,11 +18,11 @@ func TestOpenClosedPortFailsWithinDialTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := config.DefaultConfig().Redis
+	cfg := rdb.DefaultOptions()
 	cfg.URL = "redis://127.0.0.1:" + itoa(port) + "/0"
-	cfg.DialTimeout = config.Duration(500 * time.Millisecond)
+	cfg.DialTimeout = 500 * time.Millisecond
 	start := time.Now()
-	_, err = Open(context.Background(), cfg, nil)
+	_, err = rdb.Open(context.Background(), cfg, nil)
 	elapsed := time.Since(start)
 	if err == nil {
 		t.Fatal("Open on a closed port succeeded")
@@ -32,7 +32,7 @@ func TestOpenClosedPortFailsWithinDialTimeout(t *testing.T) {
 	}
 	// Not a measure of speed: only that Open does not go on retrying (a
 	// refused connect takes microseconds; the bound is 20 dial timeouts).
-	if elapsed > 20*cfg.DialTimeout.D() {
+	if elapsed > 20*cfg.DialTimeout {
 		t.Errorf("Open took %s, want about the dial timeout %s", elapsed, cfg.DialTimeout)
 	}
 }
@@ -50,11 +50,11 @@ func TestOpenBlackholeFailsWithinDialTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Client().Do(context.Background(), "CLIENT", "UNPAUSE") })
-	cfg := s.Config()
-	cfg.DialTimeout = config.Duration(300 * time.Millisecond)
-	cfg.ReadTimeout = config.Duration(time.Minute)
+	cfg := s.Options()
+	cfg.DialTimeout = 300 * time.Millisecond
+	cfg.ReadTimeout = time.Minute
 	start := time.Now()
-	_, err := Open(ctx, cfg, nil)
+	_, err := rdb.Open(ctx, cfg, nil)
 	if err == nil {
 		t.Fatal("Open against a paused server succeeded")
 	}
@@ -68,9 +68,9 @@ func TestOpenBlackholeFailsWithinDialTimeout(t *testing.T) {
 
 func TestOpenURL(t *testing.T) {
 	s := redistest.Start(t)
-	cfg := s.Config()
+	cfg := s.Options()
 	cfg.KeyPrefix = "test:"
-	c, err := Open(context.Background(), cfg, nil)
+	c, err := rdb.Open(context.Background(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestOpenURL(t *testing.T) {
 
 func TestEmbeddedAnswersPingZaddEval(t *testing.T) {
 	ctx := context.Background()
-	c, err := Open(ctx, config.DefaultConfig().Redis, nil)
+	c, err := rdb.Open(ctx, rdb.DefaultOptions(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,10 +106,10 @@ func TestEmbeddedAnswersPingZaddEval(t *testing.T) {
 }
 
 func TestClusterAndSentinelBuildClients(t *testing.T) {
-	cfg := config.DefaultConfig().Redis
+	cfg := rdb.DefaultOptions()
 	cfg.URL = ""
 	cfg.Cluster.Addrs = []string{"127.0.0.1:7000", "127.0.0.1:7001"}
-	c, err := New(cfg, nil)
+	c, err := rdb.New(cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,8 +118,8 @@ func TestClusterAndSentinelBuildClients(t *testing.T) {
 		t.Fatalf("cluster config gave %T", c.UniversalClient)
 	}
 	cfg.Cluster.Addrs = nil
-	cfg.Sentinel = config.RedisSentinel{MasterName: "mymaster", Addrs: []string{"127.0.0.1:26379"}}
-	s, err := New(cfg, nil)
+	cfg.Sentinel = rdb.Sentinel{MasterName: "mymaster", Addrs: []string{"127.0.0.1:26379"}}
+	s, err := rdb.New(cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 
 func TestEmbeddedExpiresKeys(t *testing.T) {
 	ctx := context.Background()
-	c, err := Open(ctx, config.DefaultConfig().Redis, nil)
+	c, err := rdb.Open(ctx, rdb.DefaultOptions(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,13 +163,13 @@ func TestErrorsNeverShowUserinfo(t *testing.T) {
 		"redis://alice:S3cret@" + closed + "/0",
 		"redis://alice:S3cret@" + closed + "/0?dial_timeout=soon",
 	} {
-		cfg := config.DefaultConfig().Redis
+		cfg := rdb.DefaultOptions()
 		cfg.URL = url
-		cfg.DialTimeout = config.Duration(200 * time.Millisecond)
-		c, err := Open(context.Background(), cfg, nil)
+		cfg.DialTimeout = 200 * time.Millisecond
+		c, err := rdb.Open(context.Background(), cfg, nil)
 		if err == nil {
 			c.Close()
-			t.Errorf("Open(%s) succeeded", url)
+			t.Errorf("rdb.Open(%s) succeeded", url)
 			continue
 		}
 		for _, s := range []string{"alice", "S3cret", "Zq9", "xK7"} {
@@ -181,10 +181,10 @@ func TestErrorsNeverShowUserinfo(t *testing.T) {
 }
 
 func TestOneClusterSeedBuildsClusterClient(t *testing.T) {
-	cfg := config.DefaultConfig().Redis
+	cfg := rdb.DefaultOptions()
 	cfg.URL = ""
 	cfg.Cluster.Addrs = []string{"127.0.0.1:7000"}
-	c, err := New(cfg, nil)
+	c, err := rdb.New(cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,10 +197,10 @@ func TestOneClusterSeedBuildsClusterClient(t *testing.T) {
 func TestOpenUnixSocketURL(t *testing.T) {
 	sock := t.TempDir() + "/redis.sock"
 	s := redistest.Start(t, redistest.Options{Args: []string{"--unixsocket", sock}})
-	cfg := s.Config()
+	cfg := s.Options()
 	cfg.URL = "unix://" + sock + "?db=3&client_name=nr&pool_size=3"
 	ctx := context.Background()
-	c, err := Open(ctx, cfg, nil)
+	c, err := rdb.Open(ctx, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

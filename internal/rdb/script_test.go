@@ -1,4 +1,4 @@
-package rdb
+package rdb_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/internal/redistest"
 )
 
@@ -18,13 +19,13 @@ var incrCmd = redis.NewScript(`return redis.call('INCRBY', KEYS[1], ARGV[1])`)
 // echoCmd returns ARGV[1].
 var echoCmd = redis.NewScript(`return ARGV[1]`)
 
-func evalIncr(t *testing.T, ctx context.Context, c Pipeliner, n int) []int64 {
+func evalIncr(t *testing.T, ctx context.Context, c rdb.Pipeliner, n int) []int64 {
 	t.Helper()
-	cmds, err := EvalEach(ctx, c, incrCmd, n, func(i int) ([]string, []any) {
+	cmds, err := rdb.EvalEach(ctx, c, incrCmd, n, func(i int) ([]string, []any) {
 		return []string{fmt.Sprintf("{t}:n%d", i)}, []any{i + 1}
 	})
 	if err != nil {
-		t.Fatalf("EvalEach: %v", err)
+		t.Fatalf("rdb.EvalEach: %v", err)
 	}
 	out := make([]int64, n)
 	for i, cmd := range cmds {
@@ -78,7 +79,7 @@ func TestPipelinedRunsOtherCommandsOnce(t *testing.T) {
 	c := redistest.Start(t).Client()
 	var incr *redis.IntCmd
 	var echo, scripted *redis.Cmd
-	_, err := Pipelined(ctx, c, func(p redis.Pipeliner) {
+	_, err := rdb.Pipelined(ctx, c, func(p redis.Pipeliner) {
 		incr = p.Incr(ctx, "plain")
 		echo = echoCmd.EvalSha(ctx, p, nil, "hello")
 		scripted = incrCmd.EvalSha(ctx, p, []string{"counter"}, 2)
@@ -106,11 +107,11 @@ func TestPipelinedReportsUnknownScript(t *testing.T) {
 	if err := c.ScriptFlush(ctx).Err(); err != nil {
 		t.Fatal(err)
 	}
-	// echoCmd is not among the scripts Pipelined may load.
-	_, err := Pipelined(ctx, c, func(p redis.Pipeliner) {
+	// echoCmd is not among the scripts rdb.Pipelined may load.
+	_, err := rdb.Pipelined(ctx, c, func(p redis.Pipeliner) {
 		echoCmd.EvalSha(ctx, p, nil, "x")
 	}, incrCmd)
-	if !IsNoScript(err) {
+	if !rdb.IsNoScript(err) {
 		t.Fatalf("err = %v, want NOSCRIPT", err)
 	}
 }
@@ -121,7 +122,7 @@ func TestEvalEachReportsScriptErrors(t *testing.T) {
 	if err := c.Set(ctx, "{t}:n1", "text", 0).Err(); err != nil {
 		t.Fatal(err)
 	}
-	_, err := EvalEach(ctx, c, incrCmd, 3, func(i int) ([]string, []any) {
+	_, err := rdb.EvalEach(ctx, c, incrCmd, 3, func(i int) ([]string, []any) {
 		return []string{fmt.Sprintf("{t}:n%d", i)}, []any{1}
 	})
 	if err == nil || !strings.Contains(err.Error(), "not an integer") {
@@ -138,11 +139,11 @@ func TestEvalEachOnClusterReloadsOnlyWhereFlushed(t *testing.T) {
 	c := cl.Client()
 	n := 30 // keys without a shared tag, spread over the three masters
 	run := func() []int64 {
-		cmds, err := EvalEach(ctx, c, incrCmd, n, func(i int) ([]string, []any) {
+		cmds, err := rdb.EvalEach(ctx, c, incrCmd, n, func(i int) ([]string, []any) {
 			return []string{fmt.Sprintf("n%d", i)}, []any{1}
 		})
 		if err != nil {
-			t.Fatalf("EvalEach: %v", err)
+			t.Fatalf("rdb.EvalEach: %v", err)
 		}
 		out := make([]int64, n)
 		for i, cmd := range cmds {

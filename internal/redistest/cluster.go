@@ -10,7 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/internal/rdb"
 )
 
 // Cluster is a real Redis Cluster of three masters (no replicas) made of
@@ -89,12 +89,12 @@ func (c *Cluster) Client() *redis.ClusterClient {
 	return cc
 }
 
-// Config returns newsrank's default Redis config pointed at the cluster.
-func (c *Cluster) Config() config.Redis {
-	cfg := config.DefaultConfig().Redis
-	cfg.URL = ""
-	cfg.Cluster.Addrs = c.Addrs()
-	return cfg
+// Options returns newsrank's default Redis options pointed at the cluster.
+func (c *Cluster) Options() rdb.Options {
+	o := rdb.DefaultOptions()
+	o.URL = ""
+	o.Cluster.Addrs = c.Addrs()
+	return o
 }
 
 // String names the cluster for messages.

@@ -19,7 +19,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/internal/rdb"
 )
 
 // InstallHint tells how to get redis-server.
@@ -161,11 +161,11 @@ func (s *Server) Addr() string { return "127.0.0.1:" + strconv.Itoa(s.port) }
 // URL is redis://host:port/0.
 func (s *Server) URL() string { return "redis://" + s.Addr() + "/0" }
 
-// Config returns newsrank's default Redis config pointed at this server.
-func (s *Server) Config() config.Redis {
-	cfg := config.DefaultConfig().Redis
-	cfg.URL = s.URL()
-	return cfg
+// Options returns newsrank's default Redis options pointed at this server.
+func (s *Server) Options() rdb.Options {
+	o := rdb.DefaultOptions()
+	o.URL = s.URL()
+	return o
 }
 
 // Client returns a new go-redis client for this server, closed at cleanup.
