@@ -344,7 +344,7 @@ func TestClusterPipeline(t *testing.T) {
 
 	// Jobs: the run lock holds across the cluster: a second run of a job
 	// that is running is skipped.
-	jo, err := jobs.OptionsFromConfig(cfg.Jobs)
+	jo, err := cfg.Jobs.Options()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -132,7 +132,7 @@ func buildEnv(t testing.TB, c *rdb.Client, cfg config.Config, log *slog.Logger) 
 			qs = append(qs, e.queues[src.Name])
 		}
 	}
-	jo, err := jobs.OptionsFromConfig(cfg.Jobs)
+	jo, err := cfg.Jobs.Options()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,7 +83,7 @@ func (a *app) build() error {
 	if a.invites, err = board.NewInvites(c, c.Prefix, bopts, board.WithClock(a.clock), board.WithLogger(a.log)); err != nil {
 		return fmt.Errorf("%w: %w", errConfig, err)
 	}
-	jopts, err := jobs.OptionsFromConfig(cfg.Jobs)
+	jopts, err := cfg.Jobs.Options()
 	if err != nil {
 		return fmt.Errorf("%w: %w", errConfig, err)
 	}
