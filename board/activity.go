@@ -5,15 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/clock"
 )
 
@@ -48,7 +45,7 @@ func ParsePeriod(s string) (Period, error) {
 type Event struct {
 	// User is who did it.
 	User string `json:"user"`
-	// Action is one of config.Actions: visit, like, collect, comment,
+	// Action is one of Actions(): visit, like, collect, comment,
 	// publish, follow.
 	Action string `json:"action"`
 	// Target is what it was done to: the page path for a visit, the
@@ -109,41 +106,23 @@ type Activity struct {
 }
 
 // NewActivity returns the activity boards stored under prefix (config
-// redis.key_prefix) with the weights, time zone, retentions and cap of cfg.
-func NewActivity(c redis.UniversalClient, prefix string, cfg config.Board, opts ...Option) (*Activity, error) {
+// redis.key_prefix) with the weights, time zone, retentions and cap of o.
+func NewActivity(c redis.UniversalClient, prefix string, o Options, opts ...Option) (*Activity, error) {
 	if c == nil {
 		return nil, errors.New("board: nil redis client")
 	}
-	loc, err := time.LoadLocation(cfg.TimeZone)
-	if err != nil {
-		return nil, fmt.Errorf("board.time_zone: %w", err)
-	}
-	for _, k := range slices.Sorted(maps.Keys(cfg.Weights)) {
-		if !slices.Contains(config.Actions, k) {
-			return nil, fmt.Errorf("board.weights: %w %q", ErrUnknownAction, k)
-		}
-		if cfg.Weights[k] < 0 {
-			return nil, fmt.Errorf("board.weights.%s: must be >= 0, got %d", k, cfg.Weights[k])
-		}
-	}
-	if cfg.DayRetention.D() <= 0 || cfg.MonthRetention.D() <= 0 {
-		return nil, fmt.Errorf("board: day_retention and month_retention must be > 0, got %s and %s", cfg.DayRetention, cfg.MonthRetention)
-	}
-	if cfg.Cap < 0 {
-		return nil, fmt.Errorf("board.cap: must be >= 0, got %d", cfg.Cap)
-	}
-	o := buildOptions(opts)
+	set := buildSettings(opts)
 	return &Activity{
 		rdb:      c,
 		keys:     newActivityKeys(prefix),
-		weights:  maps.Clone(cfg.Weights),
-		loc:      loc,
-		dayTTL:   cfg.DayRetention.D(),
-		monthTTL: cfg.MonthRetention.D(),
-		ledTTL:   max(cfg.DayRetention.D(), cfg.MonthRetention.D()),
-		cap:      cfg.Cap,
-		clock:    o.clock,
-		log:      o.log,
+		weights:  o.weights(),
+		loc:      o.location(),
+		dayTTL:   o.DayRetention,
+		monthTTL: o.MonthRetention,
+		ledTTL:   max(o.DayRetention, o.MonthRetention),
+		cap:      o.Cap,
+		clock:    set.clock,
+		log:      set.log,
 	}, nil
 }
 

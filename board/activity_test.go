@@ -9,8 +9,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/newsrank/newsrank/config"
 )
 
 // TestSeedPointTable walks seed 000's table: visit +1 once per path per
@@ -72,7 +70,7 @@ func TestSeedPointTable(t *testing.T) {
 }
 
 func TestWeightsFromConfig(t *testing.T) {
-	r := newRig(t, func(b *config.Board) {
+	r := newRig(t, func(b *Options) {
 		b.Weights = map[string]int{"like": 5, "comment": 0}
 	})
 	if res := r.rec(Event{User: "u", Action: "like", Target: "a"}); res.Points != 5 {
@@ -457,9 +455,9 @@ func TestTTLSetOnce(t *testing.T) {
 			t.Fatalf("%s TTL %s, want about %s", what, got, want)
 		}
 	}
-	checkNear("day board", r.pttl(dayKey), r.cfg.DayRetention.D())
-	checkNear("month board", r.pttl(monthKey), r.cfg.MonthRetention.D())
-	checkNear("ledger", r.pttl(r.act.keys.ledger("u")), r.cfg.MonthRetention.D()+ledgerSlack)
+	checkNear("day board", r.pttl(dayKey), r.cfg.DayRetention)
+	checkNear("month board", r.pttl(monthKey), r.cfg.MonthRetention)
+	checkNear("ledger", r.pttl(r.act.keys.ledger("u")), r.cfg.MonthRetention+ledgerSlack)
 
 	// Shorten the expiries to one hour, as if the boards were old: later
 	// writes, by the same and other users, an undo, and a board that

@@ -11,7 +11,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/redistest"
 )
@@ -71,7 +70,7 @@ func BenchmarkRecord(b *testing.B) {
 	c := redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 2, DisableIdentity: true, PoolSize: 32})
 	defer c.Close()
 	ctx := context.Background()
-	cfg := config.DefaultConfig().Board
+	cfg := DefaultOptions()
 	clk := clock.NewFake(time.Date(2024, 1, 31, 12, 0, 0, 0, time.UTC))
 	act, err := NewActivity(c, testPrefix, cfg, WithClock(clk))
 	if err != nil {
@@ -140,7 +139,7 @@ func BenchmarkTop(b *testing.B) {
 	c := redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 2, DisableIdentity: true})
 	defer c.Close()
 	ctx := context.Background()
-	cfg := config.DefaultConfig().Board
+	cfg := DefaultOptions()
 	clk := clock.NewFake(time.Date(2024, 1, 31, 12, 0, 0, 0, time.UTC))
 	act, err := NewActivity(c, testPrefix, cfg, WithClock(clk))
 	if err != nil {
@@ -225,8 +224,8 @@ func BenchmarkCapGrowth(b *testing.B) {
 	for range b.N {
 		for _, cp := range []int{0, k} {
 			c.FlushAll(ctx)
-			cfg := config.DefaultConfig().Board
-			cfg.TimeZone, cfg.Cap = "UTC", cp
+			cfg := DefaultOptions()
+			cfg.Location, cfg.Cap = time.UTC, cp
 			clk := clock.NewFake(time.Date(2024, 1, 31, 12, 0, 0, 0, time.UTC))
 			act, err := NewActivity(c, testPrefix, cfg, WithClock(clk))
 			if err != nil {

@@ -43,15 +43,15 @@ type Entry struct {
 }
 
 // Option configures NewActivity and NewInvites.
-type Option func(*options)
+type Option func(*settings)
 
-type options struct {
+type settings struct {
 	clock clock.Clock
 	log   *slog.Logger
 }
 
-func buildOptions(opts []Option) options {
-	o := options{clock: clock.Real{}, log: slog.Default()}
+func buildSettings(opts []Option) settings {
+	o := settings{clock: clock.Real{}, log: slog.Default()}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -61,7 +61,7 @@ func buildOptions(opts []Option) options {
 // WithClock sets the clock that decides the day and month of an event
 // (default clock.Real).
 func WithClock(c clock.Clock) Option {
-	return func(o *options) {
+	return func(o *settings) {
 		if c != nil {
 			o.clock = c
 		}
@@ -70,7 +70,7 @@ func WithClock(c clock.Clock) Option {
 
 // WithLogger sets the logger (default slog.Default()).
 func WithLogger(l *slog.Logger) Option {
-	return func(o *options) {
+	return func(o *settings) {
 		if l != nil {
 			o.log = l
 		}

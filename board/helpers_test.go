@@ -7,7 +7,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/redistest"
 )
@@ -32,20 +31,20 @@ type rig struct {
 	ctx   context.Context
 	rdb   *redis.Client
 	clock *clock.Fake
-	cfg   config.Board
+	cfg   Options
 	act   *Activity
 	inv   *Invites
 }
 
 // newRig starts a redis-server, sets the fake clock to 2024-01-31 10:00
 // Shanghai time and builds the boards with cfg changed by edit.
-func newRig(t *testing.T, edit ...func(*config.Board)) *rig {
+func newRig(t *testing.T, edit ...func(*Options)) *rig {
 	t.Helper()
 	s := redistest.Start(t)
 	r := &rig{t: t, ctx: context.Background(), rdb: s.Client(),
 		clock: clock.NewFake(time.Date(2024, 1, 31, 10, 0, 0, 0, shanghai))}
-	r.cfg = config.DefaultConfig().Board
-	r.cfg.TimeZone = "Asia/Shanghai"
+	r.cfg = DefaultOptions()
+	r.cfg.Location = shanghai
 	for _, f := range edit {
 		f(&r.cfg)
 	}

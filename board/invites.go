@@ -7,8 +7,6 @@ import (
 	"log/slog"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/newsrank/newsrank/config"
 )
 
 // Bounds of the invitation board's exact score encoding (see Invites).
@@ -48,16 +46,13 @@ type Invites struct {
 }
 
 // NewInvites returns the invitation board stored under prefix (config
-// redis.key_prefix), capped at cfg.Cap members when cfg.Cap > 0.
-func NewInvites(c redis.UniversalClient, prefix string, cfg config.Board, opts ...Option) (*Invites, error) {
+// redis.key_prefix), capped at o.Cap members when o.Cap > 0.
+func NewInvites(c redis.UniversalClient, prefix string, o Options, opts ...Option) (*Invites, error) {
 	if c == nil {
 		return nil, errors.New("board: nil redis client")
 	}
-	if cfg.Cap < 0 {
-		return nil, fmt.Errorf("board.cap: must be >= 0, got %d", cfg.Cap)
-	}
-	o := buildOptions(opts)
-	return &Invites{rdb: c, keys: newInviteKeys(prefix), cap: cfg.Cap, log: o.log}, nil
+	set := buildSettings(opts)
+	return &Invites{rdb: c, keys: newInviteKeys(prefix), cap: o.Cap, log: set.log}, nil
 }
 
 // registerCmd registers an invitee and gives the inviter one point.

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/newsrank/newsrank/config"
 )
 
 // inviteZ is the board member an inviter with count invitations, the
@@ -283,7 +281,7 @@ func TestInvitesConcurrent(t *testing.T) {
 // inviter left out keeps an exact count and enters when it beats the
 // K-th (an admission threshold, so nothing is lost).
 func TestInvitesCap(t *testing.T) {
-	r := newRig(t, func(b *config.Board) { b.Cap = 2 })
+	r := newRig(t, func(b *Options) { b.Cap = 2 })
 	reg := func(invitee, inviter string) Entry {
 		t.Helper()
 		e, err := r.inv.Register(r.ctx, invitee, inviter)

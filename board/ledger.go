@@ -11,7 +11,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/rdb"
 )
 
@@ -37,8 +36,8 @@ func (a *Activity) prepare(ev Event, now time.Time) (plan, error) {
 	if err := checkUser("user", ev.User); err != nil {
 		return plan{}, err
 	}
-	if !slices.Contains(config.Actions, ev.Action) {
-		return plan{}, fmt.Errorf("action %q: %w: must be one of %s", ev.Action, ErrUnknownAction, strings.Join(config.Actions, ", "))
+	if !slices.Contains(Actions(), ev.Action) {
+		return plan{}, fmt.Errorf("action %q: %w: must be one of %s", ev.Action, ErrUnknownAction, strings.Join(Actions(), ", "))
 	}
 	if err := checkTarget(ev.Action, ev.Target); err != nil {
 		return plan{}, err

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/rdb"
 )
@@ -17,22 +16,23 @@ import (
 // too.
 func TestEmbeddedRedis(t *testing.T) {
 	ctx := context.Background()
-	cfg := config.DefaultConfig()
-	if cfg.Redis.Mode() != "embedded" {
-		t.Fatalf("default redis mode %q, want embedded", cfg.Redis.Mode())
+	ro := rdb.DefaultOptions()
+	if ro.Mode() != "embedded" {
+		t.Fatalf("default redis mode %q, want embedded", ro.Mode())
 	}
-	c, err := rdb.Open(ctx, cfg.Redis.Options(), nil)
+	c, err := rdb.Open(ctx, ro, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	cfg.Board.TimeZone = "Asia/Shanghai"
+	bo := DefaultOptions()
+	bo.Location = shanghai
 	clk := clock.NewFake(at(2024, 1, 31, 23, 0, 0))
-	act, err := NewActivity(c, c.Prefix, cfg.Board, WithClock(clk))
+	act, err := NewActivity(c, c.Prefix, bo, WithClock(clk))
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv, err := NewInvites(c, c.Prefix, cfg.Board)
+	inv, err := NewInvites(c, c.Prefix, bo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,14 +73,14 @@ func TestEmbeddedRedis(t *testing.T) {
 	if err != nil || !slices.Equal(around, want[1:4]) {
 		t.Fatalf("AroundMe(b) = %+v %v, want %+v", around, err, want[1:4])
 	}
-	if d := c.PTTL(ctx, act.keys.day("2024-01-31")).Val(); d <= 0 || d > cfg.Board.DayRetention.D() {
+	if d := c.PTTL(ctx, act.keys.day("2024-01-31")).Val(); d <= 0 || d > bo.DayRetention {
 		t.Fatalf("day board TTL %s", d)
 	}
 
 	// Versioned events, and a capped board, on miniredis's Lua too.
 	record(Event{User: "e", Action: "like", Target: "1", Version: 2}, 2)
 	record(Event{User: "e", Action: "like", Target: "1", Undo: true, Version: 1}, 0)
-	capCfg := cfg.Board
+	capCfg := bo
 	capCfg.Cap = 1
 	capped, err := NewActivity(c, c.Prefix+"capped:", capCfg, WithClock(clk))
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/newsrank/newsrank/board"
 )
 
 // Board configures the user leaderboards (package board).
@@ -29,27 +31,14 @@ type Board struct {
 	Cap int `yaml:"cap"`
 }
 
-// Activity actions known to the activity board.
-var Actions = []string{"visit", "like", "collect", "comment", "publish", "follow"}
-
-func defaultBoard() Board {
-	return Board{
-		TimeZone: "Local",
-		Weights: map[string]int{
-			"visit": 1, "like": 2, "collect": 2, "comment": 3, "publish": 10, "follow": 2,
-		},
-		DayRetention:   Duration(31 * 24 * time.Hour),
-		MonthRetention: Duration(400 * 24 * time.Hour),
-		Cap:            0,
-	}
-}
+func defaultBoard() Board { return boardFromOptions(board.DefaultOptions()) }
 
 func (b *Board) validate(v *validator) {
 	checkZone(v, "time_zone", b.TimeZone)
 	for _, k := range slices.Sorted(maps.Keys(b.Weights)) {
-		if !slices.Contains(Actions, k) {
-			msg := fmt.Sprintf("unknown action: must be one of %s", strings.Join(Actions, ", "))
-			if s := suggest(k, Actions); s != "" {
+		if actions := board.Actions(); !slices.Contains(actions, k) {
+			msg := fmt.Sprintf("unknown action: must be one of %s", strings.Join(actions, ", "))
+			if s := suggest(k, actions); s != "" {
 				msg += ", did you mean " + s + "?"
 			}
 			v.addf("weights."+k, "%s", msg)

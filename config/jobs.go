@@ -3,7 +3,7 @@ package config
 import (
 	"time"
 
-	"github.com/robfig/cron/v3"
+	"github.com/newsrank/newsrank/jobs"
 )
 
 // Jobs configures the scheduled jobs (package jobs) and the daemon.
@@ -42,11 +42,12 @@ type Job struct {
 }
 
 func defaultJobs() Jobs {
+	o := jobs.DefaultOptions()
 	return Jobs{
-		TimeZone:        "Local",
-		LockTTL:         Duration(time.Minute),
-		History:         50,
-		CatchUp:         true,
+		TimeZone:        o.Location.String(),
+		LockTTL:         Duration(o.LockTTL),
+		History:         o.History,
+		CatchUp:         o.CatchUp,
 		ShutdownTimeout: Duration(30 * time.Second),
 		Crawl:           Job{Schedule: "0 */6 * * *", Enabled: true},
 		Prune:           Job{Schedule: "0 0 * * 1", Enabled: true},
@@ -63,7 +64,7 @@ func (j *Jobs) validate(v *validator) {
 		name string
 		job  Job
 	}{{"crawl", j.Crawl}, {"prune", j.Prune}, {"rescore", j.Rescore}} {
-		if _, err := cron.ParseStandard(job.job.Schedule); err != nil {
+		if _, err := jobs.ParseSchedule(job.job.Schedule); err != nil {
 			v.addf(job.name+".schedule", "%v, got %q", err, job.job.Schedule)
 		}
 	}

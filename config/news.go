@@ -1,6 +1,10 @@
 package config
 
-import "time"
+import (
+	"time"
+
+	"github.com/newsrank/newsrank/news"
+)
 
 // News configures the article store and its ranking (package news).
 type News struct {
@@ -35,23 +39,11 @@ type GravityFormula struct {
 	Gravity float64 `yaml:"gravity"`
 }
 
-func defaultNews() News {
-	return News{
-		Window:        Duration(7 * 24 * time.Hour),
-		Formula:       "linear",
-		VoteWeight:    432,
-		CommentWeight: 1,
-		Hot:           HotFormula{Divisor: 45000},
-		Gravity:       GravityFormula{Gravity: 1.8},
-		PageSize:      25,
-		MaxPageSize:   100,
-		GroupCacheTTL: Duration(60 * time.Second),
-	}
-}
+func defaultNews() News { return newsFromOptions(news.DefaultOptions()) }
 
 func (n *News) validate(v *validator) {
 	v.minDur("window", n.Window, time.Minute)
-	v.oneOf("formula", n.Formula, "linear", "hot", "gravity")
+	v.oneOf("formula", n.Formula, news.FormulaNames()...)
 	if n.VoteWeight <= 0 {
 		v.addf("vote_weight", "must be > 0, got %g", n.VoteWeight)
 	}

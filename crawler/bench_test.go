@@ -57,7 +57,7 @@ func BenchmarkCrawlDemo(b *testing.B) {
 	for range b.N {
 		ctx := context.Background()
 		rdb.FlushAll(ctx)
-		store, err := news.New(rdb, "b:", cfg.News, news.WithLogger(quietLog()))
+		store, err := news.New(rdb, "b:", cfg.News.Options(), news.WithLogger(quietLog()))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -716,7 +716,7 @@ func TestEmbeddedRedis(t *testing.T) {
 	if !client.Embedded() {
 		t.Fatal("default config is not the embedded Redis")
 	}
-	store, err := news.New(client, client.Prefix, cfg.News, news.WithLogger(quietLog()))
+	store, err := news.New(client, client.Prefix, cfg.News.Options(), news.WithLogger(quietLog()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -173,7 +173,7 @@ func newEnv(t *testing.T) *env {
 	cfg.Queue.RetryMax = config.Duration(100 * time.Millisecond)
 	cfg.Queue.IdlePoll = config.Duration(20 * time.Millisecond)
 	cfg.Queue.Lease = config.Duration(30 * time.Second)
-	store, err := news.New(r.Client(), testPrefix, cfg.News, news.WithLogger(quietLog()))
+	store, err := news.New(r.Client(), testPrefix, cfg.News.Options(), news.WithLogger(quietLog()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func newRestartableEnv(t *testing.T) (*env, *redistest.Server) {
 	t.Helper()
 	e := newEnv(t)
 	r := redistest.Start(t, redistest.Options{AppendOnly: true})
-	store, err := news.New(r.Client(), testPrefix, e.cfg.News, news.WithLogger(quietLog()))
+	store, err := news.New(r.Client(), testPrefix, e.cfg.News.Options(), news.WithLogger(quietLog()))
 	if err != nil {
 		t.Fatal(err)
 	}

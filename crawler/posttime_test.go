@@ -29,7 +29,7 @@ func TestUnreadablePostTime(t *testing.T) {
 	e := newEnv(t)
 	crawlTime := time.Date(2024, 3, 5, 12, 0, 0, 0, time.UTC)
 	clk := clock.NewFake(crawlTime)
-	store, err := news.New(e.rdb, testPrefix, e.cfg.News, news.WithClock(clk), news.WithLogger(quietLog()))
+	store, err := news.New(e.rdb, testPrefix, e.cfg.News.Options(), news.WithClock(clk), news.WithLogger(quietLog()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,7 @@ func refreshScenario(t *testing.T, e *env, client redis.UniversalClient, prefix,
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Second)
 	fc := clock.NewFake(now) // the store's clock: the window moves when the test says
-	store, err := news.New(client, prefix, e.cfg.News, news.WithClock(fc), news.WithLogger(quietLog()))
+	store, err := news.New(client, prefix, e.cfg.News.Options(), news.WithClock(fc), news.WithLogger(quietLog()))
 	if err != nil {
 		t.Fatal(err)
 	}

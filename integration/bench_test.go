@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/board"
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/redistest"
 	"github.com/newsrank/newsrank/news"
 )
@@ -78,8 +77,8 @@ func BenchmarkBoardGrowth(b *testing.B) {
 	rs := redistest.Start(b)
 	c := rs.Client()
 	ctx := context.Background()
-	cfg := config.DefaultConfig().Board
-	cfg.TimeZone = "UTC"
+	cfg := board.DefaultOptions()
+	cfg.Location = time.UTC
 	var ours, base, invitee float64
 	for range b.N {
 		c.FlushAll(ctx)

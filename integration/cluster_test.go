@@ -192,7 +192,7 @@ func TestClusterPipeline(t *testing.T) {
 			t.Fatalf("linear rebuild changed %s from %g to %g", id, sc, after[id])
 		}
 	}
-	gcfg := cfg.News
+	gcfg := cfg.News.Options()
 	gcfg.Formula = "gravity"
 	gstore, err := news.New(c, prefix, gcfg, news.WithLogger(s.log))
 	if err != nil {
@@ -267,7 +267,11 @@ func TestClusterPipeline(t *testing.T) {
 
 	// Leaderboards: user i likes i+1 articles (2 points each) and visits
 	// the front page twice (1 point once); user-3 takes one like back.
-	act, err := board.NewActivity(c, prefix, cfg.Board, board.WithLogger(s.log))
+	bopts, err := cfg.Board.Options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	act, err := board.NewActivity(c, prefix, bopts, board.WithLogger(s.log))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +306,7 @@ func TestClusterPipeline(t *testing.T) {
 	}
 	// A capped board (its scripts touch the out keys beside the board)
 	// shows the same top, and a versioned unlike of an outsider.
-	capCfg := cfg.Board
+	capCfg := bopts
 	capCfg.Cap = 2
 	capped, err := board.NewActivity(c, prefix+"capped:", capCfg, board.WithLogger(s.log))
 	if err != nil {
@@ -317,7 +321,7 @@ func TestClusterPipeline(t *testing.T) {
 	if e, ok, err := capped.Rank(ctx, "reader-3", board.Day, time.Now()); err != nil || ok || e.Score != 7 {
 		t.Errorf("capped rank of reader-3: %+v %v %v, want not ranked with 7", e, ok, err)
 	}
-	inv, err := board.NewInvites(c, prefix, cfg.Board, board.WithLogger(s.log))
+	inv, err := board.NewInvites(c, prefix, bopts, board.WithLogger(s.log))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +344,7 @@ func TestClusterPipeline(t *testing.T) {
 
 	// Jobs: the run lock holds across the cluster: a second run of a job
 	// that is running is skipped.
-	jo, err := jobs.OptionsFromConfig(cfg.Jobs)
+	jo, err := cfg.Jobs.Options()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -209,7 +209,7 @@ func newStack(t testing.TB, cfg config.Config) *stack {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	store, err := news.New(c, c.Prefix, cfg.News, news.WithLogger(log))
+	store, err := news.New(c, c.Prefix, cfg.News.Options(), news.WithLogger(log))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +224,7 @@ func newStack(t testing.TB, cfg config.Config) *stack {
 // Redis (one through a fault-injecting proxy).
 func (s *stack) storeOn(c redis.UniversalClient) *news.Store {
 	s.t.Helper()
-	store, err := news.New(c, s.rdb.Prefix, s.cfg.News, news.WithLogger(s.log))
+	store, err := news.New(c, s.rdb.Prefix, s.cfg.News.Options(), news.WithLogger(s.log))
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -450,7 +450,7 @@ func TestHelperConsumer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	store, err := news.New(c, c.Prefix, cfg.News, news.WithLogger(log))
+	store, err := news.New(c, c.Prefix, cfg.News.Options(), news.WithLogger(log))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ func TestFaultWritesDuringRebuilds(t *testing.T) {
 			s := newStack(t, cfg)
 			ctx := context.Background()
 			fc := clock.NewFake(time.Date(2025, 3, 3, 12, 0, 0, 0, time.UTC)) // gravity's "now" for writers and rebuilds alike
-			store, err := news.New(s.rdb, s.rdb.Prefix, cfg.News, news.WithClock(fc), news.WithLogger(s.log))
+			store, err := news.New(s.rdb, s.rdb.Prefix, cfg.News.Options(), news.WithClock(fc), news.WithLogger(s.log))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,7 +13,6 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/robfig/cron/v3"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/errkind"
 	"github.com/newsrank/newsrank/internal/metrics"
@@ -71,15 +70,15 @@ type Options struct {
 	Holder string
 }
 
-// OptionsFromConfig turns the jobs section of the configuration into
-// Options.
-func OptionsFromConfig(cfg config.Jobs) (Options, error) {
-	loc, err := time.LoadLocation(cfg.TimeZone)
-	if err != nil {
-		return Options{}, fmt.Errorf("jobs.time_zone: %w", err)
-	}
-	return Options{Location: loc, LockTTL: cfg.LockTTL.D(), History: cfg.History, CatchUp: cfg.CatchUp}, nil
+// DefaultOptions are local time, a lock of a minute, 50 runs of history
+// and catch-up on.
+func DefaultOptions() Options {
+	return Options{Location: time.Local, LockTTL: time.Minute, History: 50, CatchUp: true}
 }
+
+// ParseSchedule parses a cron spec (minute hour day-of-month month
+// day-of-week) or a descriptor such as "@every 6h" or "@weekly".
+func ParseSchedule(spec string) (cron.Schedule, error) { return cron.ParseStandard(spec) }
 
 // Manager runs jobs under their locks, records their runs and schedules
 // them. It is safe for concurrent use.
@@ -95,14 +94,15 @@ type Manager struct {
 // NewManager returns a Manager for jobs, storing locks and history in c
 // under prefix (config redis.key_prefix). Schedules are checked here.
 func NewManager(c redis.UniversalClient, prefix string, opts Options, jobs ...Job) (*Manager, error) {
+	def := DefaultOptions()
 	if opts.Location == nil {
-		opts.Location = time.Local
+		opts.Location = def.Location
 	}
 	if opts.LockTTL <= 0 {
-		opts.LockTTL = time.Minute
+		opts.LockTTL = def.LockTTL
 	}
 	if opts.History <= 0 {
-		opts.History = 50
+		opts.History = def.History
 	}
 	if opts.Clock == nil {
 		opts.Clock = clock.Real{}
@@ -123,7 +123,7 @@ func NewManager(c redis.UniversalClient, prefix string, opts Options, jobs ...Jo
 			return nil, fmt.Errorf("job %q: defined twice", j.Name)
 		}
 		if j.Schedule != "" {
-			s, err := cron.ParseStandard(j.Schedule)
+			s, err := ParseSchedule(j.Schedule)
 			if err != nil {
 				return nil, fmt.Errorf("job %s: schedule %q: %w", j.Name, j.Schedule, err)
 			}

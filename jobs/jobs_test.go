@@ -14,7 +14,6 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/metrics"
 	"github.com/newsrank/newsrank/internal/rdb"
@@ -235,15 +234,6 @@ func TestBadSchedule(t *testing.T) {
 	_, err := NewManager(c, prefix, Options{}, Job{Name: "j", Schedule: "61 * * * *", Run: func(context.Context) (Counts, error) { return nil, nil }})
 	if err == nil {
 		t.Fatal("bad schedule accepted")
-	}
-}
-
-func TestOptionsFromConfig(t *testing.T) {
-	cfg := config.DefaultConfig().Jobs
-	cfg.TimeZone = "Asia/Shanghai"
-	o, err := OptionsFromConfig(cfg)
-	if err != nil || o.Location.String() != "Asia/Shanghai" || o.LockTTL != cfg.LockTTL.D() || !o.CatchUp {
-		t.Fatalf("%+v, %v", o, err)
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/newsrank/newsrank/board"
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/redistest"
 )
 
@@ -26,8 +25,8 @@ func newActEnv(t *testing.T) *actEnv {
 	t.Helper()
 	e := newEnv(t, nil)
 	bs := redistest.Start(t)
-	cfg := config.DefaultConfig().Board
-	cfg.TimeZone = "UTC"
+	cfg := board.DefaultOptions()
+	cfg.Location = time.UTC
 	// No retries: a stopped server fails at once.
 	bc := redis.NewClient(&redis.Options{Addr: bs.Addr(), MaxRetries: -1, DialTimeout: time.Second})
 	t.Cleanup(func() { bc.Close() })
@@ -35,7 +34,7 @@ func newActEnv(t *testing.T) *actEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(e.c, "test:", config.DefaultConfig().News, WithClock(e.clock),
+	s, err := New(e.c, "test:", DefaultOptions(), WithClock(e.clock),
 		WithLogger(slog.New(slog.NewTextHandler(t.Output(), nil))), WithActivity(act))
 	if err != nil {
 		t.Fatal(err)

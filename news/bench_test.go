@@ -25,7 +25,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/redistest"
 )
@@ -41,7 +40,7 @@ func newBenchEnv(b *testing.B, args ...string) *benchEnv {
 	srv := redistest.Start(b, redistest.Options{Args: args})
 	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), Protocol: 2, DisableIdentity: true, PoolSize: 64})
 	b.Cleanup(func() { c.Close() })
-	s, err := New(c, "bench:", config.DefaultConfig().News, WithClock(clock.NewFake(t0)),
+	s, err := New(c, "bench:", DefaultOptions(), WithClock(clock.NewFake(t0)),
 		WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	if err != nil {
 		b.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/redistest"
 )
@@ -21,7 +20,7 @@ func TestCluster(t *testing.T) {
 	ctx := context.Background()
 	cl := redistest.StartCluster(t)
 	c := cl.Client()
-	s, err := New(c, "cl:", config.DefaultConfig().News, WithClock(clock.NewFake(t0)),
+	s, err := New(c, "cl:", DefaultOptions(), WithClock(clock.NewFake(t0)),
 		WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	if err != nil {
 		t.Fatal(err)

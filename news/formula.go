@@ -1,11 +1,8 @@
 package news
 
 import (
-	"fmt"
 	"math"
 	"time"
-
-	"github.com/newsrank/newsrank/config"
 )
 
 // Formula turns an article's post time and net votes into its ranking
@@ -99,25 +96,3 @@ func (f Gravity) Score(postTime time.Time, votes float64, now time.Time) float64
 func (Gravity) Decays() bool { return true }
 
 func (f Gravity) scriptArgs() (string, float64) { return "gravity", f.Gravity }
-
-// FormulaFor returns the formula news.formula names, with its parameters.
-func FormulaFor(cfg config.News) (Formula, error) {
-	switch cfg.Formula {
-	case "linear", "":
-		if cfg.VoteWeight <= 0 {
-			return nil, fmt.Errorf("news.vote_weight: must be > 0, got %g", cfg.VoteWeight)
-		}
-		return Linear{Weight: cfg.VoteWeight}, nil
-	case "hot":
-		if cfg.Hot.Divisor <= 0 {
-			return nil, fmt.Errorf("news.hot.divisor: must be > 0, got %g", cfg.Hot.Divisor)
-		}
-		return Hot{Divisor: cfg.Hot.Divisor}, nil
-	case "gravity":
-		if cfg.Gravity.Gravity <= 0 {
-			return nil, fmt.Errorf("news.gravity.gravity: must be > 0, got %g", cfg.Gravity.Gravity)
-		}
-		return Gravity{Gravity: cfg.Gravity.Gravity}, nil
-	}
-	return nil, fmt.Errorf("news.formula: must be one of linear, hot, gravity, got %q", cfg.Formula)
-}

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/newsrank/newsrank/config"
 )
 
 // fixture is one article of the formula tests: its age at the test's now,
@@ -57,7 +55,7 @@ func TestFormulas(t *testing.T) {
 	orders := map[string][]string{}
 	for _, name := range []string{"linear", "hot", "gravity"} {
 		t.Run(name, func(t *testing.T) {
-			e := newEnv(t, func(c *config.News) { c.Formula = name })
+			e := newEnv(t, func(c *Options) { c.Formula = name })
 			if got := e.s.Formula().Name(); got != name {
 				t.Fatalf("formula %q, want %q", got, name)
 			}
@@ -130,7 +128,7 @@ func TestFormulas(t *testing.T) {
 // TestLinearRebuildOnServer: the rebuild the package documents for the
 // rescore job (ZINTERSTORE time: votes: WEIGHTS 1 w) reproduces score:.
 func TestLinearRebuildOnServer(t *testing.T) {
-	e := newEnv(t, func(c *config.News) { c.VoteWeight = 100; c.CommentWeight = 0.5 })
+	e := newEnv(t, func(c *Options) { c.VoteWeight = 100; c.CommentWeight = 0.5 })
 	k := e.s.keys
 	var list []string
 	for i, f := range fixtures {
@@ -180,22 +178,19 @@ func TestGravityDecays(t *testing.T) {
 }
 
 func TestFormulaFor(t *testing.T) {
-	cfg := config.DefaultConfig().News
 	for _, tc := range []struct {
-		mod  func(*config.News)
+		name string
 		want string
 	}{
-		{func(c *config.News) {}, "linear"},
-		{func(c *config.News) { c.Formula = "hot" }, "hot"},
-		{func(c *config.News) { c.Formula = "gravity" }, "gravity"},
-		{func(c *config.News) { c.Formula = "magic" }, `news.formula: must be one of linear, hot, gravity, got "magic"`},
-		{func(c *config.News) { c.VoteWeight = 0 }, "news.vote_weight: must be > 0, got 0"},
-		{func(c *config.News) { c.Formula = "hot"; c.Hot.Divisor = -1 }, "news.hot.divisor: must be > 0, got -1"},
-		{func(c *config.News) { c.Formula = "gravity"; c.Gravity.Gravity = 0 }, "news.gravity.gravity: must be > 0, got 0"},
+		{"linear", "linear"},
+		{"", "linear"},
+		{"hot", "hot"},
+		{"gravity", "gravity"},
+		{"magic", `news.formula: must be one of linear, hot, gravity, got "magic"`},
 	} {
-		c := cfg
-		tc.mod(&c)
-		f, err := FormulaFor(c)
+		o := DefaultOptions()
+		o.Formula = tc.name
+		f, err := FormulaFor(o)
 		switch {
 		case err != nil && err.Error() != tc.want:
 			t.Errorf("FormulaFor: %v, want %s", err, tc.want)

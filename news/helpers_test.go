@@ -12,7 +12,6 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/redistest"
 )
@@ -31,11 +30,11 @@ type env struct {
 
 // newEnv starts a redis-server and a store on it with cfg (nil: defaults)
 // and a fake clock at t0.
-func newEnv(t *testing.T, mod func(*config.News)) *env {
+func newEnv(t *testing.T, mod func(*Options)) *env {
 	t.Helper()
 	srv := redistest.Start(t)
 	c := srv.Client()
-	cfg := config.DefaultConfig().News
+	cfg := DefaultOptions()
 	if mod != nil {
 		mod(&cfg)
 	}

@@ -85,11 +85,11 @@ func (s *Store) prepare(a Article, now time.Time) (ingestCall, error) {
 		post = crawl
 	}
 	pt, ct, nt := post.Unix(), crawl.Unix(), now.Unix()
-	window := int64(s.cfg.Window.D() / time.Second)
+	window := int64(s.opts.Window / time.Second)
 	if nt-pt > window {
 		return ingestCall{id: id, tooOld: true}, nil
 	}
-	votes := float64(a.Comments) * s.cfg.CommentWeight
+	votes := float64(a.Comments) * s.opts.CommentWeight
 	score := s.formula.Score(time.Unix(pt, 0), votes, now)
 	k := s.keys
 	keys := []string{k.Article(id)}
@@ -180,7 +180,7 @@ const MaxAliases = 4
 // only: written after the article, it never leads to a missing one, and
 // it expires window + Grace from now, no earlier than the article.
 func (s *Store) saveAliases(ctx context.Context, as []Article, res []IngestResult) error {
-	ttl := s.cfg.Window.D() + Grace
+	ttl := s.opts.Window + Grace
 	var pipe redis.Pipeliner
 	n := 0
 	for i, a := range as {
@@ -220,7 +220,7 @@ func (s *Store) runIngest(ctx context.Context, as []Article, calls []ingestCall,
 	cmds, err := rdb.EvalEach(ctx, s.c, ingestCmd, chunks, func(c int) ([]string, []any) {
 		part := todo[c*IngestChunk : min(len(todo), (c+1)*IngestChunk)]
 		keys := []string{s.keys.Time(), s.keys.Votes(), s.keys.Score(), s.keys.Groups(), s.keys.Touched()}
-		args := []any{s.cfg.CommentWeight, name, param, now.Unix(), int64((s.cfg.Window.D() + Grace) / time.Second)}
+		args := []any{s.opts.CommentWeight, name, param, now.Unix(), int64((s.opts.Window + Grace) / time.Second)}
 		for _, i := range part {
 			keys = append(keys, calls[i].keys...)
 			args = append(args, calls[i].args...)

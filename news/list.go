@@ -64,10 +64,10 @@ func (s *Store) Get(ctx context.Context, id string) (Item, error) {
 // pageBounds checks page and size and returns the ZREVRANGE bounds.
 func (s *Store) pageBounds(page, size int) (int, int64, int64, error) {
 	if size == 0 {
-		size = s.cfg.PageSize
+		size = s.opts.PageSize
 	}
-	if size < 1 || size > s.cfg.MaxPageSize {
-		return 0, 0, 0, fmt.Errorf("%w: page size must be 1 to %d, got %d", ErrBadInput, s.cfg.MaxPageSize, size)
+	if size < 1 || size > s.opts.MaxPageSize {
+		return 0, 0, 0, fmt.Errorf("%w: page size must be 1 to %d, got %d", ErrBadInput, s.opts.MaxPageSize, size)
 	}
 	if page < 1 || page > MaxPage {
 		return 0, 0, 0, fmt.Errorf("%w: page must be 1 to %d, got %d", ErrBadInput, MaxPage, page)
@@ -113,7 +113,7 @@ func (s *Store) List(ctx context.Context, o Order, page, size int) (Page, error)
 // Top returns the n best-scored articles (1 <= n <= news.max_page_size).
 func (s *Store) Top(ctx context.Context, n int) ([]Item, error) {
 	if n < 1 {
-		return nil, fmt.Errorf("%w: top n must be 1 to %d, got %d", ErrBadInput, s.cfg.MaxPageSize, n)
+		return nil, fmt.Errorf("%w: top n must be 1 to %d, got %d", ErrBadInput, s.opts.MaxPageSize, n)
 	}
 	p, err := s.List(ctx, ByScore, 1, n)
 	if err != nil {

@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/newsrank/newsrank/config"
 )
 
 func TestListPaging(t *testing.T) {
@@ -114,7 +112,7 @@ func TestListPaging(t *testing.T) {
 }
 
 func TestGroups(t *testing.T) {
-	e := newEnv(t, func(c *config.News) { c.GroupCacheTTL = config.Duration(time.Second) })
+	e := newEnv(t, func(c *Options) { c.GroupCacheTTL = time.Second })
 	k := e.s.keys
 	a := e.ingest(t, article(1, t0.Add(-3*time.Hour), 0)).ID
 	b := e.ingest(t, article(2, t0.Add(-2*time.Hour), 0)).ID

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/rdb"
 )
@@ -22,18 +21,19 @@ func TestEmbeddedMiniredis(t *testing.T) {
 	for _, name := range []string{"linear", "hot", "gravity"} {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			cfg := config.DefaultConfig()
-			if cfg.Redis.URL != config.Embedded {
-				t.Fatalf("default redis.url is %q, want embedded", cfg.Redis.URL)
+			ro := rdb.DefaultOptions()
+			if ro.URL != rdb.Embedded {
+				t.Fatalf("default redis.url is %q, want embedded", ro.URL)
 			}
-			c, err := rdb.Open(ctx, cfg.Redis.Options(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+			c, err := rdb.Open(ctx, ro, slog.New(slog.NewTextHandler(io.Discard, nil)))
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			cfg.News.Formula = name
+			opts := DefaultOptions()
+			opts.Formula = name
 			fc := clock.NewFake(t0)
-			s, err := New(c, c.Prefix, cfg.News, WithClock(fc))
+			s, err := New(c, c.Prefix, opts, WithClock(fc))
 			if err != nil {
 				t.Fatal(err)
 			}

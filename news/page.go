@@ -301,7 +301,7 @@ func (s *Store) readPage(ctx context.Context, rr rankRead, page, size int) (_ Pa
 func (s *Store) groupPage(group string, o Order, rk string, start, stop int64) rankRead {
 	k := s.keys
 	keys := []string{k.GroupCache(group, o), k.Group(group), rk}
-	ttl := int64(s.cfg.GroupCacheTTL.D() / time.Second)
+	ttl := int64(s.opts.GroupCacheTTL / time.Second)
 	return rankRead{
 		key:    pageKey(keys[0], start, stop),
 		script: groupPageCmd,

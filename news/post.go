@@ -28,7 +28,7 @@ func (s *Store) Post(ctx context.Context, user, title, link string) (string, err
 	}
 	id := ID(link)
 	now := s.clock.Now().Unix()
-	window := int64(s.cfg.Window.D() / time.Second)
+	window := int64(s.opts.Window / time.Second)
 	name, param := s.formula.scriptArgs()
 	k := s.keys
 	cmd := postCmd.Run(ctx, s.c, []string{k.Article(id), k.Voted(id), k.Time(), k.Votes(), k.Score(), k.Touched()},

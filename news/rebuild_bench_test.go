@@ -14,7 +14,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/redistest"
 )
@@ -191,7 +190,7 @@ func slowlogReset(b *testing.B, c *redis.Client) {
 
 func benchStore(b *testing.B, c redis.UniversalClient, formula string, fc clock.Clock) *Store {
 	b.Helper()
-	cfg := config.DefaultConfig().News
+	cfg := DefaultOptions()
 	cfg.Formula = formula
 	s, err := New(c, prefix, cfg, WithClock(fc), WithLogger(quiet()))
 	if err != nil {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/clock"
 )
 
@@ -32,7 +31,7 @@ type rebuildEnv struct {
 	store *Store
 	r     *rescorer
 	keys  keyspace
-	cfg   config.News
+	cfg   Options
 }
 
 // rescorer runs Store.Prune and Store.Rebuild with the options (and the
@@ -78,7 +77,7 @@ func (r *rescorer) Formula() Formula { return r.s.Formula() }
 
 func newRebuildEnv(t testing.TB, c redis.UniversalClient, formula string, opts ...rescorerOption) *rebuildEnv {
 	t.Helper()
-	cfg := config.DefaultConfig().News
+	cfg := DefaultOptions()
 	cfg.Formula = formula
 	fc := clock.NewFake(t0)
 	s, err := New(c, prefix, cfg, WithClock(fc), WithLogger(quiet()))

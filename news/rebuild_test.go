@@ -13,7 +13,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/internal/redistest"
 )
@@ -369,7 +368,7 @@ func TestEmbeddedRedis(t *testing.T) {
 	}
 }
 
-func withFormulaCfg(cfg config.News, formula string) config.News {
+func withFormulaCfg(cfg Options, formula string) Options {
 	cfg.Formula = formula
 	return cfg
 }

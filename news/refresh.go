@@ -116,14 +116,14 @@ func (s *Store) refreshWithAliases(ctx context.Context, urls []string, counts ma
 func (s *Store) runRefresh(ctx context.Context, urls []string, counts map[string]int64) (updated int, missing []string, err error) {
 	now := s.clock.Now().Unix()
 	name, param := s.formula.scriptArgs()
-	window := int64(s.cfg.Window.D() / time.Second)
+	window := int64(s.opts.Window / time.Second)
 	chunks := (len(urls) + RefreshChunk - 1) / RefreshChunk
 	cmds, err := rdb.EvalEach(ctx, s.c, refreshCmd, chunks, func(c int) ([]string, []any) {
 		part := urls[c*RefreshChunk : min(len(urls), (c+1)*RefreshChunk)]
 		keys := make([]string, 0, 3+len(part))
 		keys = append(keys, s.keys.Votes(), s.keys.Score(), s.keys.Touched())
 		args := make([]any, 0, 5+3*len(part))
-		args = append(args, s.cfg.CommentWeight, name, param, now, window)
+		args = append(args, s.opts.CommentWeight, name, param, now, window)
 		for _, u := range part {
 			id := ID(u)
 			keys = append(keys, s.keys.Article(id))

@@ -10,7 +10,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/rdb"
 )
@@ -101,7 +100,7 @@ func TestRefresh(t *testing.T) {
 func TestRefreshEveryFormula(t *testing.T) {
 	for _, name := range []string{"linear", "hot", "gravity"} {
 		t.Run(name, func(t *testing.T) {
-			e := newEnv(t, func(c *config.News) { c.Formula = name })
+			e := newEnv(t, func(c *Options) { c.Formula = name })
 			a := article(1, t0.Add(-5*time.Hour), 3)
 			r := e.ingest(t, a)
 			if _, err := e.s.Vote(e.ctx, "critic", r.ID, Down); err != nil {
@@ -170,14 +169,13 @@ func TestRefreshIDCollision(t *testing.T) {
 // (gopher-lua) with the same results.
 func TestRefreshOnMiniredis(t *testing.T) {
 	ctx := context.Background()
-	cfg := config.DefaultConfig()
-	c, err := rdb.Open(ctx, cfg.Redis.Options(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	c, err := rdb.Open(ctx, rdb.DefaultOptions(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	fc := clock.NewFake(t0)
-	s, err := New(c, c.Prefix, cfg.News, WithClock(fc))
+	s, err := New(c, c.Prefix, DefaultOptions(), WithClock(fc))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -147,7 +147,7 @@ func (s *Store) Repair(ctx context.Context, ids []string) (Repaired, error) {
 		keys := make([]string, 0, 5+2*len(part)+3*len(groups))
 		keys = append(keys, k.Time(), k.Votes(), k.Score(), k.Groups(), k.Touched())
 		args := make([]any, 0, 5+len(part)+len(groups))
-		args = append(args, len(part), s.cfg.CommentWeight, name, param, now)
+		args = append(args, len(part), s.opts.CommentWeight, name, param, now)
 		for _, id := range part {
 			keys = append(keys, k.Article(id), k.Voted(id))
 			args = append(args, id)

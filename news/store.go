@@ -13,7 +13,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/clock"
 )
 
@@ -27,7 +26,7 @@ const Grace = 24 * time.Hour
 type Store struct {
 	c       redis.UniversalClient
 	keys    keyspace
-	cfg     config.News
+	opts    Options
 	formula Formula
 	clock   clock.Clock
 	log     *slog.Logger
@@ -47,33 +46,21 @@ func WithClock(c clock.Clock) Option { return func(s *Store) { s.clock = c } }
 func WithLogger(l *slog.Logger) Option { return func(s *Store) { s.log = l } }
 
 // New returns a store on c with keys under prefix (config redis.key_prefix)
-// and the ranking cfg configures.
-func New(c redis.UniversalClient, prefix string, cfg config.News, opts ...Option) (*Store, error) {
+// and the window, ranking and listings o sets.
+func New(c redis.UniversalClient, prefix string, o Options, opts ...Option) (*Store, error) {
 	if c == nil {
 		return nil, errors.New("news: nil redis client")
 	}
 	if strings.ContainsAny(prefix, "{} \t\n") {
 		return nil, fmt.Errorf("news: key prefix must not contain braces or spaces, got %q", prefix)
 	}
-	f, err := FormulaFor(cfg)
+	f, err := FormulaFor(o)
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Window.D() < time.Minute {
-		return nil, fmt.Errorf("news.window: must be >= 1m, got %s", cfg.Window)
-	}
-	if cfg.PageSize < 1 || cfg.MaxPageSize < cfg.PageSize {
-		return nil, fmt.Errorf("news.page_size %d / max_page_size %d: want 1 <= page_size <= max_page_size", cfg.PageSize, cfg.MaxPageSize)
-	}
-	if cfg.GroupCacheTTL.D() < time.Second {
-		return nil, fmt.Errorf("news.group_cache_ttl: must be >= 1s, got %s", cfg.GroupCacheTTL)
-	}
-	if cfg.CommentWeight < 0 {
-		return nil, fmt.Errorf("news.comment_weight: must be >= 0, got %g", cfg.CommentWeight)
-	}
-	s := &Store{c: c, keys: newKeyspace(prefix), cfg: cfg, formula: f, clock: clock.Real{}, log: slog.Default()}
-	for _, o := range opts {
-		o(s)
+	s := &Store{c: c, keys: newKeyspace(prefix), opts: o, formula: f, clock: clock.Real{}, log: slog.Default()}
+	for _, opt := range opts {
+		opt(s)
 	}
 	return s, nil
 }
@@ -82,7 +69,7 @@ func New(c redis.UniversalClient, prefix string, cfg config.News, opts ...Option
 func (s *Store) Formula() Formula { return s.formula }
 
 // Window returns the voting and ranking window (news.window).
-func (s *Store) Window() time.Duration { return s.cfg.Window.D() }
+func (s *Store) Window() time.Duration { return s.opts.Window }
 
 // ID returns the id of the article at canonicalURL: the first 8 bytes of
 // its SHA-256, in hex (16 characters).

@@ -59,8 +59,8 @@ func (s *Store) Vote(ctx context.Context, user, id string, d Dir) (VoteResult, e
 	name, param := s.formula.scriptArgs()
 	k := s.keys
 	cmd := voteCmd.Run(ctx, s.c, []string{k.Article(id), k.Voted(id), k.Votes(), k.Score(), k.Touched(), k.VoteSeq()},
-		id, user, int(d), s.clock.Now().Unix(), int64(s.cfg.Window.D()/time.Second), int64(Grace/time.Second),
-		name, param, s.cfg.CommentWeight)
+		id, user, int(d), s.clock.Now().Unix(), int64(s.opts.Window/time.Second), int64(Grace/time.Second),
+		name, param, s.opts.CommentWeight)
 	r, err := parseScriptReply(cmd)
 	if err != nil {
 		return VoteResult{}, fmt.Errorf("vote on %s: %w", id, err)
@@ -69,7 +69,7 @@ func (s *Store) Vote(ctx context.Context, user, id string, d Dir) (VoteResult, e
 	case "notfound":
 		return VoteResult{}, fmt.Errorf("vote on %s: %w", id, ErrNotFound)
 	case "closed":
-		return VoteResult{}, fmt.Errorf("vote on %s: %w (older than %s)", id, ErrVotingClosed, s.cfg.Window)
+		return VoteResult{}, fmt.Errorf("vote on %s: %w (older than %s)", id, ErrVotingClosed, humanDuration(s.opts.Window))
 	case "ok":
 		if len(r) != 8 {
 			break

@@ -36,15 +36,19 @@ func FuzzAPIWrite(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { c.Close() })
-	act, err := board.NewActivity(c, c.Prefix, cfg.Board, board.WithLogger(log))
+	bopts, err := cfg.Board.Options()
 	if err != nil {
 		f.Fatal(err)
 	}
-	store, err := news.New(c, c.Prefix, cfg.News, news.WithLogger(log), news.WithActivity(act))
+	act, err := board.NewActivity(c, c.Prefix, bopts, board.WithLogger(log))
 	if err != nil {
 		f.Fatal(err)
 	}
-	inv, err := board.NewInvites(c, c.Prefix, cfg.Board, board.WithLogger(log))
+	store, err := news.New(c, c.Prefix, cfg.News.Options(), news.WithLogger(log), news.WithActivity(act))
+	if err != nil {
+		f.Fatal(err)
+	}
+	inv, err := board.NewInvites(c, c.Prefix, bopts, board.WithLogger(log))
 	if err != nil {
 		f.Fatal(err)
 	}

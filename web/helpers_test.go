@@ -110,14 +110,17 @@ func buildEnv(t testing.TB, c *rdb.Client, cfg config.Config, log *slog.Logger) 
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	e := &testEnv{t: t, rdb: c, clock: clock.NewFake(testNow), cfg: cfg, release: make(chan struct{})}
-	var err error
-	if e.act, err = board.NewActivity(c, c.Prefix, cfg.Board, board.WithClock(e.clock), board.WithLogger(log)); err != nil {
+	bopts, err := cfg.Board.Options()
+	if err != nil {
 		t.Fatal(err)
 	}
-	if e.store, err = news.New(c, c.Prefix, cfg.News, news.WithClock(e.clock), news.WithLogger(log), news.WithActivity(e.act)); err != nil {
+	if e.act, err = board.NewActivity(c, c.Prefix, bopts, board.WithClock(e.clock), board.WithLogger(log)); err != nil {
 		t.Fatal(err)
 	}
-	if e.inv, err = board.NewInvites(c, c.Prefix, cfg.Board, board.WithClock(e.clock), board.WithLogger(log)); err != nil {
+	if e.store, err = news.New(c, c.Prefix, cfg.News.Options(), news.WithClock(e.clock), news.WithLogger(log), news.WithActivity(e.act)); err != nil {
+		t.Fatal(err)
+	}
+	if e.inv, err = board.NewInvites(c, c.Prefix, bopts, board.WithClock(e.clock), board.WithLogger(log)); err != nil {
 		t.Fatal(err)
 	}
 	e.queue = queue.New(c, c.Prefix, "demo", cfg.Queue.Options(), queue.WithClock(e.clock), queue.WithLogger(log))
@@ -129,7 +132,7 @@ func buildEnv(t testing.TB, c *rdb.Client, cfg config.Config, log *slog.Logger) 
 			qs = append(qs, e.queues[src.Name])
 		}
 	}
-	jo, err := jobs.OptionsFromConfig(cfg.Jobs)
+	jo, err := cfg.Jobs.Options()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,11 +64,14 @@ func newApp(ctx context.Context, cfg config.Config, log *slog.Logger) (*app, err
 
 func (a *app) build() error {
 	cfg, c := a.cfg, a.rdb
-	var err error
-	if a.activity, err = board.NewActivity(c, c.Prefix, cfg.Board, board.WithClock(a.clock), board.WithLogger(a.log)); err != nil {
+	bopts, err := cfg.Board.Options()
+	if err != nil {
 		return fmt.Errorf("%w: %w", errConfig, err)
 	}
-	if a.news, err = news.New(c, c.Prefix, cfg.News, news.WithClock(a.clock), news.WithLogger(a.log), news.WithActivity(a.activity)); err != nil {
+	if a.activity, err = board.NewActivity(c, c.Prefix, bopts, board.WithClock(a.clock), board.WithLogger(a.log)); err != nil {
+		return fmt.Errorf("%w: %w", errConfig, err)
+	}
+	if a.news, err = news.New(c, c.Prefix, cfg.News.Options(), news.WithClock(a.clock), news.WithLogger(a.log), news.WithActivity(a.activity)); err != nil {
 		return fmt.Errorf("%w: %w", errConfig, err)
 	}
 	if a.crawler, err = crawler.New(cfg.Crawler, cfg.Queue.Options(), c, c.Prefix, a.news, crawler.WithLogger(a.log), crawler.WithClock(a.clock)); err != nil {
@@ -77,10 +80,10 @@ func (a *app) build() error {
 	for _, name := range a.crawler.Sources() {
 		a.queues = append(a.queues, a.crawler.Queue(name))
 	}
-	if a.invites, err = board.NewInvites(c, c.Prefix, cfg.Board, board.WithClock(a.clock), board.WithLogger(a.log)); err != nil {
+	if a.invites, err = board.NewInvites(c, c.Prefix, bopts, board.WithClock(a.clock), board.WithLogger(a.log)); err != nil {
 		return fmt.Errorf("%w: %w", errConfig, err)
 	}
-	jopts, err := jobs.OptionsFromConfig(cfg.Jobs)
+	jopts, err := cfg.Jobs.Options()
 	if err != nil {
 		return fmt.Errorf("%w: %w", errConfig, err)
 	}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/proctest"
 	"github.com/newsrank/newsrank/internal/redistest"
 	"github.com/newsrank/newsrank/news"
@@ -35,7 +34,7 @@ func jobsConfig(t *testing.T, redisURL, extra string) string {
 // hours before now.
 func seedArticles(t *testing.T, c redis.UniversalClient, now time.Time, hours ...int) {
 	t.Helper()
-	s, err := news.New(c, "jt:", config.DefaultConfig().News)
+	s, err := news.New(c, "jt:", news.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +49,7 @@ func seedArticles(t *testing.T, c redis.UniversalClient, now time.Time, hours ..
 // newsCount is how many articles the news store under prefix ranks.
 func newsCount(t testing.TB, c redis.UniversalClient, prefix string) int64 {
 	t.Helper()
-	s, err := news.New(c, prefix, config.DefaultConfig().News)
+	s, err := news.New(c, prefix, news.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

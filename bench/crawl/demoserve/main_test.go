@@ -131,7 +131,7 @@ func TestReadmeRecipe(t *testing.T) {
 			t.Errorf("failures %v: want only the private pages robots.txt disallows", tot.Failed)
 		}
 	}
-	store, err := news.New(r.Client(), config.DefaultConfig().Redis.KeyPrefix, config.DefaultConfig().News)
+	store, err := news.New(r.Client(), config.DefaultConfig().Redis.KeyPrefix, news.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

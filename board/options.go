@@ -1,0 +1,54 @@
+package board
+
+import (
+	"maps"
+	"time"
+)
+
+// Actions returns the actions the activity board knows: visit, like,
+// collect, comment, publish and follow.
+func Actions() []string {
+	return []string{"visit", "like", "collect", "comment", "publish", "follow"}
+}
+
+// Options configure the boards. Package config checks them (known actions,
+// weights >= 0, retentions of at least a day and a month, Cap >= 0); the
+// constructors do not check them again.
+type Options struct {
+	// Location decides where a day and a month begin; nil is time.Local.
+	Location *time.Location
+	// Weights are the points per action (Actions); actions not listed
+	// earn nothing.
+	Weights map[string]int
+	// DayRetention and MonthRetention are how long a day's and a month's
+	// board live after they are created. The undo ledger remembers an
+	// award max(DayRetention, MonthRetention) after its day.
+	DayRetention   time.Duration
+	MonthRetention time.Duration
+	// Cap, when > 0, keeps only the top Cap members in each board's
+	// ranking; 0 keeps everyone.
+	Cap int
+}
+
+// DefaultOptions are local time, the weights of the original (a visit 1,
+// a like or a collect or a follow 2, a comment 3, a post 10), boards kept
+// 31 and 400 days, and no cap.
+func DefaultOptions() Options {
+	return Options{
+		Location: time.Local,
+		Weights: map[string]int{
+			"visit": 1, "like": 2, "collect": 2, "comment": 3, "publish": 10, "follow": 2,
+		},
+		DayRetention:   31 * 24 * time.Hour,
+		MonthRetention: 400 * 24 * time.Hour,
+	}
+}
+
+func (o Options) location() *time.Location {
+	if o.Location == nil {
+		return time.Local
+	}
+	return o.Location
+}
+
+func (o Options) weights() map[string]int { return maps.Clone(o.Weights) }

@@ -1,0 +1,76 @@
+package news
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Options configure a Store: the voting window, the ranking and the
+// listings. Package config checks the ranges (a window of at least a
+// minute, positive weights, 1 <= PageSize <= MaxPageSize, ...); New only
+// checks the formula's name.
+type Options struct {
+	// Window is how long an article stays ranked and open to votes.
+	Window time.Duration
+	// Formula names the ranking formula (FormulaNames); "" is linear.
+	Formula string
+	// VoteWeight is the seconds one net vote adds under the linear formula.
+	VoteWeight float64
+	// CommentWeight is how many votes one crawled comment counts as.
+	CommentWeight float64
+	// HotDivisor parameterises the hot formula (Hot.Divisor).
+	HotDivisor float64
+	// Gravity parameterises the gravity formula (Gravity.Gravity).
+	Gravity float64
+	// PageSize is the default page length of listings; MaxPageSize caps
+	// what a caller may ask for.
+	PageSize    int
+	MaxPageSize int
+	// GroupCacheTTL is how long a group's ranking (a ZINTERSTORE) is kept.
+	GroupCacheTTL time.Duration
+}
+
+// DefaultOptions are a week's window, the linear formula at one day per
+// 200 votes, and pages of 25 (at most 100).
+func DefaultOptions() Options {
+	return Options{
+		Window:        7 * 24 * time.Hour,
+		Formula:       "linear",
+		VoteWeight:    432,
+		CommentWeight: 1,
+		HotDivisor:    45000,
+		Gravity:       1.8,
+		PageSize:      25,
+		MaxPageSize:   100,
+		GroupCacheTTL: 60 * time.Second,
+	}
+}
+
+// FormulaNames returns the names of the ranking formulas.
+func FormulaNames() []string { return []string{"linear", "hot", "gravity"} }
+
+// FormulaFor returns the formula o.Formula names, with its parameters
+// from o.
+func FormulaFor(o Options) (Formula, error) {
+	switch o.Formula {
+	case "linear", "":
+		return Linear{Weight: o.VoteWeight}, nil
+	case "hot":
+		return Hot{Divisor: o.HotDivisor}, nil
+	case "gravity":
+		return Gravity{Gravity: o.Gravity}, nil
+	}
+	return nil, fmt.Errorf("news.formula: must be one of %s, got %q", strings.Join(FormulaNames(), ", "), o.Formula)
+}
+
+// humanDuration writes d as the configuration does: whole days as "7d",
+// anything else as time.Duration's String.
+func humanDuration(d time.Duration) string {
+	const day = 24 * time.Hour
+	if d >= day && d%day == 0 {
+		return strconv.FormatInt(int64(d/day), 10) + "d"
+	}
+	return d.String()
+}
