@@ -22,7 +22,7 @@ import (
 // millions.
 const (
 	DefaultPruneBatch = 100
-	DefaultReadBatch  = 2000
+	DefaultReadBatch  = 1000
 )
 
 // maxBatch caps both batches, so a call stays short and Lua's unpack stays

@@ -93,7 +93,7 @@ local done = #add / 2 + #rem
 if redis.call('SCARD', touched) > 1 then return {-1, done} end
 local n = redis.call('ZCARD', tkey)
 if n == 0 then
-  redis.call('DEL', tmp, skey, touched)
+  redis.call('UNLINK', tmp, skey, touched)
   return {0, done}
 end
 if redis.call('ZCARD', tmp) ~= n then return {-2, done} end
@@ -108,7 +108,7 @@ end
 redis.call('UNLINK', skey)
 redis.call('RENAME', tmp, skey)
 redis.call('PERSIST', skey)
-redis.call('DEL', touched)
+redis.call('UNLINK', touched)
 return {n, done}
 `)
 
