@@ -29,7 +29,7 @@ func TestInvalidConfigsNameTheirField(t *testing.T) {
 		{"prefix with brace", "redis:\n  key_prefix: \"a{b\"\n", `redis.key_prefix: must not contain braces`},
 		{"formula", "news:\n  formula: magic\n", `news.formula: must be one of linear, hot, gravity, got "magic"`},
 		{"page sizes", "news:\n  page_size: 50\n  max_page_size: 10\n", "line 2: news.page_size: must be <= news.max_page_size (10), got 50"},
-		{"window", "news:\n  window: 1s\n", "news.window: must be >= 1m0s, got 1s"},
+		{"window", "news:\n  window: 1s\n", "news.window: must be >= 1m, got 1s"},
 		{"board zone", "board:\n  time_zone: Mars/Olympus\n", `board.time_zone: unknown time zone "Mars/Olympus"`},
 		{"board action", "board:\n  weights:\n    dance: 3\n", `line 3: board.weights.dance: unknown action: must be one of visit, like`},
 		{"cron", "jobs:\n  crawl:\n    schedule: \"every now and then\"\n", `jobs.crawl.schedule:`},
