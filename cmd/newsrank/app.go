@@ -74,7 +74,11 @@ func (a *app) build() error {
 	if a.news, err = news.New(c, c.Prefix, cfg.News.Options(), news.WithClock(a.clock), news.WithLogger(a.log), news.WithActivity(a.activity)); err != nil {
 		return fmt.Errorf("%w: %w", errConfig, err)
 	}
-	if a.crawler, err = crawler.New(cfg.Crawler, cfg.Queue.Options(), c, c.Prefix, a.news, crawler.WithLogger(a.log), crawler.WithClock(a.clock)); err != nil {
+	copts, err := cfg.Crawler.Options()
+	if err != nil {
+		return fmt.Errorf("%w: %w", errConfig, err)
+	}
+	if a.crawler, err = crawler.New(copts, cfg.Queue.Options(), c, c.Prefix, a.news, crawler.WithLogger(a.log), crawler.WithClock(a.clock)); err != nil {
 		return fmt.Errorf("%w: %w", errConfig, err)
 	}
 	for _, name := range a.crawler.Sources() {

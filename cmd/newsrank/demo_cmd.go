@@ -117,7 +117,7 @@ func (d *demo) run(ctx context.Context) error {
 	defer func() { siteSrv.Close(); <-siteDone }()
 
 	cfg := &d.cfg
-	cfg.Crawler.Sources = site.Sources(siteURL)
+	cfg.Crawler.Sources = config.DemoSources(site.Sources(siteURL))
 	// The site is ours and local: no politeness delays.
 	cfg.Crawler.Delay, cfg.Crawler.Jitter = 0, 0
 	cfg.Crawler.PerHostParallelism = max(cfg.Crawler.PerHostParallelism, cfg.Crawler.Workers)
