@@ -28,7 +28,7 @@ import (
 //	queues   those queues, in source order
 //	rescore  prune and rebuild (news.window, news.formula)
 //	activity, invites  the user leaderboards (board.*)
-//	jobs     the job manager: "crawl", "prune", "rescore" with the
+//	jobs     the job manager: "crawl", "prune", "rescore", "archive" with the
 //	         schedules, lock TTL and history of jobs.*
 //
 // The scheduled "crawl" job runs the producer only (it queues new article
@@ -99,6 +99,8 @@ func (a *app) build() error {
 			Schedule: cfg.Jobs.Prune.Schedule, Enabled: cfg.Jobs.Prune.Enabled, Run: a.pruneJob},
 		jobs.Job{Name: jobs.Rescore, About: "rebuild score: from time: and votes: with the " + a.news.Formula().Name() + " formula",
 			Schedule: cfg.Jobs.Rescore.Schedule, Enabled: cfg.Jobs.Rescore.Enabled, Run: a.rescoreJob},
+		jobs.Job{Name: jobs.Archive, About: "snapshot the top of each closed day and month board (board.archive_top)",
+			Schedule: cfg.Jobs.Archive.Schedule, Enabled: cfg.Jobs.Archive.Enabled, Run: a.archiveJob},
 	)
 	if err != nil {
 		return fmt.Errorf("%w: jobs: %w", errConfig, err)
@@ -171,6 +173,13 @@ func (a *app) crawlOnce(ctx context.Context, trigger string, opts crawler.RunOpt
 func (a *app) pruneJob(ctx context.Context) (jobs.Counts, error) {
 	res, err := a.news.Prune(ctx, a.clock.Now(), news.PruneOptions{})
 	return jobs.Counts{"removed": res.Removed, "kept": res.Kept, "batches": int64(res.Batches)}, err
+}
+
+// archiveJob is the scheduled archive: snapshot the closed periods'
+// boards (board.archive_top), catching up on missed ones.
+func (a *app) archiveJob(ctx context.Context) (jobs.Counts, error) {
+	rep, err := a.activity.Archive(ctx)
+	return jobs.Counts{"archived": int64(rep.Archived), "present": int64(rep.Present), "missing": int64(rep.Missing)}, err
 }
 
 func (a *app) rescoreJob(ctx context.Context) (jobs.Counts, error) {

@@ -85,6 +85,8 @@ func demoJob(j *config.Jobs, name string) *config.Job {
 		return &j.Crawl
 	case jobs.Rescore:
 		return &j.Rescore
+	case jobs.Archive:
+		return &j.Archive
 	}
 	return &j.Prune
 }
