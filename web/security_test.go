@@ -127,7 +127,7 @@ func TestServerRedirectsStayOnSite(t *testing.T) {
 // forged token is not called expired (issue 12.10).
 func TestFormTokenExpires(t *testing.T) {
 	e, b, id, old := newVoter(t)
-	ttl := e.cfg.Web.FormTTL.D()
+	ttl := e.cfg.web.FormTTL
 
 	e.clock.Advance(ttl - time.Minute)
 	if code, _, body := b.postForm("/news/"+id+"/vote", old); code != http.StatusSeeOther {

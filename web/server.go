@@ -26,7 +26,6 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/board"
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/jobs"
@@ -34,12 +33,50 @@ import (
 	"github.com/newsrank/newsrank/queue"
 )
 
-// Options are what the server serves. Redis is required; a nil domain part
-// makes its endpoints answer 503 "unavailable" naming what is missing.
+// Options are how the server behaves and what it serves. Start from
+// DefaultOptions; package config fills the settings from the web, news
+// and crawler sections and checks their ranges. Redis is required; a nil
+// domain part makes its endpoints answer 503 "unavailable" naming what is
+// missing.
 type Options struct {
-	// Config is the whole configuration: the web section, and the news
-	// and board sections for defaults and limits.
-	Config config.Config
+	// Tokens may call write endpoints (Authorization: Bearer <token>);
+	// AdminTokens may also run jobs and sign in on /ops.
+	Tokens      []string
+	AdminTokens []string
+	// MaxBodySize caps request bodies, in bytes.
+	MaxBodySize int64
+	// RequestTimeout bounds the Redis work of one request; past it the
+	// request fails with 503.
+	RequestTimeout time.Duration
+	// ReadTimeout, WriteTimeout and IdleTimeout are those of Serve's
+	// http.Server.
+	ReadTimeout  time.Duration
+	WriteTimeout time.Duration
+	IdleTimeout  time.Duration
+	// CookieSecret signs the visitor cookie, the forms' CSRF tokens and
+	// the admin sessions; empty is a random key per process.
+	CookieSecret string
+	// CookieSecure marks the visitor and admin cookies Secure (HTTPS
+	// only).
+	CookieSecure bool
+	// FormTTL is how long the forms of a page (their CSRF tokens) stay
+	// valid.
+	FormTTL time.Duration
+	// AdminSessionTTL is how long an admin signed in on /ops stays signed
+	// in.
+	AdminSessionTTL time.Duration
+	// Window is the news window (news.window): votes are open on younger
+	// articles.
+	Window time.Duration
+	// PageSize is a listing's default size, MaxPageSize the largest a
+	// client may ask for (news.page_size, news.max_page_size).
+	PageSize    int
+	MaxPageSize int
+	// Labels are how the pages name the sources, and the groups named
+	// like them, by name (crawler.sources[].label); a name without a
+	// label is shown as is.
+	Labels map[string]string
+
 	// Redis is pinged by /readyz.
 	Redis *rdb.Client
 	// News is the article store: listings, votes, posts, groups.
@@ -63,7 +100,6 @@ type Options struct {
 // Server is the HTTP front of newsrank. Build it with New; serve Handler()
 // or call Serve.
 type Server struct {
-	cfg     config.Web
 	opts    Options
 	log     *slog.Logger
 	clock   clock.Clock
@@ -86,10 +122,6 @@ func New(opts Options) (*Server, error) {
 	if opts.Redis == nil {
 		return nil, errors.New("web: Options.Redis is required")
 	}
-	if w := opts.Config.Web; w.RequestTimeout <= 0 || w.MaxBodySize <= 0 {
-		return nil, fmt.Errorf("web: web.request_timeout (%s) and web.max_body_size (%s) must be > 0: start from config.DefaultConfig()",
-			w.RequestTimeout, w.MaxBodySize)
-	}
 	if opts.Clock == nil {
 		opts.Clock = clock.Real{}
 	}
@@ -97,16 +129,15 @@ func New(opts Options) (*Server, error) {
 		opts.Log = slog.Default()
 	}
 	s := &Server{
-		cfg:     opts.Config.Web,
 		opts:    opts,
 		log:     opts.Log,
 		clock:   opts.Clock,
 		mux:     http.NewServeMux(),
-		auth:    newAuthenticator(opts.Config.Web),
+		auth:    newAuthenticator(opts.Tokens, opts.AdminTokens),
 		xorigin: http.NewCrossOriginProtection(),
 		bg:      newBackground(),
 		loc:     time.Local,
-		labels:  sourceLabels(opts.Config.Crawler.Sources),
+		labels:  opts.Labels,
 	}
 	if opts.Jobs != nil {
 		s.loc = opts.Jobs.Location()
@@ -115,7 +146,7 @@ func New(opts Options) (*Server, error) {
 	if s.pages, err = newPageRenderer(); err != nil {
 		return nil, err
 	}
-	if s.session, err = newSessions(opts.Config.Web, s.clock.Now); err != nil {
+	if s.session, err = newSessions(opts, s.clock.Now); err != nil {
 		return nil, err
 	}
 	s.routes()
@@ -138,10 +169,10 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	defer s.Close()
 	hs := &http.Server{
 		Handler:           s.handler,
-		ReadHeaderTimeout: min(s.cfg.ReadTimeout.D(), 10*time.Second),
-		ReadTimeout:       s.cfg.ReadTimeout.D(),
-		WriteTimeout:      s.cfg.WriteTimeout.D(),
-		IdleTimeout:       s.cfg.IdleTimeout.D(),
+		ReadHeaderTimeout: min(s.opts.ReadTimeout, 10*time.Second),
+		ReadTimeout:       s.opts.ReadTimeout,
+		WriteTimeout:      s.opts.WriteTimeout,
+		IdleTimeout:       s.opts.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
@@ -224,7 +255,7 @@ func (s *Server) handle(routes ...route) {
 // its error, if any.
 func (s *Server) wrap(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout.D())
+		ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
 		defer cancel()
 		r = r.WithContext(ctx)
 		err := s.allow(r, rt)
