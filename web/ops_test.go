@@ -218,7 +218,7 @@ func TestOpsAdmin(t *testing.T) {
 		t.Fatalf("admin cookie = %+v; want HttpOnly, SameSite=Strict, Path=/ops, Max-Age of admin_session_ttl, no token inside", session)
 	}
 	_, page = a.get("/ops")
-	for _, want := range []string{"Signed in as an admin for 8h0m0s.", "Signed in as an admin until", "Run now", `action="/ops/queues/guonei/requeue"`} {
+	for _, want := range []string{"Signed in as an admin for 8h.", "Signed in as an admin until", "Run now", `action="/ops/queues/guonei/requeue"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("/ops signed in lacks %q", want)
 		}

@@ -2,7 +2,6 @@ package web
 
 import (
 	"log/slog"
-	"strconv"
 	"time"
 
 	"github.com/newsrank/newsrank/board"
@@ -96,15 +95,4 @@ func DefaultOptions() Options {
 		PageSize:        n.PageSize,
 		MaxPageSize:     n.MaxPageSize,
 	}
-}
-
-// humanDuration writes d as the configuration does (its messages to
-// visitors name web.form_ttl and web.admin_session_ttl): whole days as
-// "7d", anything else as time.Duration's String.
-func humanDuration(d time.Duration) string {
-	const day = 24 * time.Hour
-	if d >= day && d%day == 0 {
-		return strconv.FormatInt(int64(d/day), 10) + "d"
-	}
-	return d.String()
 }

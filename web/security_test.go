@@ -137,7 +137,7 @@ func TestFormTokenExpires(t *testing.T) {
 	e.clock.Advance(2 * time.Minute)
 	before := e.votes(id)
 	code, _, body := b.postForm("/news/"+id+"/vote", old, "Accept", "application/json")
-	if code != http.StatusForbidden || !strings.Contains(body, "expired") || !strings.Contains(body, "reload") {
+	if code != http.StatusForbidden || !strings.Contains(body, "forms are good for 12h)") || !strings.Contains(body, "reload") {
 		t.Fatalf("an expired form = %d %s; want 403 saying it expired", code, body)
 	}
 	if e.votes(id) != before {
