@@ -378,8 +378,9 @@ func TestClusterPipeline(t *testing.T) {
 
 	// The web API on the cluster: ready, listing, a vote, the metrics.
 	cfg.Web.Tokens = []string{"cluster-writer-token"}
-	srv, err := web.New(web.Options{Config: cfg, Redis: c, News: s.store, Activity: act, Invites: inv,
-		Queues: s.queues(), Jobs: jm, Log: s.log})
+	wo := cfg.WebOptions()
+	wo.Redis, wo.News, wo.Activity, wo.Invites, wo.Queues, wo.Jobs, wo.Log = c, s.store, act, inv, s.queues(), jm, s.log
+	srv, err := web.New(wo)
 	if err != nil {
 		t.Fatal(err)
 	}

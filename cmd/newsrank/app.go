@@ -114,17 +114,16 @@ func (a *app) Close() error { return a.rdb.Close() }
 // webServer builds the HTTP server over the app's parts. The daemon serves
 // it on web.listen; the demo does the same.
 func (a *app) webServer() (*web.Server, error) {
-	return web.New(web.Options{
-		Config:   a.cfg,
-		Redis:    a.rdb,
-		News:     a.news,
-		Activity: a.activity,
-		Invites:  a.invites,
-		Queues:   a.queues,
-		Jobs:     a.jobs,
-		Clock:    a.clock,
-		Log:      a.log,
-	})
+	o := a.cfg.WebOptions()
+	o.Redis = a.rdb
+	o.News = a.news
+	o.Activity = a.activity
+	o.Invites = a.invites
+	o.Queues = a.queues
+	o.Jobs = a.jobs
+	o.Clock = a.clock
+	o.Log = a.log
+	return web.New(o)
 }
 
 // produceJob is the scheduled crawl: walk the sources and queue new URLs.
