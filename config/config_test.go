@@ -33,7 +33,7 @@ func TestInvalidConfigsNameTheirField(t *testing.T) {
 		{"board zone", "board:\n  time_zone: Mars/Olympus\n", `board.time_zone: unknown time zone "Mars/Olympus"`},
 		{"board action", "board:\n  weights:\n    dance: 3\n", `line 3: board.weights.dance: unknown action: must be one of visit, like`},
 		{"archive top", "board:\n  archive_top: 1001\n", "board.archive_top: must be <= 1000, got 1001"},
-		{"archive retention", "board:\n  archive_retention: 1h\n", "board.archive_retention: must be >= 1d, got 1h0m0s"},
+		{"archive retention", "board:\n  archive_retention: 1h\n", "board.archive_retention: must be >= 1d, got 1h"},
 		{"archive cron", "jobs:\n  archive:\n    schedule: \"hourly\"\n", `jobs.archive.schedule:`},
 		{"cron", "jobs:\n  crawl:\n    schedule: \"every now and then\"\n", `jobs.crawl.schedule:`},
 		{"listen", "web:\n  listen: 8080\n", `web.listen: must be host:port such as 127.0.0.1:8080, got "8080"`},
