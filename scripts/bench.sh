@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs every committed benchmark once, one package at a time (-p 1, so no
 # two benchmarks share the machine), and writes BENCHMARKS.md: each figure
-# and ratio, the machine, the date and the command that produced it.
+# and ratio, the machine, the date and the command that produced it; then
+# bench/measured.md, the figures measured by hand (profiles, big runs) with
+# the commands that produced them.
 #   make bench                 (all)
 #   BENCH_PKGS=./queue/ make bench   (some packages)
 set -euo pipefail
@@ -58,7 +60,7 @@ fi
   echo "Benchmark logs (targets and notes):"
   echo
   echo '```'
-  grep -E '^\s+bench_test.go:[0-9]+:' "$raw" | sed 's/^\s*//' || true
+  grep -E '^\s+[a-z_]*bench_test\.go:[0-9]+:' "$raw" | sed 's/^\s*//' || true
   echo '```'
   if [ -n "$crawl" ]; then
     echo
@@ -67,6 +69,10 @@ fi
     echo '```'
     echo "$crawl"
     echo '```'
+  fi
+  if [ -f bench/measured.md ]; then
+    echo
+    cat bench/measured.md
   fi
 } > BENCHMARKS.md
 echo "wrote BENCHMARKS.md" >&2
