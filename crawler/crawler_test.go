@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/newsrank/newsrank/internal/proctest"
 	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/queue"
@@ -460,7 +461,7 @@ func TestRetryHonoursRetryAfter(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- c.Consume(ctx) }()
-	waitFor(t, "the flaky page to be stored", func() bool {
+	proctest.WaitFor(t, 30*time.Second, "the flaky page to be stored", func() bool {
 		_, err := e.article("http://" + h + "/flaky")
 		return err == nil
 	})
@@ -642,7 +643,7 @@ func TestShutdownReleasesWaitingURLs(t *testing.T) {
 	cctx, ccancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- c.Consume(cctx) }()
-	waitFor(t, "one article", func() bool { return e.site.hitCount(h+"/a")+e.site.hitCount(h+"/b") == 1 })
+	proctest.WaitFor(t, 30*time.Second, "one article", func() bool { return e.site.hitCount(h+"/a")+e.site.hitCount(h+"/b") == 1 })
 	ccancel()
 	select {
 	case err := <-done:
@@ -772,17 +773,17 @@ func TestRedisRestart(t *testing.T) {
 	if _, err := c.Produce(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "5 articles", stored(5))
+	proctest.WaitFor(t, 30*time.Second, "5 articles", stored(5))
 
 	r.Stop()
 	time.Sleep(300 * time.Millisecond) // the consumers meet a dead Redis
 	r.Start()
 	e.serveList(10, 10, false, "")
-	waitFor(t, "a produce after the restart", func() bool {
+	proctest.WaitFor(t, 30*time.Second, "a produce after the restart", func() bool {
 		rep, err := c.Produce(ctx)
 		return err == nil && rep.Sources[0].Err == nil
 	})
-	waitFor(t, "10 articles", stored(10))
+	proctest.WaitFor(t, 30*time.Second, "10 articles", stored(10))
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("Consume = %v", err)

@@ -256,18 +256,6 @@ func (e *env) mustArticle(u string) news.Item {
 	return it
 }
 
-// waitFor polls cond until it holds or a generous timeout passes.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // testNow is the fetch time of parser tests: relative times ("2 hours
 // ago") are read against it, never against the wall clock.
 var testNow = time.Date(2021, 11, 20, 12, 0, 0, 0, time.UTC)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/newsrank/newsrank/internal/proctest"
 	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/internal/redistest"
 )
@@ -71,7 +72,7 @@ func TestKilledConsumerProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	waitFor(t, 30*time.Second, "the consumer process to be mid-batch", func() bool {
+	proctest.WaitFor(t, 30*time.Second, "the consumer process to be mid-batch", func() bool {
 		return c.Exists(ctx, childReadyKey).Val() == 1
 	})
 	if err := cmd.Process.Kill(); err != nil { // SIGKILL
@@ -228,7 +229,7 @@ func TestRedisRestartLosesNothing(t *testing.T) {
 		}()
 	}
 	for _, at := range []int{total / 4, total / 2} {
-		waitFor(t, 60*time.Second, fmt.Sprintf("%d URLs acked", at), func() bool {
+		proctest.WaitFor(t, 60*time.Second, fmt.Sprintf("%d URLs acked", at), func() bool {
 			mu.Lock()
 			defer mu.Unlock()
 			return len(acked) >= at
