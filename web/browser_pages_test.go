@@ -328,3 +328,32 @@ img.src = document.querySelector('link[rel="icon"]').href;`)
 		}
 	})
 }
+
+// TestBrowserBoards shows /boards with movement arrows and an archived
+// day at 1280 px and 390 px: no sideways scrolling, and 44 px tap targets
+// (the date picker too) on the phone.
+func TestBrowserBoards(t *testing.T) {
+	e := newEnv(t)
+	storyBoards(t, e)
+	expireDay(t, e) // 2025-06-02's board expired into its archive; 06-03's lives
+	wd := startChromium(t)
+	pages := []struct{ name, path, want string }{
+		{"boards-movement", "/boards?period=day&date=2025-06-03", "↑1"},
+		{"boards-month", "/boards?period=month&date=2025-06", "new"},
+		{"boards-archived", "/boards?period=day&date=2025-06-02", "Archived top 100"},
+	}
+	for _, size := range []struct {
+		width int
+		phone bool
+	}{{1280, false}, {390, true}} {
+		wd.viewport(size.width, size.phone)
+		for _, p := range pages {
+			wd.open(e.ts.URL + p.path)
+			wd.checkLayout(p.name, size.width, size.phone)
+			if body := wd.bodyText(); !strings.Contains(body, p.want) {
+				t.Errorf("%s at %d px lacks %q:\n%s", p.name, size.width, p.want, body)
+			}
+			wd.save(p.name, size.width)
+		}
+	}
+}
