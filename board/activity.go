@@ -134,6 +134,10 @@ func NewActivity(c redis.UniversalClient, prefix string, o Options, opts ...Opti
 // Location is the time zone in which days and months begin.
 func (a *Activity) Location() *time.Location { return a.loc }
 
+// ArchiveTop is how many of the top a closed period's archive keeps
+// (Options.ArchiveTop; 0: none).
+func (a *Activity) ArchiveTop() int { return a.archiveTop }
+
 // ParseDate parses the date of a board of period p in the configured time
 // zone: "2006-01-02" for a day, "2006-01" (or a day of it) for a month. An
 // empty s means now.

@@ -78,8 +78,9 @@ func ID(canonicalURL string) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// validID reports whether id has the form ID returns.
-func validID(id string) bool {
+// ValidID reports whether id has the form ID returns: 16 lowercase hex
+// digits.
+func ValidID(id string) bool {
 	if len(id) != 16 {
 		return false
 	}

@@ -32,7 +32,7 @@ func checkUser(user string) error {
 }
 
 func checkID(id string) error {
-	if !validID(id) {
+	if !ValidID(id) {
 		return fmt.Errorf("%w: article id must be 16 hex digits, got %q", ErrBadInput, id)
 	}
 	return nil

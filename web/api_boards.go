@@ -11,12 +11,16 @@ import (
 // top 30).
 const defaultTopN = 30
 
-// boardRoutes are the leaderboard endpoints (issue 8).
+// boardRoutes are the leaderboard endpoints (issue 8; movement,
+// percentile and friends: issue 15, api_standing.go).
 func (s *Server) boardRoutes() []route {
 	return []route{
 		{method: "POST", path: "/api/activity", access: writer, h: s.apiActivity},
 		{method: "GET", path: "/api/boards/activity", h: s.apiActivityTop},
 		{method: "GET", path: "/api/boards/activity/users/{id}", h: s.apiActivityUser},
+		{method: "GET", path: "/api/boards/activity/movement", h: s.apiActivityMovement},
+		{method: "GET", path: "/api/boards/activity/percentile", h: s.apiActivityPercentile},
+		{method: "GET", path: "/api/boards/activity/friends", h: s.apiActivityFriends},
 		{method: "GET", path: "/api/boards/invites", h: s.apiInvitesTop},
 		{method: "GET", path: "/api/boards/invites/users/{id}", h: s.apiInvitesUser},
 		{method: "POST", path: "/api/invites", access: writer, h: s.apiInvite},

@@ -123,24 +123,10 @@ func (s *Server) apiListNews(w http.ResponseWriter, r *http.Request) error {
 // articleID reads and checks the {id} path value.
 func articleID(r *http.Request) (string, error) {
 	id := r.PathValue("id")
-	if !validID(id) {
+	if !news.ValidID(id) {
 		return "", invalidf("article id must be 16 lowercase hex digits, got %q", id)
 	}
 	return id, nil
-}
-
-// validID mirrors the ids news.ID makes: 16 lowercase hex digits.
-func validID(id string) bool {
-	if len(id) != 16 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // GET /api/news/{id}

@@ -157,22 +157,11 @@ func TestBrowserPages(t *testing.T) {
 	e.do("POST", "/api/jobs/quick/run", adminToken, "")
 	wd := startChromium(t)
 
-	pages := []struct{ name, path string }{
-		{"home", "/"}, {"latest", "/latest"}, {"group", "/?group=guonei"}, {"article", "/news/" + zh[0]},
-		{"past-end", "/?page=99"}, {"boards", "/boards"}, {"ops", "/ops"},
-	}
-	for _, size := range []struct {
-		width int
-		phone bool
-	}{{1280, false}, {390, true}} {
-		wd.viewport(size.width, size.phone)
-		for _, p := range pages {
-			wd.open(e.ts.URL + p.path)
-			wd.checkLayout(p.name, size.width, size.phone)
-			wd.save(p.name, size.width)
-		}
-	}
-	wd.viewport(1280, false)
+	wd.visitPages(e, []pageVisit{
+		{name: "home", path: "/"}, {name: "latest", path: "/latest"}, {name: "group", path: "/?group=guonei"},
+		{name: "article", path: "/news/" + zh[0]}, {name: "past-end", path: "/?page=99"},
+		{name: "boards", path: "/boards"}, {name: "ops", path: "/ops"},
+	})
 
 	t.Run("points and comments", func(t *testing.T) {
 		wd.t = t
@@ -326,5 +315,48 @@ img.src = document.querySelector('link[rel="icon"]').href;`)
 		if strings.Contains(wd.bodyText(), "Run now") {
 			t.Errorf("admin buttons after sign-out")
 		}
+	})
+}
+
+// pageVisit is a page visitPages opens: its name (of the screenshot), its
+// path, and a text it must show (none when empty).
+type pageVisit struct{ name, path, want string }
+
+// visitPages opens each page at 1280 px (desktop) and 390 px (a phone),
+// checks its layout and text and saves a screenshot of it; it leaves the
+// window at 1280 px.
+func (wd *webDriver) visitPages(e *testEnv, pages []pageVisit) {
+	wd.t.Helper()
+	for _, size := range []struct {
+		width int
+		phone bool
+	}{{1280, false}, {390, true}} {
+		wd.viewport(size.width, size.phone)
+		for _, p := range pages {
+			wd.open(e.ts.URL + p.path)
+			wd.checkLayout(p.name, size.width, size.phone)
+			if p.want != "" {
+				if body := wd.bodyText(); !strings.Contains(body, p.want) {
+					wd.t.Errorf("%s at %d px lacks %q:\n%s", p.name, size.width, p.want, body)
+				}
+			}
+			wd.save(p.name, size.width)
+		}
+	}
+	wd.viewport(1280, false)
+}
+
+// TestBrowserBoards shows /boards with movement arrows and an archived
+// day at 1280 px and 390 px: no sideways scrolling, and 44 px tap targets
+// (the date picker too) on the phone.
+func TestBrowserBoards(t *testing.T) {
+	e := newEnv(t)
+	storyBoards(t, e)
+	expireDay(t, e) // 2025-06-02's board expired into its archive; 06-03's lives
+	wd := startChromium(t)
+	wd.visitPages(e, []pageVisit{
+		{"boards-movement", "/boards?period=day&date=2025-06-03", "↑1"},
+		{"boards-month", "/boards?period=month&date=2025-06", "new"},
+		{"boards-archived", "/boards?period=day&date=2025-06-02", "Archived top 100"},
 	})
 }

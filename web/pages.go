@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/newsrank/newsrank/board"
 	"github.com/newsrank/newsrank/news"
 )
 
@@ -319,66 +318,4 @@ func (s *Server) voteForm(w http.ResponseWriter, r *http.Request) error {
 	}
 	redirectBack(w, r, r.PostForm.Get("return"), "a-"+id)
 	return nil
-}
-
-// boardsView is the leaderboards page.
-type boardsView struct {
-	Period     string
-	Date       string
-	Prev, Next string
-	Activity   []board.Entry
-	Me         *board.Entry
-	Invites    []board.Entry
-	MyInvites  *board.Entry
-	HasInvites bool
-}
-
-// GET /boards?period=day|month&date= — activity (day and month tabs) and
-// invitations.
-func (s *Server) boardsPage(w http.ResponseWriter, r *http.Request) error {
-	a, err := s.activity()
-	if err != nil {
-		return err
-	}
-	q := r.URL.Query()
-	per, err := board.ParsePeriod(strings.TrimSpace(q.Get("period")))
-	if q.Get("period") == "" {
-		per, err = board.Day, nil
-	}
-	if err != nil {
-		return err
-	}
-	date, err := a.ParseDate(per, q.Get("date"))
-	if err != nil {
-		return err
-	}
-	p, err := s.newPage(w, r, "Leaderboards", "boards")
-	if err != nil {
-		return err
-	}
-	ctx := r.Context()
-	v := boardsView{Period: string(per), Date: boardDate(a, per, date)}
-	if per == board.Month {
-		v.Prev = boardDate(a, per, date.AddDate(0, -1, 0))
-		v.Next = boardDate(a, per, date.AddDate(0, 1, 0))
-	} else {
-		v.Prev = boardDate(a, per, date.AddDate(0, 0, -1))
-		v.Next = boardDate(a, per, date.AddDate(0, 0, 1))
-	}
-	if v.Activity, err = a.Top(ctx, per, date, defaultTopN); err != nil {
-		return err
-	}
-	if e, ok, err := a.Rank(ctx, p.User, per, date); err != nil {
-		return err
-	} else if ok {
-		v.Me = &e
-	}
-	if inv := s.opts.Invites; inv != nil {
-		v.HasInvites = true
-		if v.Invites, err = inv.Top(ctx, defaultTopN); err != nil {
-			return err
-		}
-	}
-	p.Data = v
-	return s.render(w, http.StatusOK, "boards", p)
 }
