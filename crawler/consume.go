@@ -30,13 +30,15 @@ func (c *Crawler) RunOnce(ctx context.Context, progress func(Progress), names ..
 	return c.RunOnceWith(ctx, RunOptions{Progress: progress}, names...)
 }
 
-// RunOnceWith produces the given sources (all when names is empty), then
-// consumes their queues until nothing is pending, due for a retry or in
-// flight; retries due later are left for the next run (Report's Left),
-// or waited for up to opts.WaitRetries. The error is for an unknown
-// source or a cancelled context; the report is filled in either case
-// (what was done until the interruption), and sources that failed are in
-// it (FailedSources).
+// RunOnceWith produces the given sources (all when names is empty) and,
+// at the same time, consumes their queues: the consumers fetch the
+// articles a list page queued while the producer reads the next list
+// pages. It ends once the producer is done and nothing is pending, due
+// for a retry or in flight; retries due later are left for the next run
+// (Report's Left), or waited for up to opts.WaitRetries. The error is for
+// an unknown source or a cancelled context; the report is filled in either
+// case (what was done until the interruption), and sources that failed are
+// in it (FailedSources).
 func (c *Crawler) RunOnceWith(ctx context.Context, opts RunOptions, names ...string) (Report, error) {
 	srcs, err := c.pick(names)
 	if err != nil {
@@ -46,12 +48,23 @@ func (c *Crawler) RunOnceWith(ctx context.Context, opts RunOptions, names ...str
 	run.waitRetries = opts.WaitRetries
 	run.listing.Store(true)
 	stop := run.watchProgress(ctx, opts.Progress)
-	prep, err := c.produceAll(ctx, &run.prod, names...)
-	run.listing.Store(false)
-	rep := Report{Produce: prep}
-	if err == nil {
-		err = run.run(ctx)
+	var (
+		prep     ProduceReport
+		prodErr  error
+		produced = make(chan struct{})
+	)
+	go func() {
+		defer close(produced)
+		prep, prodErr = c.produceAll(ctx, &run.prod, names...)
+		run.listing.Store(false)
+		run.prod.wakeConsumers()
+	}()
+	err = run.run(ctx)
+	<-produced
+	if prodErr != nil {
+		err = prodErr
 	}
+	rep := Report{Produce: prep}
 	stop()
 	rep.Sources = run.report(ctx)
 	rep.Elapsed = time.Since(run.start)
@@ -115,6 +128,7 @@ func (c *Crawler) newRun(srcs []*source, untilIdle bool) *consumeRun {
 		r.byQueue[s.queue] = s
 		r.inflight[s] = map[string]bool{}
 	}
+	r.prod.pushed = make(chan struct{}, 1)
 	for range c.cfg.Workers {
 		r.slots <- struct{}{}
 	}
@@ -249,6 +263,14 @@ func (r *consumeRun) claim(ctx context.Context, n int, lease time.Duration) (*qu
 				r.retryDue.Store(0)
 				return q, entries, nil
 			}
+		}
+		if r.listing.Load() {
+			// The producer may queue more: wait for it, not for the
+			// workers (an empty queue now does not end the run).
+			if err := r.prod.waitPush(ctx, poll); err != nil {
+				return nil, nil, err
+			}
+			continue
 		}
 		if r.inflightCount() == 0 {
 			busy, err := r.busy(ctx)
