@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/queue"
 )
 
@@ -99,6 +100,8 @@ type consumeRun struct {
 	jobs      chan job
 	mu        sync.Mutex
 	inflight  map[*source]map[string]bool
+	acks      map[*source]*group[string, struct{}]
+	ingest    *group[news.Article, news.IngestResult]
 	fetched   atomic.Int64
 	stored    atomic.Int64
 	failed    atomic.Int64
@@ -120,13 +123,15 @@ type consumeRun struct {
 
 func (c *Crawler) newRun(srcs []*source, untilIdle bool) *consumeRun {
 	r := &consumeRun{c: c, srcs: srcs, untilIdle: untilIdle, start: time.Now(), counts: map[*source]*counters{},
-		byQueue: map[*queue.Queue]*source{}, inflight: map[*source]map[string]bool{},
-		slots: make(chan struct{}, c.cfg.Workers), jobs: make(chan job)}
+		byQueue: map[*queue.Queue]*source{}, inflight: map[*source]map[string]bool{}, acks: map[*source]*group[string, struct{}]{},
+		ingest: ingestGroup(c.store),
+		slots:  make(chan struct{}, c.cfg.Workers), jobs: make(chan job)}
 	for _, s := range srcs {
 		r.qs = append(r.qs, s.queue)
 		r.counts[s] = &counters{failed: map[string]int64{}}
 		r.byQueue[s.queue] = s
 		r.inflight[s] = map[string]bool{}
+		r.acks[s] = ackGroup(s.queue)
 	}
 	r.prod.pushed = make(chan struct{}, 1)
 	for range c.cfg.Workers {
