@@ -20,8 +20,10 @@ Crawl the sources of crawler.sources: the producer walks each source's list
 pages, feeds, sitemaps or list API and queues the article URLs it has not
 seen; the consumers fetch the article pages and store the articles.
 
-With -once it produces, then consumes until nothing is pending or in
-flight, and prints a summary per source. Retries not due yet are left for
+With -once it produces and consumes at once (the consumers fetch the
+articles of the list pages read so far while the producer reads the next
+ones) until the lists are read and nothing is pending or in flight, and
+prints a summary per source. Retries not due yet are left for
 the next run; -wait-retries waits up to -wait for those due within it. On
 a terminal a live progress line shows the list pages read and URLs found,
 then the pages fetched, what is left, the rate, an ETA and, when the
