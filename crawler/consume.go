@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/queue"
 )
 
@@ -30,13 +31,15 @@ func (c *Crawler) RunOnce(ctx context.Context, progress func(Progress), names ..
 	return c.RunOnceWith(ctx, RunOptions{Progress: progress}, names...)
 }
 
-// RunOnceWith produces the given sources (all when names is empty), then
-// consumes their queues until nothing is pending, due for a retry or in
-// flight; retries due later are left for the next run (Report's Left),
-// or waited for up to opts.WaitRetries. The error is for an unknown
-// source or a cancelled context; the report is filled in either case
-// (what was done until the interruption), and sources that failed are in
-// it (FailedSources).
+// RunOnceWith produces the given sources (all when names is empty) and,
+// at the same time, consumes their queues: the consumers fetch the
+// articles a list page queued while the producer reads the next list
+// pages. It ends once the producer is done and nothing is pending, due
+// for a retry or in flight; retries due later are left for the next run
+// (Report's Left), or waited for up to opts.WaitRetries. The error is for
+// an unknown source or a cancelled context; the report is filled in either
+// case (what was done until the interruption), and sources that failed are
+// in it (FailedSources).
 func (c *Crawler) RunOnceWith(ctx context.Context, opts RunOptions, names ...string) (Report, error) {
 	srcs, err := c.pick(names)
 	if err != nil {
@@ -46,12 +49,23 @@ func (c *Crawler) RunOnceWith(ctx context.Context, opts RunOptions, names ...str
 	run.waitRetries = opts.WaitRetries
 	run.listing.Store(true)
 	stop := run.watchProgress(ctx, opts.Progress)
-	prep, err := c.produceAll(ctx, &run.prod, names...)
-	run.listing.Store(false)
-	rep := Report{Produce: prep}
-	if err == nil {
-		err = run.run(ctx)
+	var (
+		prep     ProduceReport
+		prodErr  error
+		produced = make(chan struct{})
+	)
+	go func() {
+		defer close(produced)
+		prep, prodErr = c.produceAll(ctx, &run.prod, names...)
+		run.listing.Store(false)
+		run.prod.wakeConsumers()
+	}()
+	err = run.run(ctx)
+	<-produced
+	if prodErr != nil {
+		err = prodErr
 	}
+	rep := Report{Produce: prep}
 	stop()
 	rep.Sources = run.report(ctx)
 	rep.Elapsed = time.Since(run.start)
@@ -86,6 +100,8 @@ type consumeRun struct {
 	jobs      chan job
 	mu        sync.Mutex
 	inflight  map[*source]map[string]bool
+	acks      map[*source]*group[string, struct{}]
+	ingest    *group[news.Article, news.IngestResult]
 	fetched   atomic.Int64
 	stored    atomic.Int64
 	failed    atomic.Int64
@@ -107,14 +123,17 @@ type consumeRun struct {
 
 func (c *Crawler) newRun(srcs []*source, untilIdle bool) *consumeRun {
 	r := &consumeRun{c: c, srcs: srcs, untilIdle: untilIdle, start: time.Now(), counts: map[*source]*counters{},
-		byQueue: map[*queue.Queue]*source{}, inflight: map[*source]map[string]bool{},
-		slots: make(chan struct{}, c.cfg.Workers), jobs: make(chan job)}
+		byQueue: map[*queue.Queue]*source{}, inflight: map[*source]map[string]bool{}, acks: map[*source]*group[string, struct{}]{},
+		ingest: ingestGroup(c.store),
+		slots:  make(chan struct{}, c.cfg.Workers), jobs: make(chan job)}
 	for _, s := range srcs {
 		r.qs = append(r.qs, s.queue)
 		r.counts[s] = &counters{failed: map[string]int64{}}
 		r.byQueue[s.queue] = s
 		r.inflight[s] = map[string]bool{}
+		r.acks[s] = ackGroup(s.queue)
 	}
+	r.prod.pushed = make(chan struct{}, 1)
 	for range c.cfg.Workers {
 		r.slots <- struct{}{}
 	}
@@ -222,101 +241,6 @@ func (r *consumeRun) dispatch(ctx context.Context) error {
 			r.jobs <- job{s: s, url: e.URL, item: items[i]}
 		}
 	}
-}
-
-// errDrained ends an untilIdle run.
-var errDrained = errors.New("queues drained")
-
-// claim claims up to n URLs with their payloads. Consume waits for work
-// (queue.ClaimAnyEntries);
-// RunOnce looks at each queue in turn and, when none has work, waits for
-// its own workers, then ends once no queue has anything pending or in
-// flight.
-func (r *consumeRun) claim(ctx context.Context, n int, lease time.Duration) (*queue.Queue, []queue.Entry, error) {
-	if !r.untilIdle {
-		return queue.ClaimAnyEntries(ctx, r.qs, n, lease)
-	}
-	poll := min(r.c.qopt.IdlePoll, 50*time.Millisecond)
-	for {
-		for range r.qs {
-			q := r.qs[r.nextQueue%len(r.qs)]
-			r.nextQueue++
-			entries, err := q.TryClaimEntries(ctx, n, lease)
-			if err != nil {
-				return nil, nil, err
-			}
-			if len(entries) > 0 {
-				r.retryDue.Store(0)
-				return q, entries, nil
-			}
-		}
-		if r.inflightCount() == 0 {
-			busy, err := r.busy(ctx)
-			if err != nil {
-				return nil, nil, err
-			}
-			poll = r.c.qopt.IdlePoll
-			if !busy {
-				wait, err := r.retryWait(ctx)
-				if err != nil {
-					return nil, nil, err
-				}
-				if wait < 0 {
-					return nil, nil, errDrained
-				}
-				poll = max(min(wait, poll), time.Millisecond)
-			}
-			// Else another consumer holds leases: wait for it (or for its
-			// leases to expire, which TryClaim reaps).
-		}
-		if err := sleep(ctx, poll); err != nil {
-			return nil, nil, err
-		}
-	}
-}
-
-// retryWait is called when nothing is pending or in flight: it returns
-// how long to wait for the next retry when RunOptions.WaitRetries asks to
-// and one comes due within it, else -1 (the run is over).
-func (r *consumeRun) retryWait(ctx context.Context) (time.Duration, error) {
-	if r.waitRetries <= 0 {
-		return -1, nil
-	}
-	now := r.c.clock.Now()
-	if r.idleSince.IsZero() {
-		r.idleSince = now
-	}
-	var next time.Time
-	for _, q := range r.qs {
-		due, ok, err := q.NextRetry(ctx)
-		if err != nil {
-			return 0, err
-		}
-		if ok && (next.IsZero() || due.Before(next)) {
-			next = due
-		}
-	}
-	if next.IsZero() || next.After(r.idleSince.Add(r.waitRetries)) {
-		r.retryDue.Store(0)
-		return -1, nil
-	}
-	wait := max(next.Sub(now), 0)
-	r.retryDue.Store(time.Now().Add(wait).UnixNano())
-	return wait, nil
-}
-
-// busy reports whether any queue has URLs pending or in flight.
-func (r *consumeRun) busy(ctx context.Context) (bool, error) {
-	for _, q := range r.qs {
-		st, err := q.Stats(ctx)
-		if err != nil {
-			return false, err
-		}
-		if st.Pending > 0 || st.InFlight > 0 {
-			return true, nil
-		}
-	}
-	return false, nil
 }
 
 func (r *consumeRun) inflightCount() int {

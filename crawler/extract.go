@@ -277,18 +277,15 @@ func fallbackBodyLen(doc *goquery.Document) int {
 // of whitespace counted as one space.
 func textLen(s *goquery.Selection) int {
 	n := 0
-	s.Each(func(_ int, e *goquery.Selection) {
+	for _, e := range s.Nodes {
 		if n > 0 {
 			n++
 		}
-		n += utf8.RuneCountInString(collapse(e.Text()))
-	})
+		var c collapsedCount
+		c.node(e)
+		n += c.len()
+	}
 	return n
-}
-
-// collapse trims s and folds runs of white space into one space.
-func collapse(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }
 
 func firstNonEmpty(vs ...string) string {

@@ -36,7 +36,7 @@ func (r *consumeRun) process(ctx context.Context, j job) {
 	}
 	octx, cancel := opContext(ctx)
 	defer cancel()
-	if err := j.s.queue.Ack(octx, j.url); err != nil {
+	if _, err := r.acks[j.s].do(octx, j.url); err != nil {
 		// The article is stored; the lease will expire and the page be
 		// fetched again, which updates it: nothing is lost.
 		r.c.log.Error("ack failed", "source", j.s.cfg.Name, "url", j.url, "err", err)
@@ -48,7 +48,7 @@ func (r *consumeRun) process(ctx context.Context, j job) {
 func (r *consumeRun) store(ctx context.Context, j job, a news.Article) *FetchError {
 	octx, cancel := opContext(ctx)
 	defer cancel()
-	res, err := r.c.store.Ingest(octx, a)
+	res, err := r.ingest.do(octx, a)
 	k := r.counts[j.s]
 	switch {
 	case errors.Is(err, news.ErrBadInput):

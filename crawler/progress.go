@@ -50,6 +50,33 @@ type RunOptions struct {
 // methods do nothing on a nil receiver (Produce keeps no totals).
 type produceCounts struct {
 	pages, found, new, sourcesDone atomic.Int64
+	// pushed, when not nil, is signalled when URLs were queued or a
+	// source is done, so RunOnce's consumers claim them at once.
+	pushed chan struct{}
+}
+
+// wakeConsumers signals pushed without waiting.
+func (p *produceCounts) wakeConsumers() {
+	if p != nil && p.pushed != nil {
+		select {
+		case p.pushed <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// waitPush waits until the producer queued URLs (or a source is done),
+// at most d.
+func (p *produceCounts) waitPush(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.pushed:
+	case <-t.C:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return nil
 }
 
 func (p *produceCounts) page(n int64) {
@@ -62,12 +89,16 @@ func (p *produceCounts) urls(found, added int) {
 	if p != nil {
 		p.found.Add(int64(found))
 		p.new.Add(int64(added))
+		if added > 0 {
+			p.wakeConsumers()
+		}
 	}
 }
 
 func (p *produceCounts) sourceDone() {
 	if p != nil {
 		p.sourcesDone.Add(1)
+		p.wakeConsumers()
 	}
 }
 

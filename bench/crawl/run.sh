@@ -1,33 +1,44 @@
 #!/usr/bin/env bash
-# Crawl benchmark: newsrank vs Scrapy 2.8 on the bundled demo news site.
+# Crawl benchmark: newsrank against the ceilings of fetching and parsing
+# alone, and against Scrapy 2.8, on the bundled demo news site.
 #
-#   bench/crawl/run.sh            # 2,000 articles for the comparison, 10,000 for newsrank's RSS
-#   ARTICLES=5000 CONCURRENCY=16 BIG_ARTICLES=0 bench/crawl/run.sh
+#   bench/crawl/run.sh            # 3,000 articles, 3 rounds; 10,000 for newsrank's RSS
+#   ARTICLES=5000 CONCURRENCY=16 ROUNDS=5 BIG_ARTICLES=0 SKIP_SCRAPY=1 bench/crawl/run.sh
+#   NEWSRANK=/path/to/old/newsrank bench/crawl/run.sh   # measure another build of newsrank
 #
-# Both crawlers crawl the same site the same way: every section's HTML list
-# pages through their "next" links and every article page they link to
-# (demoserve -sources html; the spider in newsrank_spider.py), robots.txt
+# Every crawler reads the same pages the same way: every section's HTML
+# list pages through their "next" links and every article page they link
+# to (demoserve -sources html; the spider in newsrank_spider.py), robots.txt
 # obeyed, politeness delays off, CONCURRENCY requests at once in total and
 # per host. newsrank runs `newsrank crawl -once` against a redis-server this
 # script starts on a free port (flushed between runs).
 #
-# Printed: pages per second of each and the ratio (target: newsrank >= 3x
-# Scrapy), CPU seconds per 1,000 pages (newsrank's process, and with the
-# redis-server's CPU added; Scrapy's process from spider open to close), and
-# peak RSS; then newsrank alone on BIG_ARTICLES articles (target: peak RSS
-# under 100 MB for 10,000 articles). Pages = list pages + article pages
-# (+ robots.txt for Scrapy, which counts it; disallowed pages are fetched by
-# neither). Elapsed = the crawl itself (newsrank: produce + consume as
-# reported by crawl -once; Scrapy: spider open to close).
+# The ceilings (bench/crawl/ceiling) get the same pages with net/http,
+# CONCURRENCY at once: "fetch" reads each body, "parse" also parses it
+# with goquery and reads its title and h1. ROUNDS rounds alternate fetch,
+# parse and newsrank in one run; printed are the medians: pages per second,
+# CPU ms per page of the crawler's own process (newsrank: its whole run,
+# start-up included; the ceilings: the timed part) and of redis-server
+# (read from /proc), and the demo site's CPU ms per page (the site is not
+# the limit when that is small), then newsrank's pages/s as a fraction of
+# the fetch+parse ceiling's (target >= 0.5x). Scrapy, once, after them
+# (target: newsrank >= 3x Scrapy's pages/s). Then newsrank alone on
+# BIG_ARTICLES articles (target: peak RSS under 100 MB for 10,000
+# articles). Pages = list pages + article pages (+ robots.txt for Scrapy,
+# which counts it; disallowed pages are fetched by none). Elapsed = the
+# crawl itself (newsrank: produce + consume as reported by crawl -once;
+# Scrapy: spider open to close; ceilings: the timed gets).
 #
-# Needs: go, redis-server, redis-cli, /usr/bin/time, and Scrapy 2.8 for the
-# system Python (Debian: apt-get install -y python3-scrapy; the script
-# installs it when run as root and it is missing). SKIP_SCRAPY=1 skips it.
+# Needs: go, redis-server, redis-cli, /usr/bin/time, /proc, and Scrapy 2.8
+# for the system Python (Debian: apt-get install -y python3-scrapy; the
+# script installs it when run as root and it is missing). SKIP_SCRAPY=1
+# skips it.
 set -euo pipefail
 
-ARTICLES=${ARTICLES:-2000}
+ARTICLES=${ARTICLES:-3000}
 BIG_ARTICLES=${BIG_ARTICLES:-10000}
-CONCURRENCY=${CONCURRENCY:-8}
+CONCURRENCY=${CONCURRENCY:-16}
+ROUNDS=${ROUNDS:-3}
 SKIP_SCRAPY=${SKIP_SCRAPY:-0}
 PY=/usr/bin/python3
 
@@ -54,14 +65,17 @@ if [ "$SKIP_SCRAPY" != 1 ] && ! "$PY" -c 'import scrapy' 2>/dev/null; then
 	fi
 fi
 
-echo "building newsrank and demoserve..." >&2
-(cd "$root" && go build -o "$work/newsrank" ./cmd/newsrank && go build -o "$work/demoserve" ./bench/crawl/demoserve)
+echo "building newsrank, demoserve and ceiling..." >&2
+(cd "$root" && go build -o "$work/newsrank" ./cmd/newsrank && go build -o "$work/demoserve" ./bench/crawl/demoserve &&
+	go build -o "$work/ceiling" ./bench/crawl/ceiling)
+[ -z "${NEWSRANK:-}" ] || cp "$NEWSRANK" "$work/newsrank"
 
 free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 redis_port=$(free_port)
 redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work" >"$work/redis.log" 2>&1 &
 pids+=($!)
+redis_pid=$!
 for _ in $(seq 100); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.05; done
 redis-cli -p "$redis_port" ping >/dev/null || die "redis-server did not start: $(cat "$work/redis.log")"
 
@@ -71,14 +85,19 @@ serve() {
 	"$work/demoserve" -addr 127.0.0.1:0 -articles "$n" -sources html \
 		-sources-out "$work/sources-$n.yaml" -truth-out "$work/truth-$n.json" >"$work/base-$n.txt" 2>"$work/demoserve-$n.log" &
 	pids+=($!)
+	site_pid=$!
 	for _ in $(seq 200); do [ -s "$work/base-$n.txt" ] && break; sleep 0.05; done
 	base=$(head -1 "$work/base-$n.txt")
 	[ -n "$base" ] || die "demoserve did not start: $(cat "$work/demoserve-$n.log")"
 }
 
-redis_cpu() { redis-cli -p "$redis_port" info cpu | awk -F: '/^used_cpu_(user|sys):/ {s += $2} END {printf "%.3f", s}'; }
+# proc_cpu PID: the process's user + system CPU seconds so far, from /proc.
+tck=$(getconf CLK_TCK)
+proc_cpu() { awk -v t="$tck" '{printf "%.3f", ($14 + $15) / t}' "/proc/$1/stat"; }
+redis_cpu() { proc_cpu "$redis_pid"; }
 
-# newsrank_run N: crawls the site of N articles; prints "pages elapsed_s cpu_s redis_cpu_s rss_kb articles".
+# newsrank_run N: crawls the site of N articles; prints
+# "pages elapsed_s cpu_s redis_cpu_s rss_kb articles site_cpu_s".
 newsrank_run() {
 	local n=$1
 	local cfg="$work/config-$n.yaml"
@@ -97,15 +116,17 @@ newsrank_run() {
 		sed -n '/^  sources:/,$p' "$work/sources-$n.yaml"
 	} >"$cfg"
 	redis-cli -p "$redis_port" flushall >/dev/null
-	local r0 r1
+	local r0 r1 s0 s1
 	r0=$(redis_cpu)
+	s0=$(proc_cpu "$site_pid")
 	/usr/bin/time -v -o "$work/time-$n.txt" "$work/newsrank" crawl -once -json -progress none -config "$cfg" \
 		>"$work/newsrank-$n.json" 2>"$work/newsrank-$n.log" || {
 		cat "$work/newsrank-$n.log" >&2
 		die "newsrank crawl failed"
 	}
 	r1=$(redis_cpu)
-	"$PY" - "$work/newsrank-$n.json" "$work/time-$n.txt" "$r0" "$r1" "$n" <<-'EOF'
+	s1=$(proc_cpu "$site_pid")
+	"$PY" - "$work/newsrank-$n.json" "$work/time-$n.txt" "$r0" "$r1" "$n" "$s0" "$s1" <<-'EOF'
 	import json, re, sys
 	rep = json.load(open(sys.argv[1]))
 	t = open(sys.argv[2]).read()
@@ -118,21 +139,63 @@ newsrank_run() {
 	    sys.exit(f"newsrank stored {articles} of {sys.argv[5]} articles, failures {tot['failed']}")
 	cpu = field("User time (seconds)") + field("System time (seconds)")
 	print(pages, rep["elapsed_s"], cpu, float(sys.argv[4]) - float(sys.argv[3]),
-	      int(field("Maximum resident set size (kbytes)")), articles)
+	      int(field("Maximum resident set size (kbytes)")), articles, float(sys.argv[7]) - float(sys.argv[6]))
 	EOF
 }
 
 
-echo "demo site: $ARTICLES articles; concurrency $CONCURRENCY; $(nproc) CPUs" >&2
+# ceiling_run MODE: the ceiling on the site of $ARTICLES articles; prints
+# "pages elapsed_s cpu_s site_cpu_s".
+ceiling_run() {
+	local s0 s1
+	s0=$(proc_cpu "$site_pid")
+	"$work/ceiling" -sources "$work/sources-$ARTICLES.yaml" -concurrency "$CONCURRENCY" -mode "$1" >"$work/ceiling.json" ||
+		die "ceiling -mode $1 failed"
+	s1=$(proc_cpu "$site_pid")
+	"$PY" -c '
+import json, sys
+c = json.load(open(sys.argv[1]))
+print(c["pages"], c["elapsed_s"], c["cpu_s"], float(sys.argv[3]) - float(sys.argv[2]))' "$work/ceiling.json" "$s0" "$s1"
+}
+
+echo "demo site: $ARTICLES articles; concurrency $CONCURRENCY; $ROUNDS rounds; $(nproc) CPUs" >&2
 serve "$ARTICLES"
-read -r n_pages n_el n_cpu n_rcpu n_rss n_art < <(newsrank_run "$ARTICLES")
-n_rate=$("$PY" -c "print($n_pages / $n_el)")
+: >"$work/rounds.txt"
+for round in $(seq "$ROUNDS"); do
+	echo "round $round of $ROUNDS..." >&2
+	read -r p el cpu scpu < <(ceiling_run fetch)
+	echo "fetch $p $el $cpu 0 0 $scpu" >>"$work/rounds.txt"
+	read -r p el cpu scpu < <(ceiling_run parse)
+	echo "parse $p $el $cpu 0 0 $scpu" >>"$work/rounds.txt"
+	read -r p el cpu rcpu rss art scpu < <(newsrank_run "$ARTICLES")
+	echo "newsrank $p $el $cpu $rcpu $rss $scpu" >>"$work/rounds.txt"
+done
 
 echo
-echo "== crawl of the demo site: $ARTICLES articles, concurrency $CONCURRENCY =="
-printf "newsrank  %6d pages in %7.2fs  %8.1f pages/s  CPU %.2f s/1000 pages (%.2f with redis-server)  peak RSS %.1f MB\n" \
-	"$n_pages" "$n_el" "$n_rate" "$("$PY" -c "print($n_cpu * 1000 / $n_pages)")" \
-	"$("$PY" -c "print(($n_cpu + $n_rcpu) * 1000 / $n_pages)")" "$("$PY" -c "print($n_rss / 1024)")"
+echo "== crawl of the demo site: $ARTICLES articles, concurrency $CONCURRENCY, medians of $ROUNDS rounds =="
+"$PY" - "$work/rounds.txt" "$work/newsrank-median.txt" <<-'EOF'
+	import statistics as st, sys
+	rows = {}
+	for line in open(sys.argv[1]):
+	    name, pages, el, cpu, rcpu, rss, scpu = line.split()
+	    rows.setdefault(name, []).append((int(pages), float(el), float(cpu), float(rcpu), int(rss), float(scpu)))
+	med = {}
+	for name, label in (("fetch", "net/http GET, bodies read"), ("parse", "GET + goquery, title and h1"), ("newsrank", "newsrank crawl -once")):
+	    rs = rows[name]
+	    pages = rs[0][0]
+	    rate = st.median(p / el for p, el, *_ in rs)
+	    cpu = st.median(c * 1000 / p for p, _, c, *_ in rs)
+	    rcpu = st.median(r * 1000 / p for p, _, _, r, *_ in rs)
+	    site = st.median(s * 1000 / p for p, *_, s in rs)
+	    rss = st.median(r[4] for r in rs) / 1024
+	    med[name] = (pages, st.median(el for _, el, *_ in rs), rate)
+	    extra = f"  + redis-server {rcpu:.3f}  peak RSS {rss:.1f} MB" if name == "newsrank" else ""
+	    print(f"{label:28s} {pages:6d} pages  {rate:8.0f} pages/s  CPU {cpu:.3f} ms/page{extra}  (demo site {site:.3f} ms/page)")
+	ratio = med["newsrank"][2] / med["parse"][2]
+	print(f"ratio newsrank/fetch+parse ceiling pages per second: {ratio:.2f}x (target >= 0.5x: {'met' if ratio >= 0.5 else 'NOT met'})")
+	print(*med["newsrank"], file=open(sys.argv[2], "w"))
+	EOF
+read -r n_pages n_el n_rate <"$work/newsrank-median.txt"
 
 if [ "$SKIP_SCRAPY" != 1 ]; then
 	"$PY" "$root/bench/crawl/newsrank_spider.py" --base "$base" --concurrency "$CONCURRENCY" \
@@ -154,7 +217,7 @@ fi
 
 if [ "$BIG_ARTICLES" -gt 0 ]; then
 	serve "$BIG_ARTICLES"
-	read -r b_pages b_el b_cpu b_rcpu b_rss b_art < <(newsrank_run "$BIG_ARTICLES")
+	read -r b_pages b_el b_cpu b_rcpu b_rss b_art b_scpu < <(newsrank_run "$BIG_ARTICLES")
 	verdict=met
 	[ "$b_rss" -lt $((100 * 1024)) ] || verdict="NOT met"
 	echo

@@ -20,8 +20,10 @@ Crawl the sources of crawler.sources: the producer walks each source's list
 pages, feeds, sitemaps or list API and queues the article URLs it has not
 seen; the consumers fetch the article pages and store the articles.
 
-With -once it produces, then consumes until nothing is pending or in
-flight, and prints a summary per source. Retries not due yet are left for
+With -once it produces and consumes at once (the consumers fetch the
+articles of the list pages read so far while the producer reads the next
+ones) until the lists are read and nothing is pending or in flight, and
+prints a summary per source. Retries not due yet are left for
 the next run; -wait-retries waits up to -wait for those due within it. On
 a terminal a live progress line shows the list pages read and URLs found,
 then the pages fetched, what is left, the rate, an ETA and, when the
@@ -60,7 +62,7 @@ func (s *sourceList) Set(v string) error {
 const defaultRetryWait = 5 * time.Minute
 
 func runCrawl(ctx context.Context, std *stdio, args []string) error {
-	fs := newFlags(std, "crawl", "crawl [-once [-wait-retries [-wait 5m]]] [-source NAME] [-config FILE] [flags]", crawlAbout)
+	fs := newFlags(std, "crawl", "crawl [-once [-wait-retries [-wait 5m]]] [-source NAME] [-cpuprofile FILE] [-config FILE] [flags]", crawlAbout)
 	common := addCommon(fs)
 	once := fs.Bool("once", false, "produce, consume until done, print a summary and exit")
 	var sources sourceList
@@ -69,6 +71,7 @@ func runCrawl(ctx context.Context, std *stdio, args []string) error {
 	progress := fs.String("progress", "auto", "-once: progress display: auto or line (a live line on a terminal, log lines every 10s otherwise), log or none")
 	waitRetries := fs.Bool("wait-retries", false, "-once: when only retries are left, wait for those due within -wait instead of leaving them to the next run")
 	wait := fs.Duration("wait", defaultRetryWait, "with -wait-retries: how long to wait for retries once nothing else is left")
+	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the crawl to `FILE` (for go tool pprof)")
 	if err := parse(fs, args, false); err != nil {
 		return err
 	}
@@ -96,6 +99,13 @@ func runCrawl(ctx context.Context, std *stdio, args []string) error {
 		return err
 	}
 	embeddedNotice(std.err, "crawl", cfg.Redis)
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	a, err := newApp(ctx, cfg, log)
 	if err != nil {
 		return err

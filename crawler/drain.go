@@ -1,0 +1,112 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/newsrank/newsrank/queue"
+)
+
+// errDrained ends an untilIdle run.
+var errDrained = errors.New("queues drained")
+
+// claim claims up to n URLs with their payloads. Consume waits for work
+// (queue.ClaimAnyEntries);
+// RunOnce looks at each queue in turn and, when none has work, waits for
+// its own workers, then ends once no queue has anything pending or in
+// flight.
+func (r *consumeRun) claim(ctx context.Context, n int, lease time.Duration) (*queue.Queue, []queue.Entry, error) {
+	if !r.untilIdle {
+		return queue.ClaimAnyEntries(ctx, r.qs, n, lease)
+	}
+	poll := min(r.c.qopt.IdlePoll, 50*time.Millisecond)
+	for {
+		for range r.qs {
+			q := r.qs[r.nextQueue%len(r.qs)]
+			r.nextQueue++
+			entries, err := q.TryClaimEntries(ctx, n, lease)
+			if err != nil {
+				return nil, nil, err
+			}
+			if len(entries) > 0 {
+				r.retryDue.Store(0)
+				return q, entries, nil
+			}
+		}
+		if r.listing.Load() {
+			// The producer may queue more: wait for it, not for the
+			// workers (an empty queue now does not end the run).
+			if err := r.prod.waitPush(ctx, poll); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		if r.inflightCount() == 0 {
+			busy, err := r.busy(ctx)
+			if err != nil {
+				return nil, nil, err
+			}
+			poll = r.c.qopt.IdlePoll
+			if !busy {
+				wait, err := r.retryWait(ctx)
+				if err != nil {
+					return nil, nil, err
+				}
+				if wait < 0 {
+					return nil, nil, errDrained
+				}
+				poll = max(min(wait, poll), time.Millisecond)
+			}
+			// Else another consumer holds leases: wait for it (or for its
+			// leases to expire, which TryClaim reaps).
+		}
+		if err := sleep(ctx, poll); err != nil {
+			return nil, nil, err
+		}
+	}
+}
+
+// retryWait is called when nothing is pending or in flight: it returns
+// how long to wait for the next retry when RunOptions.WaitRetries asks to
+// and one comes due within it, else -1 (the run is over).
+func (r *consumeRun) retryWait(ctx context.Context) (time.Duration, error) {
+	if r.waitRetries <= 0 {
+		return -1, nil
+	}
+	now := r.c.clock.Now()
+	if r.idleSince.IsZero() {
+		r.idleSince = now
+	}
+	var next time.Time
+	for _, q := range r.qs {
+		due, ok, err := q.NextRetry(ctx)
+		if err != nil {
+			return 0, err
+		}
+		if ok && (next.IsZero() || due.Before(next)) {
+			next = due
+		}
+	}
+	if next.IsZero() || next.After(r.idleSince.Add(r.waitRetries)) {
+		r.retryDue.Store(0)
+		return -1, nil
+	}
+	wait := max(next.Sub(now), 0)
+	r.retryDue.Store(time.Now().Add(wait).UnixNano())
+	return wait, nil
+}
+
+// busy reports whether any queue has URLs pending or in flight.
+func (r *consumeRun) busy(ctx context.Context) (bool, error) {
+	for _, q := range r.qs {
+		st, err := q.Stats(ctx)
+		if err != nil {
+			return false, err
+		}
+		if st.Pending > 0 || st.InFlight > 0 {
+			return true, nil
+		}
+	}
+	return false, nil
+}

@@ -1,0 +1,102 @@
+package crawler
+
+import (
+	"context"
+	"net/http/httptest"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/newsrank/newsrank/demosite"
+	"github.com/newsrank/newsrank/internal/redistest"
+	"github.com/newsrank/newsrank/news"
+	"github.com/newsrank/newsrank/queue"
+)
+
+// firstIngest is a Store that records when its first article was stored.
+type firstIngest struct {
+	Store
+	first atomic.Int64 // unix ns
+}
+
+func (f *firstIngest) Ingest(ctx context.Context, a news.Article) (news.IngestResult, error) {
+	res, err := f.Store.Ingest(ctx, a)
+	if err == nil {
+		f.first.CompareAndSwap(0, time.Now().UnixNano())
+	}
+	return res, err
+}
+
+// BenchmarkCrawlPipeline crawls a 3,000-article demo site (150 HTML list
+// pages, 16 at once, no politeness delays) with RunOnce into a real
+// redis-server and reports the time to the first stored article against
+// the time the producer alone takes per list page (its slowest source's
+// list pages read one after the other, measured in a produce-only run):
+// the consumers start on a list page's articles while the producer reads
+// the next pages, so the first article should be stored within two list
+// pages' time (first-article-list-pages <= 2). Figures are medians of
+// the iterations.
+func BenchmarkCrawlPipeline(b *testing.B) {
+	const articles, workers = 3000, 16
+	r := redistest.Start(b)
+	rdb := r.Client()
+	site := demosite.New(demosite.Options{Articles: articles, Now: time.Now(), Seed: 1})
+	srv := httptest.NewServer(site)
+	defer srv.Close()
+	opts := DefaultOptions()
+	opts.Workers, opts.PerHostParallelism = workers, workers
+	opts.Delay, opts.Jitter = 0, 0
+	opts.Sources = demoSources(site.HTMLSources(srv.URL))
+	ctx := context.Background()
+	newCrawler := func(st Store) *Crawler {
+		rdb.FlushAll(ctx)
+		c, err := New(opts, queue.DefaultOptions(), rdb, "b:", st, WithLogger(quietLog()), WithQueueOptions(queue.WithLogger(quietLog())))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return c
+	}
+	var first, total, perList []time.Duration
+	for range b.N {
+		store, err := news.New(rdb, "b:", news.DefaultOptions(), news.WithLogger(quietLog()))
+		if err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		prep, err := newCrawler(store).Produce(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		most := 0
+		for _, p := range prep.Sources {
+			most = max(most, p.Pages)
+		}
+		perList = append(perList, time.Since(start)/time.Duration(max(most, 1)))
+
+		st := &firstIngest{Store: store}
+		c := newCrawler(st)
+		start = time.Now()
+		rep, err := c.RunOnce(ctx, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		total = append(total, time.Since(start))
+		first = append(first, time.Unix(0, st.first.Load()).Sub(start))
+		if got := rep.Totals().Fetched; got != articles {
+			b.Fatalf("fetched %d of %d articles", got, articles)
+		}
+	}
+	f, l := median(first), median(perList)
+	b.ReportMetric(float64(f.Microseconds())/1000, "first-article-ms")
+	b.ReportMetric(float64(median(total).Microseconds())/1000, "total-ms")
+	b.ReportMetric(float64(l.Microseconds())/1000, "list-page-ms")
+	b.ReportMetric(float64(f)/float64(l), "first-article-list-pages")
+}
+
+// median is the median of ds (the upper one of an even count).
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
