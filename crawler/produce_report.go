@@ -11,6 +11,12 @@ type SourceProduce struct {
 	// Pages is how many list pages (feeds, sitemaps, API pages) were
 	// read; PageErrors how many could not be.
 	Pages, PageErrors int
+	// NotModified counts the list pages that answered 304 to a
+	// conditional request, Unchanged those whose body was the same as at
+	// their last answer: neither is parsed again. Bytes is the list
+	// bodies' size, after inflation.
+	NotModified, Unchanged int
+	Bytes                  int64
 	// Found is how many article URLs the pages listed (on the allowed
 	// domains, deduplicated); New how many of them were queued for the
 	// first time.
