@@ -1,5 +1,7 @@
 package crawler
 
+import "time"
+
 // ProduceReport is what one Produce run did.
 type ProduceReport struct {
 	Sources []SourceProduce
@@ -31,6 +33,10 @@ type SourceProduce struct {
 	// Retried counts the pushes (one per list page) that met a Redis
 	// error and were tried again until Redis answered.
 	Retried int
+	// MaxAge is the longest Cache-Control max-age of the list pages,
+	// RetryAfter the longest Retry-After they sent (with a failure or
+	// not): the adaptive poll honours them.
+	MaxAge, RetryAfter time.Duration
 	// Err is set when the source failed entirely: no list page could be
 	// read (it wraps the last page's error), or Redis failed.
 	Err error

@@ -200,6 +200,7 @@ func bodyHash(b []byte) string {
 // parse it, and calls lw.cache.seen for it at once.
 func (lw *listWalk) getList(ctx context.Context, pageURL string, accept func(string) bool) (resp *response, unchanged bool, err error) {
 	resp, err = lw.get(ctx, pageURL, accept)
+	lw.notePoll(resp, err)
 	if err != nil {
 		lw.cache.fail()
 		return nil, false, err
