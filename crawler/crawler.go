@@ -47,7 +47,8 @@
 // HASH: list page URL → JSON of its ETag, Last-Modified, body hash, a
 // sitemap index's children and the time of its last answer; the key
 // expires ListCacheTTL after its last write, and older entries are
-// ignored). Beside it, the fields a
+// ignored), and <prefix>{crawl:<source>}:poll, the source's adaptive
+// poll schedule (poll.go). Beside them, the fields a
 // list item carried travel with its URL as the queue's payload (JSON of
 // Fields), pushed, claimed and deleted in the same scripts as the URL, so
 // a consumer gets them with the claim on any Redis deployment, Cluster
