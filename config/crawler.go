@@ -48,6 +48,8 @@ type Crawler struct {
 	// sitemap, API page) that failed with a retryable error (429, 5xx,
 	// timeout, connection error) before giving up on it for this run.
 	ListAttempts int `yaml:"list_attempts"`
+	// Poll bounds the adaptive polling of the sources by the daemon.
+	Poll Poll `yaml:"poll"`
 	// ItemTTL was how long the fields a list item carried (title, post
 	// time, comments...) waited in Redis in their own key. They now travel
 	// with the URL as its queue payload, which lives exactly as long as
@@ -61,6 +63,13 @@ type Crawler struct {
 	// selectors holds the sources' selectors Validate compiled, by their
 	// text, for Options to hand over without compiling them again.
 	selectors map[string]crawler.Selector
+}
+
+// Poll bounds each source's poll interval: shorter after a poll that
+// found new articles, longer after one that did not.
+type Poll struct {
+	Min Duration `yaml:"min"`
+	Max Duration `yaml:"max"`
 }
 
 // Source is one site section: where to find article URLs and how to read
@@ -195,6 +204,10 @@ func (c *Crawler) validate(v *validator) {
 	v.minDur("delay", c.Delay, 0)
 	v.minDur("jitter", c.Jitter, 0)
 	v.min("list_attempts", c.ListAttempts, 1)
+	v.minDur("poll.min", c.Poll.Min, time.Second)
+	if c.Poll.Max < c.Poll.Min {
+		v.addf("poll.max", "must be >= crawler.poll.min (%s), got %s", c.Poll.Min, c.Poll.Max)
+	}
 	v.minDur("item_ttl", c.ItemTTL, time.Minute)
 	seen := map[string]bool{}
 	c.selectors = map[string]crawler.Selector{}

@@ -23,6 +23,7 @@ func (c Crawler) Options() (crawler.Options, error) {
 		Delay:               c.Delay.D(),
 		Jitter:              c.Jitter.D(),
 		ListAttempts:        c.ListAttempts,
+		Poll:                crawler.PollOptions{Min: c.Poll.Min.D(), Max: c.Poll.Max.D()},
 	}
 	for i, s := range c.Sources {
 		src, err := s.options(c.selectors)
@@ -90,5 +91,6 @@ func crawlerFromOptions(o crawler.Options) Crawler {
 		Delay:               Duration(o.Delay),
 		Jitter:              Duration(o.Jitter),
 		ListAttempts:        o.ListAttempts,
+		Poll:                Poll{Min: Duration(o.Poll.Min), Max: Duration(o.Poll.Max)},
 	}
 }

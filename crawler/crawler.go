@@ -26,9 +26,29 @@
 // the refresh finds it. HTML list pages carry no counts: their articles
 // keep the count of their last fetch.
 //
+// # Conditional list fetches
+//
+// List pages, feeds, sitemaps and list API pages are fetched with
+// If-None-Match / If-Modified-Since from the validators of their last
+// answer, and a body's hash is kept too (validators.go): a 304, or a body
+// the same as last time, is not parsed again (SourceProduce.NotModified,
+// Unchanged). A walk goes on past such a page as past a page that lists
+// nothing new: an HTML or API start page that is unchanged ends its start
+// URL's walk (its next pages are not read); an unchanged sitemap index
+// has the children it listed last time read, each conditionally. The
+// validators of an HTML or API walk are kept only when none of its pages
+// failed and it was not interrupted, so a page that could not be read
+// is reached again next time; a feed's or sitemap's are kept on their
+// own.
+//
 // # Keyspace
 //
-// The crawler keeps no keys of its own beside the queue's: the fields a
+// The crawler owns one key per source, <prefix>{crawl:<source>}:lists (a
+// HASH: list page URL → JSON of its ETag, Last-Modified, body hash, a
+// sitemap index's children and the time of its last answer; the key
+// expires ListCacheTTL after its last write, and older entries are
+// ignored), and <prefix>{crawl:<source>}:poll, the source's adaptive
+// poll schedule (poll.go). Beside them, the fields a
 // list item carried travel with its URL as the queue's payload (JSON of
 // Fields), pushed, claimed and deleted in the same scripts as the URL, so
 // a consumer gets them with the claim on any Redis deployment, Cluster

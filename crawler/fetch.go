@@ -90,6 +90,10 @@ type response struct {
 	status      int
 	contentType string // the charset parameter says utf-8 when colly decoded the body
 	body        []byte
+	// notModified: the server answered 304 to a conditional request
+	// (no body); header is set for requests with a cond only.
+	notModified bool
+	header      http.Header
 }
 
 // fetchReq describes one fetch.
@@ -98,6 +102,10 @@ type fetchReq struct {
 	allowed allowedSet // redirects must stay inside
 	charset string     // forced charset ("" = header, then <meta>)
 	accept  func(mediaType string) bool
+	// cond (list pages only) holds the validators of the page's last
+	// answer, sent as If-None-Match / If-Modified-Since; the response
+	// then keeps its headers (validators.go).
+	cond *listValidators
 }
 
 // fetcher fetches pages with colly: robots.txt, per-host politeness,
@@ -121,6 +129,8 @@ type fetchState struct {
 	retryAfter  time.Duration
 	contentType string
 	abort       *FetchError
+	notModified bool
+	header      http.Header
 }
 
 func newFetcher(ua string, timeout time.Duration, maxBody int64, maxRedirects int, transport http.RoundTripper,
@@ -188,15 +198,19 @@ func (f *fetcher) fetch(ctx context.Context, r fetchReq) (*response, error) {
 		if r.charset != "" {
 			req.ResponseCharacterEncoding = r.charset
 		}
+		r.cond.apply(req.Headers)
 	})
 	c.OnResponseHeaders(func(cr *colly.Response) { st.headers(cr, f.maxBody) })
 	c.OnResponse(func(cr *colly.Response) {
-		resp = &response{url: cr.Request.URL.String(), status: cr.StatusCode, contentType: st.contentType, body: cr.Body}
+		resp = &response{url: cr.Request.URL.String(), status: cr.StatusCode, contentType: st.contentType, body: cr.Body,
+			header: st.header}
 	})
 	err = c.Request(http.MethodGet, r.url, nil, nil, nil)
 	switch {
 	case st.abort != nil:
 		return nil, st.abort
+	case st.notModified:
+		return &response{url: r.url, status: st.status, notModified: true, header: st.header}, nil
 	case st.status != 0 && (st.status < 200 || st.status > 299):
 		return nil, statusError(r.url, st.status, st.retryAfter)
 	case err != nil:
@@ -254,6 +268,14 @@ func (f *fetcher) admit(ctx context.Context, rawURL string) (release func(), err
 func (st *fetchState) headers(cr *colly.Response, maxBody int64) {
 	st.status = cr.StatusCode
 	st.contentType = cr.Headers.Get("Content-Type")
+	if st.req.cond != nil {
+		st.header = cr.Headers.Clone()
+		if st.status == http.StatusNotModified {
+			st.notModified = true
+			cr.Request.Abort()
+			return
+		}
+	}
 	if st.status < 200 || st.status > 299 {
 		st.retryAfter = retryAfter(cr.Headers.Get("Retry-After"), time.Now())
 		cr.Request.Abort() // the error page's body is not needed

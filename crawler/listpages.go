@@ -9,7 +9,9 @@ import (
 // html walks HTML list pages: each start URL and the next-page links
 // from it (a start URL with {page} is a numbered sequence), then the
 // page_template sequence. A sequence ends at the page cap, at a page that
-// fails, or at a page that lists nothing new to this run.
+// fails, at a page that lists nothing new to this run, or at a page that
+// is unchanged since the last run (a 304, or the same body): the start
+// page included, whose next pages are then not read.
 func (lw *listWalk) html(ctx context.Context) error {
 	budget := lw.maxPages()
 	for _, raw := range lw.s.cfg.URLs {
@@ -21,23 +23,27 @@ func (lw *listWalk) html(ctx context.Context) error {
 		}
 		for page := raw; page != "" && budget > 0 && !lw.visited[page]; {
 			budget--
-			items, next, ok, err := lw.readHTML(ctx, page, lw.s.cfg.NextSelector)
-			if err != nil || !ok {
+			p, err := lw.readHTML(ctx, page, lw.s.cfg.NextSelector)
+			if err != nil || p == nil {
 				return err
 			}
-			n, err := lw.push(ctx, items)
+			if p.unchanged {
+				break
+			}
+			n, err := lw.push(ctx, p.items)
 			if err != nil {
 				return err
 			}
+			lw.cache.seen(page, p.resp, lw.c.clock.Now(), nil)
 			if n == 0 && page != raw {
 				break // nothing new: the end, or a loop
 			}
 			page = ""
-			if next != "" {
-				if err := lw.s.allowed.check(next); err != nil {
-					lw.skip(next, err)
+			if p.next != "" {
+				if err := lw.s.allowed.check(p.next); err != nil {
+					lw.skip(p.next, err)
 				} else {
-					page = next
+					page = p.next
 				}
 			}
 		}
@@ -63,31 +69,49 @@ func (lw *listWalk) sequence(ctx context.Context, tmpl string, first int, budget
 			continue
 		}
 		*budget--
-		items, _, ok, err := lw.readHTML(ctx, page, Selector{})
-		if err != nil || !ok {
+		p, err := lw.readHTML(ctx, page, Selector{})
+		if err != nil || p == nil || p.unchanged {
 			return err
 		}
-		added, err := lw.push(ctx, items)
-		if err != nil || added == 0 {
+		added, err := lw.push(ctx, p.items)
+		if err != nil {
 			return err
+		}
+		lw.cache.seen(page, p.resp, lw.c.clock.Now(), nil)
+		if added == 0 {
+			return nil
 		}
 	}
 	return nil
 }
 
-// readHTML fetches and parses an HTML list page. ok is false when the
-// page failed (it is recorded); err is for a cancelled context only.
-func (lw *listWalk) readHTML(ctx context.Context, page string, next Selector) (items []ListItem, nextURL string, ok bool, err error) {
-	resp, err := lw.get(ctx, page, isHTML)
+// htmlPage is a list page read: its items and next link, or unchanged
+// (not parsed: the caller stops there).
+type htmlPage struct {
+	items     []ListItem
+	next      string
+	resp      *response
+	unchanged bool
+}
+
+// readHTML fetches and parses an HTML list page. It returns nil when the
+// page failed (it is recorded); err is for a cancelled context only. An
+// unchanged page is recorded as seen.
+func (lw *listWalk) readHTML(ctx context.Context, page string, next Selector) (*htmlPage, error) {
+	resp, unchanged, err := lw.getList(ctx, page, isHTML)
 	if err != nil {
-		return nil, "", false, ctx.Err()
+		return nil, ctx.Err()
 	}
-	items, nextURL, err = parseHTMLList(resp.body, resp.contentType, resp.url, lw.s.cfg.LinkSelector, next, "")
+	if unchanged {
+		lw.cache.seen(page, resp, lw.c.clock.Now(), nil)
+		return &htmlPage{resp: resp, unchanged: true}, nil
+	}
+	items, nextURL, err := parseHTMLList(resp.body, resp.contentType, resp.url, lw.s.cfg.LinkSelector, next, "")
 	if err != nil {
 		lw.badPage(page, err)
-		return nil, "", false, nil
+		return nil, nil
 	}
-	return items, nextURL, true, nil
+	return &htmlPage{items: items, next: nextURL, resp: resp}, nil
 }
 
 // xml reads feeds and sitemaps; a sitemap index's children are read too,
@@ -102,11 +126,18 @@ func (lw *listWalk) xml(ctx context.Context) error {
 			continue
 		}
 		tried++
-		resp, err := lw.get(ctx, page, nil)
+		lw.cache.begin() // each feed or sitemap is kept on its own
+		resp, unchanged, err := lw.getList(ctx, page, nil)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
+			continue
+		}
+		if unchanged {
+			children := lw.cache.children(page)
+			lw.cache.seen(page, resp, lw.c.clock.Now(), children)
+			todo = append(todo, lw.childSitemaps(children)...)
 			continue
 		}
 		body := resp.body
@@ -119,21 +150,31 @@ func (lw *listWalk) xml(ctx context.Context) error {
 			lw.badPage(page, err)
 			continue
 		}
-		for _, sm := range l.Sitemaps {
-			if lw.visited[sm] {
-				continue
-			}
-			if err := lw.s.allowed.check(sm); err != nil {
-				lw.skip(sm, err)
-				continue
-			}
-			todo = append(todo, sm)
-		}
+		children := lw.childSitemaps(l.Sitemaps)
+		todo = append(todo, children...)
 		if _, err := lw.push(ctx, l.Items); err != nil {
 			return err
 		}
+		lw.cache.seen(page, resp, lw.c.clock.Now(), children)
 	}
 	return nil
+}
+
+// childSitemaps are the sitemaps of an index still to read: not visited,
+// on the allowed targets.
+func (lw *listWalk) childSitemaps(sms []string) []string {
+	var out []string
+	for _, sm := range sms {
+		if lw.visited[sm] {
+			continue
+		}
+		if err := lw.s.allowed.check(sm); err != nil {
+			lw.skip(sm, err)
+			continue
+		}
+		out = append(out, sm)
+	}
+	return out
 }
 
 // json reads list API pages: {offset} from json.offset.start by step
@@ -152,12 +193,16 @@ func (lw *listWalk) json(ctx context.Context) error {
 				continue
 			}
 			tried++
-			resp, err := lw.get(ctx, page, nil)
+			resp, unchanged, err := lw.getList(ctx, page, nil)
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
 				break // next start URL
+			}
+			if unchanged {
+				lw.cache.seen(page, resp, lw.c.clock.Now(), nil)
+				break // as it was: so are the pages after it
 			}
 			items, skipped, err := ParseJSONList(resp.body, jsonp, lw.s.cfg.JSON, resp.url, lw.s.rules, lw.c.clock.Now())
 			if err != nil {
@@ -172,6 +217,7 @@ func (lw *listWalk) json(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
+			lw.cache.seen(page, resp, lw.c.clock.Now(), nil)
 			if n == 0 {
 				break // the API repeats itself: nothing new to this run
 			}

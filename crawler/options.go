@@ -48,6 +48,8 @@ type Options struct {
 	// sitemap, API page) that failed with a retryable error (429, 5xx,
 	// timeout, connection error) before giving up on it for this run.
 	ListAttempts int
+	// Poll bounds the adaptive polling of the sources (Poll).
+	Poll PollOptions
 	// Sources are the sites and sections to crawl.
 	Sources []Source
 }
@@ -67,6 +69,7 @@ func DefaultOptions() Options {
 		Delay:               500 * time.Millisecond,
 		Jitter:              250 * time.Millisecond,
 		ListAttempts:        3,
+		Poll:                DefaultPollOptions(),
 	}
 }
 

@@ -68,12 +68,14 @@ type listWalk struct {
 	visited map[string]bool // list pages read or tried in this run
 	lastErr error
 	counts  *produceCounts
+	cache   *listCache // the list pages' validators (validators.go)
 }
 
 func (c *Crawler) produce(ctx context.Context, s *source, counts *produceCounts) SourceProduce {
 	defer counts.sourceDone()
 	lw := &listWalk{c: c, s: s, rep: SourceProduce{Name: s.cfg.Name}, seen: map[string]bool{}, visited: map[string]bool{}, counts: counts}
 	start := time.Now()
+	lw.loadLists(ctx)
 	var err error
 	switch s.cfg.Kind {
 	case "html":
@@ -85,6 +87,10 @@ func (c *Crawler) produce(ctx context.Context, s *source, counts *produceCounts)
 	default:
 		err = fmt.Errorf("source %s: unknown kind %q", s.cfg.Name, s.cfg.Kind)
 	}
+	if err != nil {
+		lw.cache.fail() // an interrupted walk keeps no validators but those of whole feeds
+	}
+	lw.saveLists(context.WithoutCancel(ctx))
 	switch {
 	case err != nil:
 		lw.rep.Err = err
@@ -92,6 +98,7 @@ func (c *Crawler) produce(ctx context.Context, s *source, counts *produceCounts)
 		lw.rep.Err = fmt.Errorf("source %s: no list page could be read: %w", s.cfg.Name, lw.lastErr)
 	}
 	lvl, msg, attrs := c.log.Info, "produced", []any{"source", s.cfg.Name, "pages", lw.rep.Pages, "page_errors", lw.rep.PageErrors,
+		"not_modified", lw.rep.NotModified, "unchanged", lw.rep.Unchanged,
 		"found", lw.rep.Found, "new", lw.rep.New, "refreshed", lw.rep.Refreshed, "skipped", lw.rep.Skipped, "retried", lw.rep.Retried,
 		"took", time.Since(start).Round(time.Millisecond)}
 	switch {
@@ -132,7 +139,8 @@ func (lw *listWalk) get(ctx context.Context, pageURL string, accept func(string)
 	lw.visited[pageURL] = true
 	attempts := max(lw.c.cfg.ListAttempts, 1)
 	for i := 1; ; i++ {
-		resp, err := lw.c.fetch.fetch(ctx, fetchReq{url: pageURL, allowed: lw.s.allowed, charset: lw.s.cfg.Charset, accept: accept})
+		resp, err := lw.c.fetch.fetch(ctx, fetchReq{url: pageURL, allowed: lw.s.allowed, charset: lw.s.cfg.Charset, accept: accept,
+			cond: lw.cache.cond(pageURL)})
 		if err == nil {
 			lw.rep.Pages++
 			lw.counts.page(1)
@@ -171,6 +179,7 @@ func (lw *listWalk) pageFailed(fe *FetchError) {
 func (lw *listWalk) badPage(pageURL string, err error) {
 	lw.rep.Pages--
 	lw.counts.page(-1)
+	lw.cache.fail()
 	metrics.PagesFailed.WithLabelValues(lw.s.cfg.Name, ReasonBadList).Inc()
 	lw.pageFailed(&FetchError{URL: pageURL, Reason: ReasonBadList, Err: err})
 }

@@ -1,5 +1,7 @@
 package crawler
 
+import "time"
+
 // ProduceReport is what one Produce run did.
 type ProduceReport struct {
 	Sources []SourceProduce
@@ -11,6 +13,12 @@ type SourceProduce struct {
 	// Pages is how many list pages (feeds, sitemaps, API pages) were
 	// read; PageErrors how many could not be.
 	Pages, PageErrors int
+	// NotModified counts the list pages that answered 304 to a
+	// conditional request, Unchanged those whose body was the same as at
+	// their last answer: neither is parsed again. Bytes is the list
+	// bodies' size, after inflation.
+	NotModified, Unchanged int
+	Bytes                  int64
 	// Found is how many article URLs the pages listed (on the allowed
 	// domains, deduplicated); New how many of them were queued for the
 	// first time.
@@ -25,6 +33,10 @@ type SourceProduce struct {
 	// Retried counts the pushes (one per list page) that met a Redis
 	// error and were tried again until Redis answered.
 	Retried int
+	// MaxAge is the longest Cache-Control max-age of the list pages,
+	// RetryAfter the longest Retry-After they sent (with a failure or
+	// not): the adaptive poll honours them.
+	MaxAge, RetryAfter time.Duration
 	// Err is set when the source failed entirely: no list page could be
 	// read (it wraps the last page's error), or Redis failed.
 	Err error

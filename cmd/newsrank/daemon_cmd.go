@@ -12,6 +12,9 @@ func runDaemon(ctx context.Context, std *stdio, args []string) error {
 Run newsrank as a service, in one process:
   - the HTTP server (JSON API, pages, /metrics, /healthz) on web.listen;
   - the crawl consumers, fetching the article URLs queued for every source;
+  - the poller, reading each source's lists as it comes due (every
+    crawler.poll.min..max, adapted to how often the source has new
+    articles; newsrank jobs shows each source's next poll and why);
   - the job schedule (jobs.*): crawl (queue new URLs), prune, rescore and
     archive (snapshot closed boards), each under its Redis lock, with a
     missed run caught up at start.
@@ -57,6 +60,7 @@ On start it prints "newsrank daemon: serving http://HOST:PORT" on stdout.`)
 	sup.Go("scheduler", a.jobs.Schedule)
 	if len(a.crawler.Sources()) > 0 {
 		sup.Go("consumers", a.crawler.Consume)
+		sup.Go("poller", a.crawler.Poll)
 	} else {
 		log.Warn("no crawler.sources configured: no consumers run")
 	}

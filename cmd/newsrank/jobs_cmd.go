@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/newsrank/newsrank/crawler"
 	"github.com/newsrank/newsrank/jobs"
 )
 
@@ -18,7 +19,8 @@ func runJobs(ctx context.Context, std *stdio, args []string) error {
 	fs := newFlags(std, "jobs", "jobs [-config FILE] [-history N] [-json]", `
 Show each job (crawl, prune, rescore, archive): its schedule, its last run (start,
 result, duration, counts, error), who runs it right now if anyone, and its
-next scheduled run. -history N also lists the last N recorded runs of each
+next scheduled run; then each crawler source's next poll (the daemon polls
+each source as it comes due) and why. -history N also lists the last N recorded runs of each
 job, skipped ones included.
 
 The schedules shown are the ones really in use: a running daemon (or demo)
@@ -56,6 +58,10 @@ rescore (or POST /api/jobs/{name}/run, archive included).`)
 			}
 		}
 	}
+	polls, err := a.crawler.PollStates(ctx)
+	if err != nil {
+		return err
+	}
 	if *asJSON {
 		type jobJSON struct {
 			jobs.JobStatus
@@ -77,7 +83,30 @@ rescore (or POST /api/jobs/{name}/run, archive included).`)
 	}
 	printSchedulers(std.out, loc, scheds, a.jobs.Jobs())
 	printJobs(std.out, loc, st, hist)
+	printPolls(std.out, loc, polls)
 	return nil
+}
+
+// printPolls writes each source's next poll and why.
+func printPolls(w io.Writer, loc *time.Location, polls []crawler.PollState) {
+	if len(polls) == 0 {
+		return
+	}
+	at := func(t time.Time) string { return t.In(loc).Format("2006-01-02 15:04:05") }
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SOURCE\tLAST POLL\tNEW\tNEXT POLL\tWHY")
+	for _, p := range polls {
+		last, next := "never", "due now"
+		if !p.Last.IsZero() {
+			last = at(p.Last)
+		}
+		if !p.Next.IsZero() {
+			next = at(p.Next)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", p.Source, last, p.New, next, p.Reason)
+	}
+	tw.Flush()
 }
 
 // printSchedulers says whose schedules the table shows.

@@ -223,4 +223,15 @@ crawler:
 	if code != 0 || !strings.Contains(out, "created=3") || !strings.Contains(out, "daemon-host/1") {
 		t.Fatalf("jobs after the crawl:\n%s", out)
 	}
+	if !strings.Contains(out, "NEXT POLL") || !strings.Contains(out, "never polled: due now") {
+		t.Fatalf("jobs shows no poll schedule of the source:\n%s", out)
+	}
+	// The schedule a poller wrote, as the README's key table names it.
+	next := time.Now().Add(90 * time.Minute)
+	c.HSet(ctx, "jt:{crawl:quick}:poll", "next", next.UnixMilli(), "interval", (90 * time.Minute).Milliseconds(),
+		"last", time.Now().UnixMilli(), "new", 0, "reason", "nothing new: later")
+	code, out, _ = runCLI(t, "jobs", "-config", cfg)
+	if code != 0 || !strings.Contains(out, "nothing new: later") || !strings.Contains(out, next.Format("2006-01-02 15:04:05")) {
+		t.Fatalf("jobs with a poll schedule:\n%s", out)
+	}
 }

@@ -1,0 +1,136 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/newsrank/newsrank/internal/clock"
+)
+
+// pollEnv is a crawler of one HTML source on a fake clock, whose list
+// page a test rewrites.
+type pollEnv struct {
+	*env
+	c     *Crawler
+	clk   *clock.Fake
+	mu    sync.Mutex
+	body  string
+	hdr   http.Header
+	code  int
+	items int
+}
+
+func newPollEnv(t *testing.T) *pollEnv {
+	e := &pollEnv{env: newEnv(t), clk: clock.NewFake(time.Date(2024, 5, 1, 8, 0, 0, 0, time.UTC)), code: 200}
+	e.opts.Poll = PollOptions{Min: 10 * time.Minute, Max: 6 * time.Hour}
+	e.publish(2)
+	e.site.handle(host+"/poll", func(w http.ResponseWriter, r *http.Request) {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		for k, v := range e.hdr {
+			w.Header()[k] = v
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(e.code)
+		fmt.Fprint(w, e.body)
+	})
+	e.c = e.newCrawler([]Source{{Name: "p", Kind: "html", URLs: []string{"http://" + host + "/poll"}, LinkSelector: sel("a.t")}},
+		WithTransport(e.site.transport()), WithClock(e.clk))
+	return e
+}
+
+// publish puts n more articles on the list.
+func (e *pollEnv) publish(n int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.items += n
+	e.body = links(1, e.items)
+}
+
+func (e *pollEnv) poll(t *testing.T) PollState {
+	t.Helper()
+	if _, err := e.c.PollDue(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	st, err := e.c.PollStates(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st[0]
+}
+
+// advance moves the clock to the source's next poll.
+func (e *pollEnv) advance(st PollState) { e.clk.Set(st.Next) }
+
+func within(d, iv time.Duration) bool { return d >= iv*9/10 && d <= iv*11/10 }
+
+func TestPollAdapts(t *testing.T) {
+	e := newPollEnv(t)
+	st := e.poll(t)
+	if st.Reason != "first poll" || st.Interval != 10*time.Minute || st.New != 2 ||
+		st.Next.Before(e.clk.Now().Add(10*time.Minute)) || st.Next.After(e.clk.Now().Add(11*time.Minute)) {
+		t.Fatalf("after the first poll: %+v", st)
+	}
+	// Not due yet: nothing is fetched.
+	if again := e.poll(t); !again.Next.Equal(st.Next) || e.site.hitCount(host+"/poll") != 1 {
+		t.Errorf("a poll before the source is due fetched (hits %d) or moved it: %+v", e.site.hitCount(host+"/poll"), again)
+	}
+
+	// Nothing new: later, by half, then again.
+	e.advance(st)
+	st = e.poll(t)
+	if st.Interval != 15*time.Minute || st.Reason != "nothing new: later" || !within(st.Next.Sub(e.clk.Now()), 15*time.Minute) {
+		t.Errorf("after a poll with nothing new: %+v", st)
+	}
+	e.advance(st)
+	st = e.poll(t)
+	if st.Interval != 22*time.Minute+30*time.Second {
+		t.Errorf("after two polls with nothing new: %+v", st)
+	}
+
+	// New articles: sooner, down to crawler.poll.min.
+	e.publish(1)
+	e.advance(st)
+	st = e.poll(t)
+	if st.Interval != 11*time.Minute+15*time.Second || st.New != 1 || st.Reason != "1 new: sooner" {
+		t.Errorf("after a poll with a new article: %+v", st)
+	}
+	e.publish(1)
+	e.advance(st)
+	if st = e.poll(t); st.Interval != 10*time.Minute || st.Reason != "1 new: sooner (crawler.poll.min)" {
+		t.Errorf("at the floor: %+v", st)
+	}
+
+	// A quiet source ends at crawler.poll.max, jitter included.
+	for range 12 {
+		e.advance(st)
+		st = e.poll(t)
+	}
+	if st.Interval != 6*time.Hour || !strings.HasSuffix(st.Reason, "(crawler.poll.max)") || st.Next.Sub(e.clk.Now()) > 6*time.Hour {
+		t.Errorf("a quiet source: %+v (next in %v)", st, st.Next.Sub(e.clk.Now()))
+	}
+}
+
+func TestPollHonoursMaxAgeAndRetryAfter(t *testing.T) {
+	e := newPollEnv(t)
+	e.hdr = http.Header{"Cache-Control": {"public, max-age=3600"}}
+	st := e.poll(t)
+	if st.Interval != time.Hour || st.Reason != "Cache-Control max-age 1h" || !within(st.Next.Sub(e.clk.Now()), time.Hour) {
+		t.Errorf("with max-age: %+v", st)
+	}
+
+	e.mu.Lock()
+	e.hdr = http.Header{"Retry-After": {"7200"}}
+	e.code = http.StatusServiceUnavailable
+	e.mu.Unlock()
+	e.advance(st)
+	st = e.poll(t)
+	if st.Reason != "Retry-After 2h" || st.Next.Sub(e.clk.Now()) != 2*time.Hour {
+		t.Errorf("with Retry-After: %+v (next in %v)", st, st.Next.Sub(e.clk.Now()))
+	}
+}

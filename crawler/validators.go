@@ -1,0 +1,218 @@
+package crawler
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// ListCacheTTL is how long the validators of a list page are kept
+// after its last answer: a page not read again within it is fetched in
+// full next time.
+const ListCacheTTL = 7 * 24 * time.Hour
+
+// listValidators are what a conditional request of a list page sends.
+type listValidators struct {
+	etag, lastModified string
+}
+
+// apply sets the conditional headers (nothing for nil or empty v).
+func (v *listValidators) apply(h *http.Header) {
+	if v == nil {
+		return
+	}
+	if v.etag != "" {
+		h.Set("If-None-Match", v.etag)
+	}
+	if v.lastModified != "" {
+		h.Set("If-Modified-Since", v.lastModified)
+	}
+}
+
+// listEntry is what the crawler remembers of a list page's last answer,
+// JSON in the field of its URL in <prefix>{crawl:<source>}:lists.
+type listEntry struct {
+	ETag         string `json:"e,omitempty"`
+	LastModified string `json:"m,omitempty"`
+	// Hash is the first 16 bytes of the body's SHA-256, in hex: an
+	// unchanged body is not parsed again, validators or not.
+	Hash string `json:"h,omitempty"`
+	// Children are a sitemap index's child sitemaps, read again (each
+	// with its own validators) when the index itself is unchanged.
+	Children []string `json:"c,omitempty"`
+	// At is when the page last answered (unix seconds).
+	At int64 `json:"t"`
+}
+
+// listCache is one source's list validators during one walk: those read
+// at its start, and those of the pages read since, kept once the walk
+// of their start URL ends without a failed page (so a page after them
+// that failed is read in full next time, whatever they say).
+type listCache struct {
+	key     string
+	old     map[string]listEntry
+	pending map[string]listEntry // pages read in the current start URL's walk
+	keep    map[string]listEntry // saved at the end of the walk
+	failed  bool                 // a page of the current start URL's walk failed
+}
+
+// listsKey is the HASH of a source's list validators.
+func (c *Crawler) listsKey(source string) string {
+	return c.prefix + "{crawl:" + source + "}:lists"
+}
+
+// loadLists reads a source's list validators; a Redis error only costs
+// the conditional requests of this walk.
+func (lw *listWalk) loadLists(ctx context.Context) {
+	lc := &listCache{key: lw.c.listsKey(lw.s.cfg.Name), old: map[string]listEntry{},
+		pending: map[string]listEntry{}, keep: map[string]listEntry{}}
+	lw.cache = lc
+	m, err := lw.c.rdb.HGetAll(ctx, lc.key).Result()
+	if err != nil {
+		lw.c.log.Warn("list validators not read: lists are fetched in full", "source", lw.s.cfg.Name, "err", err)
+		return
+	}
+	oldest := lw.c.clock.Now().Add(-ListCacheTTL).Unix()
+	for u, v := range m {
+		var e listEntry
+		if json.Unmarshal([]byte(v), &e) == nil && e.At >= oldest {
+			lc.old[u] = e
+		}
+	}
+}
+
+// saveLists writes the validators kept by this walk and drops the
+// expired ones; the key expires ListCacheTTL after the last write.
+func (lw *listWalk) saveLists(ctx context.Context) {
+	lc := lw.cache
+	if lc == nil {
+		return
+	}
+	lc.commit()
+	if len(lc.keep) == 0 {
+		return
+	}
+	vals := make([]any, 0, 2*len(lc.keep))
+	for u, e := range lc.keep {
+		b, _ := json.Marshal(e)
+		vals = append(vals, u, string(b))
+	}
+	_, err := lw.c.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.HSet(ctx, lc.key, vals...)
+		p.PExpire(ctx, lc.key, ListCacheTTL)
+		return nil
+	})
+	if err != nil {
+		lw.c.log.Warn("list validators not saved: lists are fetched in full next time", "source", lw.s.cfg.Name, "err", err)
+	}
+}
+
+// cond is what a request of pageURL sends: never nil, so the response
+// keeps its headers.
+func (lc *listCache) cond(pageURL string) *listValidators {
+	if lc == nil {
+		return &listValidators{}
+	}
+	e := lc.old[pageURL]
+	return &listValidators{etag: e.ETag, lastModified: e.LastModified}
+}
+
+// begin starts the walk of a start URL; commit ends it, keeping the
+// validators of its pages unless one failed.
+func (lc *listCache) begin() {
+	if lc != nil {
+		lc.commit()
+	}
+}
+
+func (lc *listCache) commit() {
+	if !lc.failed {
+		for u, e := range lc.pending {
+			lc.keep[u] = e
+		}
+	}
+	clear(lc.pending)
+	lc.failed = false
+}
+
+// fail marks the current start URL's walk as having a failed page.
+func (lc *listCache) fail() {
+	if lc != nil {
+		lc.failed = true
+	}
+}
+
+// seen records a page that answered; its validators are kept when the
+// walk ends well (see begin). It reports whether the page is unchanged
+// since its last answer: a 304, or a body whose hash is the same. Call
+// it once the page's items are pushed (or known unchanged).
+func (lc *listCache) seen(pageURL string, resp *response, now time.Time, children []string) {
+	if lc == nil {
+		return
+	}
+	e := lc.old[pageURL]
+	if !resp.notModified {
+		e = listEntry{Hash: bodyHash(resp.body), Children: children}
+	}
+	if v := resp.header.Get("ETag"); v != "" {
+		e.ETag = v
+	}
+	if v := resp.header.Get("Last-Modified"); v != "" {
+		e.LastModified = v
+	}
+	e.At = now.Unix()
+	lc.pending[pageURL] = e
+}
+
+// unchanged reports whether resp says pageURL is as it was at its last
+// answer: a 304, or the same body.
+func (lc *listCache) unchanged(pageURL string, resp *response) bool {
+	if resp.notModified {
+		return true
+	}
+	if lc == nil {
+		return false
+	}
+	e, ok := lc.old[pageURL]
+	return ok && e.Hash != "" && e.Hash == bodyHash(resp.body)
+}
+
+// children are the child sitemaps an unchanged sitemap index listed.
+func (lc *listCache) children(pageURL string) []string {
+	if lc == nil {
+		return nil
+	}
+	return lc.old[pageURL].Children
+}
+
+func bodyHash(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:16])
+}
+
+// getList fetches a list page conditionally. unchanged is true for a
+// 304 or a body identical to the last answer's: the caller does not
+// parse it, and calls lw.cache.seen for it at once.
+func (lw *listWalk) getList(ctx context.Context, pageURL string, accept func(string) bool) (resp *response, unchanged bool, err error) {
+	resp, err = lw.get(ctx, pageURL, accept)
+	lw.notePoll(resp, err)
+	if err != nil {
+		lw.cache.fail()
+		return nil, false, err
+	}
+	lw.rep.Bytes += int64(len(resp.body))
+	switch {
+	case resp.notModified:
+		lw.rep.NotModified++
+	case lw.cache.unchanged(pageURL, resp):
+		lw.rep.Unchanged++
+	default:
+		return resp, false, nil
+	}
+	return resp, true, nil
+}
