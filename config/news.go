@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/news"
+	"github.com/newsrank/newsrank/simhash"
 )
 
 // News configures the article store and its ranking (package news).
@@ -27,6 +28,18 @@ type News struct {
 	MaxPageSize int `yaml:"max_page_size"`
 	// GroupCacheTTL is how long a group's ranking (a ZINTERSTORE) is kept.
 	GroupCacheTTL Duration `yaml:"group_cache_ttl"`
+	// RankBy is what the ranking lists: article, or story (near-duplicate
+	// articles grouped at ingest, their votes summed).
+	RankBy string `yaml:"rank_by"`
+	// Story tunes the grouping of articles into stories.
+	Story StoryGrouping `yaml:"story"`
+}
+
+// StoryGrouping tunes near-duplicate detection (news.rank_by: story).
+type StoryGrouping struct {
+	// MaxDistance is the largest Hamming distance (bits of 64) between
+	// two articles' SimHash fingerprints that makes them one story.
+	MaxDistance int `yaml:"max_distance"`
 }
 
 // HotFormula parameterises Reddit's hot ranking.
@@ -57,4 +70,8 @@ func (n *News) validate(v *validator) {
 	v.min("page_size", n.PageSize, 1)
 	ordered(v, "page_size", n.PageSize, "max_page_size", n.MaxPageSize)
 	v.minDur("group_cache_ttl", n.GroupCacheTTL, time.Second)
+	v.oneOf("rank_by", n.RankBy, news.RankByNames()...)
+	if d := n.Story.MaxDistance; d < 0 || d > simhash.MaxDistance {
+		v.addf("story.max_distance", "must be 0 to %d, got %d", simhash.MaxDistance, d)
+	}
 }

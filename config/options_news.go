@@ -14,6 +14,8 @@ func (n News) Options() news.Options {
 		PageSize:      n.PageSize,
 		MaxPageSize:   n.MaxPageSize,
 		GroupCacheTTL: n.GroupCacheTTL.D(),
+		RankBy:        n.RankBy,
+		StoryDistance: n.Story.MaxDistance,
 	}
 }
 
@@ -29,5 +31,7 @@ func newsFromOptions(o news.Options) News {
 		PageSize:      o.PageSize,
 		MaxPageSize:   o.MaxPageSize,
 		GroupCacheTTL: Duration(o.GroupCacheTTL),
+		RankBy:        o.RankBy,
+		Story:         StoryGrouping{MaxDistance: o.StoryDistance},
 	}
 }

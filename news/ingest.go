@@ -154,6 +154,11 @@ func (s *Store) IngestBatch(ctx context.Context, as []Article) ([]IngestResult, 
 		if err := s.saveAliases(ctx, as, res); err != nil {
 			return nil, err
 		}
+		if s.opts.stories() {
+			if err := s.groupStories(ctx, as, res, now); err != nil {
+				return nil, err
+			}
+		}
 	}
 	var counts [TooOld + 1]int
 	for i := range res {

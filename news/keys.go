@@ -27,6 +27,19 @@ func (k keyspace) ArticlePrefix() string { return k.base + "news:" }
 // It expires with the window. // STRING canonical URL
 func (k keyspace) Alias(id string) string { return k.base + "alias:" + id }
 
+// Band is one bucket of the stories' near-duplicate index: the articles
+// whose fingerprint's band i (0 to 3) is v, by post time (story.go). It
+// expires with its newest article. // ZSET id → post time (Unix seconds)
+func (k keyspace) Band(i int, v uint16) string {
+	const hex = "0123456789abcdef"
+	return k.base + "band:" + string(rune('0'+i)) + ":" +
+		string([]byte{hex[v>>12], hex[v>>8&15], hex[v>>4&15], hex[v&15]})
+}
+
+// Story lists the articles of a story of two or more, under its lead's
+// id, with their sources; it expires with its newest article. // HASH id → source
+func (k keyspace) Story(lead string) string { return k.base + "story:" + lead }
+
 // Time orders articles by post time. // ZSET id → post time (Unix seconds)
 func (k keyspace) Time() string { return k.base + "time:" }
 

@@ -30,7 +30,27 @@ type Options struct {
 	MaxPageSize int
 	// GroupCacheTTL is how long a group's ranking (a ZINTERSTORE) is kept.
 	GroupCacheTTL time.Duration
+	// RankBy is what the ranking lists: RankByArticle ("" too) or
+	// RankByStory, which groups near-duplicate articles into stories at
+	// ingest (story.go).
+	RankBy string
+	// StoryDistance is the largest Hamming distance between two
+	// articles' fingerprints that makes them one story (0 to
+	// simhash.MaxDistance).
+	StoryDistance int
 }
+
+// What Options.RankBy names.
+const (
+	RankByArticle = "article"
+	RankByStory   = "story"
+)
+
+// RankByNames returns the values Options.RankBy takes.
+func RankByNames() []string { return []string{RankByArticle, RankByStory} }
+
+// stories reports whether articles are grouped into stories.
+func (o Options) stories() bool { return o.RankBy == RankByStory }
 
 // DefaultOptions are a week's window, the linear formula at one day per
 // 200 votes, and pages of 25 (at most 100).
@@ -45,6 +65,8 @@ func DefaultOptions() Options {
 		PageSize:      25,
 		MaxPageSize:   100,
 		GroupCacheTTL: 60 * time.Second,
+		RankBy:        RankByArticle,
+		StoryDistance: 3,
 	}
 }
 

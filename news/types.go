@@ -121,6 +121,9 @@ type IngestResult struct {
 	// Votes and Score after the ingest (zero for TooOld).
 	Votes float64
 	Score float64
+	// Story is the id of the story a created article joined (its lead's
+	// id) when news.rank_by is story; "" when it is alone so far.
+	Story string
 	// Err is set by IngestBatch for an article that was rejected (bad
 	// input, id collision); the others in the batch are still stored.
 	Err error
@@ -161,6 +164,11 @@ type Item struct {
 	Votes float64 `json:"votes"`
 	// Score is the article's ranking score (score:).
 	Score float64 `json:"score"`
+	// Story is the id of the article's story (its lead's id) when it is
+	// one of two or more near-duplicates (news.rank_by: story); Also are
+	// the story's other articles, the lead first, in listings.
+	Story string   `json:"story,omitempty"`
+	Also  []Member `json:"also,omitempty"`
 }
 
 // Page is one page of a listing.
