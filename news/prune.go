@@ -28,10 +28,24 @@ import (
 // Each id is checked again (its post time must still be below the cutoff);
 // the ids that pass leave time:, score:, votes: and every group (unrank:
 // a group that loses a member loses its cached rankings, which list it,
-// and leaves groups: when it is empty), and their hash and voted: key are
-// deleted. The ids are recorded in touched: while a rebuild runs, so its swap drops
+// and leaves groups: when it is empty), their story entries (story:<lead>
+// and the band: buckets, story.go) are removed, and their hash and voted:
+// key are deleted. The ids are recorded in touched: while a rebuild runs, so its swap drops
 // them too. Returns the number of articles removed.
 var pruneCmd = redis.NewScript(touchLua + unrankLua + `
+-- unstory removes article id (hash key) from the story index: its story:
+-- entry and its four band: entries (story.go); keys under the same
+-- {news} tag, built from the time: key's name.
+local base = string.sub(KEYS[1], 1, -6)
+local function unstory(key, id)
+  local h = redis.call('HMGET', key, 'fp', 'story')
+  if h[2] then redis.call('HDEL', base .. 'story:' .. h[2], id) end
+  if h[1] then
+    for b = 0, 3 do
+      redis.call('ZREM', base .. 'band:' .. b .. ':' .. string.sub(h[1], 13 - 4 * b, 16 - 4 * b), id)
+    end
+  end
+end
 local cutoff = tonumber(ARGV[1])
 local n = tonumber(ARGV[2])
 local gone = {}
@@ -40,6 +54,7 @@ for i = 1, n do
   local t = redis.call('ZSCORE', KEYS[1], id)
   if t and tonumber(t) < cutoff then
     gone[#gone + 1] = id
+    unstory(KEYS[4 + 2 * i], id)
     redis.call('DEL', KEYS[4 + 2 * i], KEYS[5 + 2 * i])
   end
 end

@@ -100,3 +100,24 @@ func TestStoryWindow(t *testing.T) {
 		t.Errorf("joined %q, a story older than the window (%s)", fresh.Story, old.ID)
 	}
 }
+
+func TestStoryPrune(t *testing.T) {
+	e := newEnv(t, func(o *Options) { o.RankBy = RankByStory })
+	post := t0.Add(-week + time.Hour)
+	a := e.ingest(t, storyArticle("https://a.example.com/1", "Central bank raises rates again", "", "A", post))
+	b := e.ingest(t, storyArticle("https://b.example.com/1", "Central bank raises rates again", "", "B", post.Add(time.Minute)))
+	if b.Story != a.ID {
+		t.Fatalf("b joined %q", b.Story)
+	}
+	e.clock.Advance(2 * time.Hour)
+	if _, err := e.s.Prune(e.ctx, e.clock.Now(), PruneOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := e.c.Exists(e.ctx, e.s.keys.Story(a.ID)).Result(); n != 0 {
+		t.Error("story key left after prune")
+	}
+	keys, _ := e.c.Keys(e.ctx, "test:{news}:band:*").Result()
+	if len(keys) != 0 {
+		t.Errorf("band keys left after prune: %v", keys)
+	}
+}
