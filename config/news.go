@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/news"
-	"github.com/newsrank/newsrank/simhash"
 )
 
 // News configures the article store and its ranking (package news).
@@ -37,9 +36,9 @@ type News struct {
 
 // StoryGrouping tunes near-duplicate detection (news.rank_by: story).
 type StoryGrouping struct {
-	// MaxDistance is the largest Hamming distance (bits of 64) between
-	// two articles' SimHash fingerprints that makes them one story.
-	MaxDistance int `yaml:"max_distance"`
+	// MinSimilarity is the least estimated Jaccard similarity of two
+	// articles' title + summary (MinHash) that makes them one story.
+	MinSimilarity float64 `yaml:"min_similarity"`
 }
 
 // HotFormula parameterises Reddit's hot ranking.
@@ -71,7 +70,7 @@ func (n *News) validate(v *validator) {
 	ordered(v, "page_size", n.PageSize, "max_page_size", n.MaxPageSize)
 	v.minDur("group_cache_ttl", n.GroupCacheTTL, time.Second)
 	v.oneOf("rank_by", n.RankBy, news.RankByNames()...)
-	if d := n.Story.MaxDistance; d < 0 || d > simhash.MaxDistance {
-		v.addf("story.max_distance", "must be 0 to %d, got %d", simhash.MaxDistance, d)
+	if m := n.Story.MinSimilarity; m <= 0 || m > 1 {
+		v.addf("story.min_similarity", "must be above 0 and at most 1, got %g", m)
 	}
 }

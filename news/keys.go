@@ -1,5 +1,7 @@
 package news
 
+import "strconv"
+
 // Tag is the hash tag every news key carries, so that all of them hash to
 // one Redis Cluster slot.
 const Tag = "{news}"
@@ -28,12 +30,11 @@ func (k keyspace) ArticlePrefix() string { return k.base + "news:" }
 func (k keyspace) Alias(id string) string { return k.base + "alias:" + id }
 
 // Band is one bucket of the stories' near-duplicate index: the articles
-// whose fingerprint's band i (0 to 3) is v, by post time (story.go). It
-// expires with its newest article. // ZSET id → post time (Unix seconds)
-func (k keyspace) Band(i int, v uint16) string {
-	const hex = "0123456789abcdef"
-	return k.base + "band:" + string(rune('0'+i)) + ":" +
-		string([]byte{hex[v>>12], hex[v>>8&15], hex[v>>4&15], hex[v&15]})
+// whose MinHash signature's band i (0 to minhash.NumBands−1) has value
+// v (8 hex digits), by post time (story.go). It expires with its newest
+// article. // ZSET id → post time (Unix seconds)
+func (k keyspace) Band(i int, v string) string {
+	return k.base + "band:" + strconv.Itoa(i) + ":" + v
 }
 
 // Story lists the articles of a story of two or more, under its lead's

@@ -34,10 +34,10 @@ type Options struct {
 	// RankByStory, which groups near-duplicate articles into stories at
 	// ingest (story.go).
 	RankBy string
-	// StoryDistance is the largest Hamming distance between two
-	// articles' fingerprints that makes them one story (0 to
-	// simhash.MaxDistance).
-	StoryDistance int
+	// StoryMinSimilarity is the least estimated Jaccard similarity of
+	// two articles' title + summary (MinHash, story.go) that makes them
+	// one story, above 0 and at most 1.
+	StoryMinSimilarity float64
 }
 
 // What Options.RankBy names.
@@ -56,17 +56,17 @@ func (o Options) stories() bool { return o.RankBy == RankByStory }
 // 200 votes, and pages of 25 (at most 100).
 func DefaultOptions() Options {
 	return Options{
-		Window:        7 * 24 * time.Hour,
-		Formula:       "linear",
-		VoteWeight:    432,
-		CommentWeight: 1,
-		HotDivisor:    45000,
-		Gravity:       1.8,
-		PageSize:      25,
-		MaxPageSize:   100,
-		GroupCacheTTL: 60 * time.Second,
-		RankBy:        RankByArticle,
-		StoryDistance: 3,
+		Window:             7 * 24 * time.Hour,
+		Formula:            "linear",
+		VoteWeight:         432,
+		CommentWeight:      1,
+		HotDivisor:         45000,
+		Gravity:            1.8,
+		PageSize:           25,
+		MaxPageSize:        100,
+		GroupCacheTTL:      60 * time.Second,
+		RankBy:             RankByArticle,
+		StoryMinSimilarity: 0.55,
 	}
 }
 

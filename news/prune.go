@@ -34,15 +34,16 @@ import (
 // them too. Returns the number of articles removed.
 var pruneCmd = redis.NewScript(touchLua + unrankLua + `
 -- unstory removes article id (hash key) from the story index: its story:
--- entry and its four band: entries (story.go); keys under the same
--- {news} tag, built from the time: key's name.
+-- entry and its band: entries (story.go; the hash's bands field holds
+-- their values, 8 hex digits each); keys under the same {news} tag,
+-- built from the time: key's name.
 local base = string.sub(KEYS[1], 1, -6)
 local function unstory(key, id)
-  local h = redis.call('HMGET', key, 'fp', 'story')
+  local h = redis.call('HMGET', key, 'bands', 'story')
   if h[2] then redis.call('HDEL', base .. 'story:' .. h[2], id) end
   if h[1] then
-    for b = 0, 3 do
-      redis.call('ZREM', base .. 'band:' .. b .. ':' .. string.sub(h[1], 13 - 4 * b, 16 - 4 * b), id)
+    for b = 0, #h[1] / 8 - 1 do
+      redis.call('ZREM', base .. 'band:' .. b .. ':' .. string.sub(h[1], 8 * b + 1, 8 * b + 8), id)
     end
   end
 end

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -11,30 +12,33 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/newsrank/newsrank/internal/rdb"
-	"github.com/newsrank/newsrank/simhash"
+	"github.com/newsrank/newsrank/minhash"
 )
 
 // Stories.
 //
 // With news.rank_by: story, every article the store creates from a crawl
-// is fingerprinted (simhash.Of over title + summary) and filed in a
-// locality-sensitive index: one ZSET per band value (band:<i>:<hex>, id →
-// post time) for each of the fingerprint's four 16-bit bands. Its
-// candidates are the members of its four buckets posted within the
-// window, at most MaxBandCandidates newest per bucket; the nearest one at
-// a Hamming distance of at most news.story.max_distance (<= 3, so a
-// near-duplicate shares a band with it and is always a candidate) gives
-// its story, or the article starts one. A story's id is its lead's id:
-// the first article of it the store saw. storyCmd does this atomically
-// per batch, so two copies ingested at once cannot start two stories.
+// gets a MinHash signature of its title + summary (minhash.Of) and is
+// filed in a locality-sensitive index: one ZSET per band value
+// (band:<i>:<hex>, id → post time) for each of the signature's
+// minhash.NumBands bands. Its candidates are the members of its buckets
+// posted within the window, at most MaxBandCandidates newest per bucket;
+// each stands for its story, compared through the story's lead (so a
+// story does not drift by chaining copies of copies); the most similar
+// lead whose estimated Jaccard similarity is at least
+// news.story.min_similarity gives its story, or the article starts one. A
+// story's id is its lead's id: the first article of it the store saw.
+// storyCmd does this atomically per batch, so two copies ingested at once
+// cannot start two stories.
 //
 // An article of a story of two or more has the field story (the lead's
 // id) in its hash, and story:<lead> lists the members with their source.
 
 // MaxBandCandidates bounds how many articles of one band bucket an
 // ingested article is compared with (the newest ones): the work per
-// article is at most 4 × MaxBandCandidates comparisons whatever the data.
-const MaxBandCandidates = 32
+// article is at most minhash.NumBands × MaxBandCandidates comparisons
+// whatever the data.
+const MaxBandCandidates = 16
 
 // Member is one article of a story, as listings show it ("also: ...").
 type Member struct {
@@ -52,48 +56,58 @@ func storyText(title, summary string) string { return title + "\n" + summary }
 // cluster slot.
 //
 // KEYS[1] -> time: ZSET (routing only)
-// then, per article: its news:<id> HASH and its four band:<i>:<hex> ZSETs
+// then, per article: its news:<id> HASH and its NumBands band:<i>:<hex> ZSETs
 // ARGV[1] -> key base (prefix + "{news}:")
-// ARGV[2] -> max distance
+// ARGV[2] -> least similarity, in equal signature positions (of NumHashes)
 // ARGV[3] -> cutoff (Unix s): bucket entries posted before it are dropped
 // ARGV[4] -> candidates per bucket (MaxBandCandidates)
-// then, per article: id, fingerprint (16 hex digits), post time (Unix s),
-// time to live (s: post time + window + grace − now), source
+// ARGV[5] -> bands per article (NumBands)
+// then, per article: id, signature (8 hex digits per position), band
+// values (8 hex digits each), post time (Unix s), time to live (s: post
+// time + window + grace − now), source
 //
 // Returns per article its story id ("" when it is alone so far).
 var storyCmd = redis.NewScript(`
-local base, maxd, cutoff, nc = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
-local function dist(a, b)
-  local d = 0
-  for i = 1, 16, 4 do
-    local x = bit.bxor(tonumber(string.sub(a, i, i+3), 16), tonumber(string.sub(b, i, i+3), 16))
-    while x ~= 0 do x = bit.band(x, x - 1); d = d + 1 end
+local base, mineq, cutoff, nc, nb = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
+-- same counts the equal 8-digit positions of two signatures.
+local function same(a, b)
+  local n = 0
+  for i = 1, #a, 8 do
+    if string.sub(a, i, i + 7) == string.sub(b, i, i + 7) then n = n + 1 end
   end
-  return d
+  return n
 end
 local function keepFor(key, ttl)
   if redis.call('EXPIRE', key, ttl, 'NX') == 0 then redis.call('EXPIRE', key, ttl, 'GT') end
 end
 local out = {}
-local k, a = 2, 5
+local k, a = 2, 6
 while ARGV[a] do
-  local id, fp, t, exp, src = ARGV[a], ARGV[a+1], ARGV[a+2], ARGV[a+3], ARGV[a+4]
-  local best, bestd, seen = nil, maxd + 1, {}
-  for b = 1, 4 do
+  local id, mh, bands, t, exp, src = ARGV[a], ARGV[a+1], ARGV[a+2], ARGV[a+3], ARGV[a+4], ARGV[a+5]
+  local best, beste, seen = nil, mineq - 1, {}
+  for b = 1, nb do
     local bk = KEYS[k+b]
     redis.call('ZREMRANGEBYSCORE', bk, '-inf', '(' .. cutoff)
     for _, c in ipairs(redis.call('ZREVRANGE', bk, 0, nc - 1)) do
       if c ~= id and not seen[c] then
         seen[c] = true
-        local h = redis.call('HMGET', base .. 'news:' .. c, 'fp', 'story')
+        -- a member of a story stands for its story: compare with the lead
+        local h = redis.call('HMGET', base .. 'news:' .. c, 'mh', 'story')
+        local lead = h[2] or c
+        if h[2] and h[2] ~= c and not seen[lead] then
+          h = redis.call('HMGET', base .. 'news:' .. lead, 'mh')
+        elseif h[2] and h[2] ~= c then
+          h = {}
+        end
+        seen[lead] = true
         if h[1] then
-          local d = dist(fp, h[1])
-          if d < bestd then best, bestd = h[2] or c, d end
+          local e = same(mh, h[1])
+          if e > beste then best, beste = lead, e end
         end
       end
     end
   end
-  redis.call('HSET', KEYS[k], 'fp', fp)
+  redis.call('HSET', KEYS[k], 'mh', mh, 'bands', bands)
   if best then
     local sk = base .. 'story:' .. best
     if redis.call('EXISTS', sk) == 0 then
@@ -111,11 +125,11 @@ while ARGV[a] do
   else
     out[#out+1] = ''
   end
-  for b = 1, 4 do
+  for b = 1, nb do
     redis.call('ZADD', KEYS[k+b], t, id)
     keepFor(KEYS[k+b], exp)
   end
-  k, a = k + 5, a + 5
+  k, a = k + 1 + nb, a + 6
 end
 return out
 `)
@@ -129,18 +143,20 @@ type storyCall struct {
 // storyCallFor builds the storyCmd part of a created article, or ok false
 // when its text has no feature to fingerprint.
 func (s *Store) storyCallFor(a Article, id string, post, now time.Time) (storyCall, bool) {
-	fp, ok := simhash.Of(storyText(a.Title, a.Summary))
+	sig, ok := minhash.Of(storyText(a.Title, a.Summary))
 	if !ok {
 		return storyCall{}, false
 	}
-	keys := make([]string, 0, 1+simhash.NumBands)
+	keys := make([]string, 0, 1+minhash.NumBands)
 	keys = append(keys, s.keys.Article(id))
-	for i, b := range fp.Bands() {
-		keys = append(keys, s.keys.Band(i, b))
+	var bands strings.Builder
+	for i, b := range sig.Bands() {
+		v := fmt.Sprintf("%08x", b)
+		bands.WriteString(v)
+		keys = append(keys, s.keys.Band(i, v))
 	}
 	ttl := int64(post.Add(s.opts.Window+Grace).Sub(now) / time.Second)
-	hex := fmt.Sprintf("%016x", uint64(fp))
-	return storyCall{keys: keys, args: []any{id, hex, post.Unix(), ttl, strings.TrimSpace(a.Source)}}, true
+	return storyCall{keys: keys, args: []any{id, sig.Hex(), bands.String(), post.Unix(), ttl, strings.TrimSpace(a.Source)}}, true
 }
 
 // groupStories runs storyCmd on the articles of as that ingest created,
@@ -169,7 +185,7 @@ func (s *Store) groupStories(ctx context.Context, as []Article, res []IngestResu
 	cmds, err := rdb.EvalEach(ctx, s.c, storyCmd, chunks, func(c int) ([]string, []any) {
 		part := calls[c*IngestChunk : min(len(calls), (c+1)*IngestChunk)]
 		keys := []string{s.keys.Time()}
-		args := []any{s.keys.base, s.opts.StoryDistance, cutoff, MaxBandCandidates}
+		args := []any{s.keys.base, s.minEqual(), cutoff, MaxBandCandidates, minhash.NumBands}
 		for _, sc := range part {
 			keys = append(keys, sc.keys...)
 			args = append(args, sc.args...)
@@ -196,6 +212,12 @@ func (s *Store) groupStories(ctx context.Context, as []Article, res []IngestResu
 		return fmt.Errorf("group %d articles into stories: %d replies", len(at), n)
 	}
 	return nil
+}
+
+// minEqual is news.story.min_similarity in equal signature positions:
+// the least count whose share of minhash.NumHashes reaches it.
+func (s *Store) minEqual() int {
+	return int(math.Ceil(s.opts.StoryMinSimilarity*minhash.NumHashes - 1e-9))
 }
 
 // fillAlso sets the Also of the items of p that belong to a story of two

@@ -86,8 +86,8 @@ func TestStoryOffByDefault(t *testing.T) {
 	if n, _ := e.c.Keys(e.ctx, "test:{news}:band:*").Result(); len(n) != 0 {
 		t.Errorf("band keys with rank_by article: %v", n)
 	}
-	if f, _ := e.c.HGet(e.ctx, e.s.keys.Article(a.ID), "fp").Result(); f != "" {
-		t.Errorf("fingerprint stored with rank_by article")
+	if f, _ := e.c.HGet(e.ctx, e.s.keys.Article(a.ID), "mh").Result(); f != "" {
+		t.Errorf("signature stored with rank_by article")
 	}
 }
 
