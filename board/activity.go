@@ -101,8 +101,11 @@ type Activity struct {
 	monthTTL time.Duration
 	ledTTL   time.Duration
 	cap      int
-	clock    clock.Clock
-	log      *slog.Logger
+	// archiveTop and archiveTTL: Options.ArchiveTop and ArchiveRetention.
+	archiveTop int
+	archiveTTL time.Duration
+	clock      clock.Clock
+	log        *slog.Logger
 }
 
 // NewActivity returns the activity boards stored under prefix (config
@@ -113,16 +116,18 @@ func NewActivity(c redis.UniversalClient, prefix string, o Options, opts ...Opti
 	}
 	set := buildSettings(opts)
 	return &Activity{
-		rdb:      c,
-		keys:     newActivityKeys(prefix),
-		weights:  o.weights(),
-		loc:      o.location(),
-		dayTTL:   o.DayRetention,
-		monthTTL: o.MonthRetention,
-		ledTTL:   max(o.DayRetention, o.MonthRetention),
-		cap:      o.Cap,
-		clock:    set.clock,
-		log:      set.log,
+		rdb:        c,
+		keys:       newActivityKeys(prefix),
+		weights:    o.weights(),
+		loc:        o.location(),
+		dayTTL:     o.DayRetention,
+		monthTTL:   o.MonthRetention,
+		ledTTL:     max(o.DayRetention, o.MonthRetention),
+		cap:        o.Cap,
+		archiveTop: o.ArchiveTop,
+		archiveTTL: o.ArchiveRetention,
+		clock:      set.clock,
+		log:        set.log,
 	}, nil
 }
 
@@ -166,29 +171,49 @@ func (a *Activity) boardKey(p Period, date time.Time) (string, error) {
 	return "", fmt.Errorf("period %q: %w: must be day or month", p, ErrBadPeriod)
 }
 
+// topCmd reads the top of a board, or of its archive when the board is
+// gone.
+//
+//	KEYS[1] -> board   ZSET
+//	KEYS[2] -> archive ZSET
+//	ARGV[1] -> n
+//
+// Reply: member1, score1, member2, score2, ... highest first.
+var topCmd = redis.NewScript(`
+local k = KEYS[1]
+if redis.call('EXISTS', k) == 0 then k = KEYS[2] end
+return redis.call('ZREVRANGE', k, 0, tonumber(ARGV[1]) - 1, 'WITHSCORES')
+`)
+
 // Top returns the n highest scores of the board of period that holds date,
 // highest first, with competition ranks: equal scores share a rank and the
 // next rank skips (1, 1, 3). Among equal scores the order is Redis's
-// (reverse lexicographic by user id). An empty or expired board gives an
-// empty list.
+// (reverse lexicographic by user id). When the board has expired it reads
+// the period's archive (Archive), which holds its top ArchiveTop. An empty
+// or expired board without an archive gives an empty list.
 func (a *Activity) Top(ctx context.Context, period Period, date time.Time, n int) ([]Entry, error) {
-	key, err := a.boardKey(period, date)
+	k, err := a.periodKeys(period, date)
 	if err != nil {
 		return nil, err
 	}
 	if err := checkN("n", n, 1); err != nil {
 		return nil, err
 	}
-	zs, err := a.rdb.ZRevRangeWithScores(ctx, key, 0, int64(n-1)).Result()
+	vals, err := topCmd.Run(ctx, a.rdb, []string{k.board, k.archive}, n).Slice()
 	if err != nil {
-		return nil, fmt.Errorf("top %d of %s: %w", n, key, err)
+		return nil, fmt.Errorf("top %d of %s: %w", n, k.board, err)
 	}
-	out := make([]Entry, len(zs))
-	for i, z := range zs {
-		out[i] = Entry{Rank: i + 1, User: fmt.Sprint(z.Member), Score: int64(z.Score)}
-		if i > 0 && out[i].Score == out[i-1].Score {
-			out[i].Rank = out[i-1].Rank
+	out := make([]Entry, 0, len(vals)/2)
+	for i := 0; i+1 < len(vals); i += 2 {
+		score, err := parseScore(vals[i+1])
+		if err != nil {
+			return nil, fmt.Errorf("top %d of %s: %w", n, k.board, err)
 		}
+		e := Entry{Rank: len(out) + 1, User: fmt.Sprint(vals[i]), Score: score}
+		if j := len(out); j > 0 && e.Score == out[j-1].Score {
+			e.Rank = out[j-1].Rank
+		}
+		out = append(out, e)
 	}
 	return out, nil
 }

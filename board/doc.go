@@ -97,6 +97,30 @@
 // exact. Among equal scores the listing order is Redis's (user ids in
 // reverse byte order). A user with no points on a board is not ranked.
 //
+// # Movement, standing, friends and archives
+//
+// [Activity.TopMovements] and [Activity.Movements] give each user's rank
+// on a board and on the previous period's (the day before, the month
+// before) in one script call: Movement.Change is the places gained, New
+// marks a user with no points in the previous period (or whose previous
+// period is not kept at all), Entered a user absent from a previous
+// period known only by its top (its archive, or a capped board).
+//
+// [Activity.StandingOf] and [Activity.StandingOfScore] count the users
+// above, at and below a user's score or any score, the users outside a
+// capped board included (from out:n and out:t), so the rank and
+// percentile they give are true for every user. They read the live board
+// only. [Activity.Among] ranks a list of users (friends) among
+// themselves by their true totals.
+//
+// [Activity.Archive] (the daemon's "archive" job) snapshots the top
+// ArchiveTop of every closed period whose board still exists, once the
+// period has been closed for MaxLateness, into one ZSET per period that
+// expires ArchiveRetention after the period ends. It is idempotent and
+// catches up after a pause. Top, the movements and Among read a period's
+// board while it exists, then its archive. A snapshot is taken once:
+// undos that reach the board later do not change it.
+//
 // # Invitations
 //
 // [Invites.Register] records a registered invitee and gives the inviter
@@ -161,6 +185,8 @@
 //	<b>:out                        HASH    user → points, the users capped board <b> does not keep
 //	<b>:out:n                      HASH    points → how many users outside <b> have them
 //	<b>:out:t                      ZSET    points → points, the totals outside <b>
+//	<p>{act}:archive:day:<date>    ZSET    a closed day's top archive_top users → points; expires archive_retention after the day
+//	<p>{act}:archive:month:<m>     ZSET    the same for a closed month
 //	<p>{act}:ledger:<user>         HASH    "action:target" → "points|YYYYMMDD[|version]", "YYYYMMDD:path" → points
 //	<p>{act}:led:<user>:<a>:<t>    STRING  legacy per-award entry "points|YYYY-MM-DD|YYYY-MM" (read, never written)
 //	<p>{inv}:board                 ZSET    inviter → count×2^32 + (2^32−1 − seq)

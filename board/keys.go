@@ -25,6 +25,13 @@ func (k activityKeys) day(day string) string { return k.base + "day:" + day }
 // month is one month's board, month formatted as MonthLayout. // ZSET user → points
 func (k activityKeys) month(month string) string { return k.base + "month:" + month }
 
+// archive is the snapshot of the top of a closed period's board, kept
+// after the board expires; period is "day" or "month", date as DayLayout
+// or MonthLayout. // ZSET user → points (the top board.archive_top)
+func (k activityKeys) archive(period Period, date string) string {
+	return k.base + "archive:" + string(period) + ":" + date
+}
+
 // Capped boards (board.cap > 0) keep three more keys beside each board,
 // so that the board is exactly a prefix of the uncapped one (doc.go):
 

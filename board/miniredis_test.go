@@ -99,6 +99,24 @@ func TestEmbeddedRedis(t *testing.T) {
 		t.Fatalf("capped Rank(a) on miniredis: %+v %v %v", e, ok, err)
 	}
 
+	// Movement, standing, among and archives on miniredis's Lua too.
+	if m, err := act.TopMovements(ctx, Month, jan, 2); err != nil || len(m.Entries) != 2 || !m.Entries[0].New {
+		t.Fatalf("TopMovements on miniredis: %+v %v", m, err)
+	}
+	if st, err := act.StandingOfScore(ctx, 3, Month, jan); err != nil || st.Rank != 2 || st.Total != 4 || st.Below != 1 {
+		t.Fatalf("StandingOfScore on miniredis: %+v %v", st, err)
+	}
+	if st, ok, err := capped.StandingOf(ctx, "a", Day, clk.Now()); err != nil || !ok || st.Rank != 2 {
+		t.Fatalf("capped StandingOf on miniredis: %+v %v %v", st, ok, err)
+	}
+	if among, err := act.Among(ctx, Month, jan, []string{"b", "d"}); err != nil || len(among) != 2 || among[0].User != "d" {
+		t.Fatalf("Among on miniredis: %+v %v", among, err)
+	}
+	clk.Set(at(2024, 2, 2, 9, 0, 0))
+	if rep, err := act.Archive(ctx); err != nil || rep.Archived == 0 {
+		t.Fatalf("Archive on miniredis: %+v %v", rep, err)
+	}
+
 	for i := range 5 {
 		if _, err := inv.Register(ctx, fmt.Sprint("n", i), fmt.Sprint("p", i%2)); err != nil {
 			t.Fatal(err)

@@ -29,6 +29,12 @@ type Board struct {
 	// the invitation board admits an inviter only above the Cap-th score
 	// and keeps every count exactly.
 	Cap int `yaml:"cap"`
+	// ArchiveTop is how many of a closed day's or month's top users the
+	// "archive" job keeps in the period's snapshot, which stays readable
+	// after the board expires (0 keeps none; at most 1000).
+	ArchiveTop int `yaml:"archive_top"`
+	// ArchiveRetention is how long a snapshot lives after its period ends.
+	ArchiveRetention Duration `yaml:"archive_retention"`
 }
 
 func defaultBoard() Board { return boardFromOptions(board.DefaultOptions()) }
@@ -50,6 +56,11 @@ func (b *Board) validate(v *validator) {
 	v.minDur("day_retention", b.DayRetention, 24*time.Hour)
 	v.minDur("month_retention", b.MonthRetention, 31*24*time.Hour)
 	v.min("cap", b.Cap, 0)
+	v.min("archive_top", b.ArchiveTop, 0)
+	if b.ArchiveTop > board.MaxN {
+		v.addf("archive_top", "must be <= %d, got %d", board.MaxN, b.ArchiveTop)
+	}
+	v.minDur("archive_retention", b.ArchiveRetention, 24*time.Hour)
 }
 
 func checkZone(v *validator, name, zone string) {

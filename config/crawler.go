@@ -3,7 +3,6 @@ package config
 import (
 	"fmt"
 	"maps"
-	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -11,9 +10,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/andybalholm/cascadia"
 	"golang.org/x/net/html/charset"
 
+	"github.com/newsrank/newsrank/crawler"
 	"github.com/newsrank/newsrank/internal/redact"
 )
 
@@ -58,6 +57,10 @@ type Crawler struct {
 	ItemTTL Duration `yaml:"item_ttl"`
 	// Sources are the sites and sections to crawl.
 	Sources []Source `yaml:"sources"`
+
+	// selectors holds the sources' selectors Validate compiled, by their
+	// text, for Options to hand over without compiling them again.
+	selectors map[string]crawler.Selector
 }
 
 // Source is one site section: where to find article URLs and how to read
@@ -148,57 +151,20 @@ type Extract struct {
 	Body     string `yaml:"body"`
 }
 
-// SourceKinds lists the supported source kinds.
-var SourceKinds = []string{"html", "rss", "atom", "sitemap", "json", "jsonp"}
-
-// JSONFields lists the article fields a JSON list item may map.
-var JSONFields = []string{"title", "url", "post_time", "comments", "source", "summary", "image"}
-
-// SplitSelector splits an extraction selector "css@attr" into the CSS
-// selector and the attribute to read; attr is empty when the text is
-// wanted. An '@' inside [...] or quotes belongs to the CSS selector.
-func SplitSelector(s string) (css, attr string) {
-	depth, quote := 0, rune(0)
-	at := -1
-	for i, r := range s {
-		switch {
-		case quote != 0:
-			if r == quote {
-				quote = 0
-			}
-		case r == '"' || r == '\'':
-			quote = r
-		case r == '[' || r == '(':
-			depth++
-		case r == ']' || r == ')':
-			depth--
-		case r == '@' && depth == 0:
-			at = i
-		}
-	}
-	if at < 0 {
-		return strings.TrimSpace(s), ""
-	}
-	return strings.TrimSpace(s[:at]), strings.TrimSpace(s[at+1:])
-}
-
-var attrName = regexp.MustCompile(`^[A-Za-z_:][-A-Za-z0-9_:.]*$`)
-
-// checkSelector validates a "css" or "css@attr" selector.
-func checkSelector(v *validator, name, sel string) {
-	if sel == "" {
+// checkSelector validates a "css" or "css@attr" selector with the
+// crawler's own rule, and keeps it compiled.
+func checkSelector(v *validator, compiled map[string]crawler.Selector, name, sel string) {
+	c, err := crawler.CompileSelector(sel)
+	if err == nil {
+		compiled[sel] = c
 		return
 	}
-	css, attr := SplitSelector(sel)
-	if css == "" {
-		v.addf(name, "selector %q has no CSS part before '@'", sel)
-		return
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
 	}
-	if _, err := cascadia.Compile(css); err != nil {
-		v.addf(name, "bad CSS selector %q: %v", css, err)
-	}
-	if strings.Contains(sel, "@") && !attrName.MatchString(attr) {
-		v.addf(name, "bad attribute name %q after '@' in %q", attr, sel)
+	for _, e := range errs {
+		v.addf(name, "%v", e)
 	}
 }
 
@@ -211,21 +177,9 @@ func knownCharset(label string) bool {
 var sourceName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
 func defaultCrawler() Crawler {
-	return Crawler{
-		Workers:             8,
-		UserAgent:           "newsrank/1.0 (+https://github.com/newsrank/newsrank)",
-		RequestTimeout:      Duration(15 * time.Second),
-		MaxBodySize:         Size(5 << 20),
-		MaxRedirects:        5,
-		DenyPrivateNetworks: true,
-		ObeyRobots:          true,
-		RobotsTTL:           Duration(time.Hour),
-		PerHostParallelism:  2,
-		Delay:               Duration(500 * time.Millisecond),
-		Jitter:              Duration(250 * time.Millisecond),
-		ListAttempts:        3,
-		ItemTTL:             Duration(7 * 24 * time.Hour),
-	}
+	c := crawlerFromOptions(crawler.DefaultOptions())
+	c.ItemTTL = Duration(7 * 24 * time.Hour)
+	return c
 }
 
 func (c *Crawler) validate(v *validator) {
@@ -243,24 +197,25 @@ func (c *Crawler) validate(v *validator) {
 	v.min("list_attempts", c.ListAttempts, 1)
 	v.minDur("item_ttl", c.ItemTTL, time.Minute)
 	seen := map[string]bool{}
+	c.selectors = map[string]crawler.Selector{}
 	for i, s := range c.Sources {
 		sv := v.at(fmt.Sprintf("sources[%d]", i))
 		if seen[s.Name] {
 			sv.addf("name", "duplicate source name %q", s.Name)
 		}
 		seen[s.Name] = true
-		s.validate(sv)
+		s.validate(sv, c.selectors)
 	}
 }
 
-func (s *Source) validate(v *validator) {
+func (s *Source) validate(v *validator, compiled map[string]crawler.Selector) {
 	if !sourceName.MatchString(s.Name) {
 		v.addf("name", "must be 1-64 letters, digits, '-' or '_', got %q", s.Name)
 	}
 	if utf8.RuneCountInString(s.Label) > 64 || strings.ContainsFunc(s.Label, unicode.IsControl) || !utf8.ValidString(s.Label) {
 		v.addf("label", "must be at most 64 characters of valid UTF-8 without control characters, got %q", s.Label)
 	}
-	v.oneOf("kind", s.Kind, SourceKinds...)
+	v.oneOf("kind", s.Kind, crawler.SourceKinds...)
 	if len(s.URLs) == 0 {
 		v.addf("urls", "needs at least one start URL")
 	}
@@ -279,18 +234,18 @@ func (s *Source) validate(v *validator) {
 	v.min("max_pages", s.MaxPages, 0)
 	v.min("first_page", s.FirstPage, 0)
 	for i, d := range s.AllowedDomains {
-		if _, err := ParseAllowedDomain(d); err != nil {
+		if _, err := crawler.ParseAllowedDomain(d); err != nil {
 			v.addf(fmt.Sprintf("allowed_domains[%d]", i), "%v", err)
 		}
 	}
-	checkSelector(v, "link_selector", s.LinkSelector)
-	checkSelector(v, "next_selector", s.NextSelector)
+	checkSelector(v, compiled, "link_selector", s.LinkSelector)
+	checkSelector(v, compiled, "next_selector", s.NextSelector)
 	for _, f := range []struct{ name, sel string }{
 		{"title", s.Extract.Title}, {"post_time", s.Extract.PostTime}, {"source", s.Extract.Source},
 		{"summary", s.Extract.Summary}, {"image", s.Extract.Image}, {"comments", s.Extract.Comments},
 		{"body", s.Extract.Body},
 	} {
-		checkSelector(v, "extract."+f.name, f.sel)
+		checkSelector(v, compiled, "extract."+f.name, f.sel)
 	}
 	if s.Charset != "" && !knownCharset(s.Charset) {
 		v.addf("charset", "unknown charset %q (want a label such as utf-8, gbk, gb18030, big5)", s.Charset)
@@ -309,9 +264,9 @@ func (s *Source) validate(v *validator) {
 			v.addf("json.url_template", "is required unless json.fields.url is set")
 		}
 		for _, k := range slices.Sorted(maps.Keys(s.JSON.Fields)) {
-			if !slices.Contains(JSONFields, k) {
-				msg := fmt.Sprintf("unknown article field: must be one of %s", strings.Join(JSONFields, ", "))
-				if s := suggest(k, JSONFields); s != "" {
+			if !slices.Contains(crawler.JSONFields, k) {
+				msg := fmt.Sprintf("unknown article field: must be one of %s", strings.Join(crawler.JSONFields, ", "))
+				if s := suggest(k, crawler.JSONFields); s != "" {
 					msg += ", did you mean " + s + "?"
 				}
 				v.addf("json.fields."+k, "%s", msg)
@@ -332,30 +287,4 @@ func (s *Source) validate(v *validator) {
 	if s.TimeZone != "" {
 		checkZone(v, "time_zone", s.TimeZone)
 	}
-}
-
-// ParseAllowedDomain reads an allowed_domains entry: a host name
-// ("example.com", returned with an empty Scheme) or an http(s) origin
-// ("http://example.com:8080", nothing after the port). The error says
-// what is wrong.
-func ParseAllowedDomain(d string) (*url.URL, error) {
-	const want = `want a host name such as "example.com" or an origin such as "http://example.com:8080"`
-	if !strings.Contains(d, "://") {
-		if d == "" || strings.ContainsAny(d, "/:@?# ") {
-			return nil, fmt.Errorf("%q: %s", redact.URL(d), want)
-		}
-		return &url.URL{Host: d}, nil
-	}
-	u, err := url.Parse(d)
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("%q: %s", redact.URL(d), want)
-	case u.Scheme != "http" && u.Scheme != "https":
-		return nil, fmt.Errorf("%q: the scheme must be http or https", redact.URL(d))
-	case u.User != nil:
-		return nil, fmt.Errorf("%q: must not carry user info", redact.URL(u.String()))
-	case u.Hostname() == "", u.Path != "" && u.Path != "/", u.RawQuery != "", u.Fragment != "", u.ForceQuery:
-		return nil, fmt.Errorf("%q: %s", redact.URL(d), want)
-	}
-	return u, nil
 }

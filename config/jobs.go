@@ -29,6 +29,11 @@ type Jobs struct {
 	// whose scores decay with age, rescore more often (e.g. "@every 15m").
 	Prune   Job `yaml:"prune"`
 	Rescore Job `yaml:"rescore"`
+	// Archive snapshots the top of every closed day and month board
+	// (board.archive_top) once the period has been closed for a day; it
+	// is idempotent and catches up on every board that has not expired.
+	// Hourly by default.
+	Archive Job `yaml:"archive"`
 }
 
 // Job is one scheduled job.
@@ -52,6 +57,7 @@ func defaultJobs() Jobs {
 		Crawl:           Job{Schedule: "0 */6 * * *", Enabled: true},
 		Prune:           Job{Schedule: "0 0 * * 1", Enabled: true},
 		Rescore:         Job{Schedule: "5 0 * * 1", Enabled: true},
+		Archive:         Job{Schedule: "15 * * * *", Enabled: true},
 	}
 }
 
@@ -63,7 +69,7 @@ func (j *Jobs) validate(v *validator) {
 	for _, job := range []struct {
 		name string
 		job  Job
-	}{{"crawl", j.Crawl}, {"prune", j.Prune}, {"rescore", j.Rescore}} {
+	}{{"crawl", j.Crawl}, {"prune", j.Prune}, {"rescore", j.Rescore}, {"archive", j.Archive}} {
 		if _, err := jobs.ParseSchedule(job.job.Schedule); err != nil {
 			v.addf(job.name+".schedule", "%v, got %q", err, job.job.Schedule)
 		}

@@ -16,11 +16,13 @@ func (b Board) Options() (board.Options, error) {
 		return board.Options{}, fmt.Errorf("board.time_zone: %w", err)
 	}
 	return board.Options{
-		Location:       loc,
-		Weights:        maps.Clone(b.Weights),
-		DayRetention:   b.DayRetention.D(),
-		MonthRetention: b.MonthRetention.D(),
-		Cap:            b.Cap,
+		Location:         loc,
+		Weights:          maps.Clone(b.Weights),
+		DayRetention:     b.DayRetention.D(),
+		MonthRetention:   b.MonthRetention.D(),
+		Cap:              b.Cap,
+		ArchiveTop:       b.ArchiveTop,
+		ArchiveRetention: b.ArchiveRetention.D(),
 	}, nil
 }
 
@@ -31,10 +33,12 @@ func boardFromOptions(o board.Options) Board {
 		zone = o.Location.String()
 	}
 	return Board{
-		TimeZone:       zone,
-		Weights:        maps.Clone(o.Weights),
-		DayRetention:   Duration(o.DayRetention),
-		MonthRetention: Duration(o.MonthRetention),
-		Cap:            o.Cap,
+		TimeZone:         zone,
+		Weights:          maps.Clone(o.Weights),
+		DayRetention:     Duration(o.DayRetention),
+		MonthRetention:   Duration(o.MonthRetention),
+		Cap:              o.Cap,
+		ArchiveTop:       o.ArchiveTop,
+		ArchiveRetention: Duration(o.ArchiveRetention),
 	}
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/dustin/go-humanize"
 	"gopkg.in/yaml.v3"
+
+	"github.com/newsrank/newsrank/internal/human"
 )
 
 // Duration is a time.Duration written in human form in YAML: "15s", "5m",
@@ -18,13 +20,7 @@ type Duration time.Duration
 func (d Duration) D() time.Duration { return time.Duration(d) }
 
 // String formats the duration, using days when it is a whole number of them.
-func (d Duration) String() string {
-	td := time.Duration(d)
-	if td >= 24*time.Hour && td%(24*time.Hour) == 0 {
-		return strconv.FormatInt(int64(td/(24*time.Hour)), 10) + "d"
-	}
-	return td.String()
-}
+func (d Duration) String() string { return human.Duration(time.Duration(d)) }
 
 // ParseDuration parses "1h30m" or "7d" forms.
 func ParseDuration(s string) (Duration, error) {

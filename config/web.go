@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net"
 	"time"
+
+	"github.com/newsrank/newsrank/web"
 )
 
 // Web configures the HTTP server: JSON API, pages, /metrics.
@@ -39,18 +41,8 @@ type Web struct {
 	AdminSessionTTL Duration `yaml:"admin_session_ttl"`
 }
 
-func defaultWeb() Web {
-	return Web{
-		Listen:          "127.0.0.1:8080",
-		MaxBodySize:     Size(64 << 10),
-		RequestTimeout:  Duration(2 * time.Second),
-		ReadTimeout:     Duration(10 * time.Second),
-		WriteTimeout:    Duration(15 * time.Second),
-		IdleTimeout:     Duration(60 * time.Second),
-		FormTTL:         Duration(12 * time.Hour),
-		AdminSessionTTL: Duration(8 * time.Hour),
-	}
-}
+// defaultWeb is package web's defaults, listening on 127.0.0.1:8080.
+func defaultWeb() Web { return webFromOptions("127.0.0.1:8080", web.DefaultOptions()) }
 
 func (w *Web) validate(v *validator) {
 	if _, _, err := net.SplitHostPort(w.Listen); err != nil {

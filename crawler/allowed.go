@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/redact"
 )
 
@@ -79,7 +78,7 @@ func newAllowedSet(domains, startURLs []string) (allowedSet, error) {
 // parseAllowRule reads an allowed_domains entry: "example.com", or
 // "http://host:port" / "https://host[:port]".
 func parseAllowRule(d string) (allowRule, error) {
-	u, err := config.ParseAllowedDomain(strings.TrimSpace(d))
+	u, err := ParseAllowedDomain(strings.TrimSpace(d))
 	if err != nil {
 		return allowRule{}, err
 	}

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/queue"
 )
 
@@ -93,11 +92,11 @@ func TestAllowedTargets(t *testing.T) {
 	e.site.page(h+"/api.json", "application/json", fmt.Sprintf(`{"items":[{"u":"%s/a/6.html"},{"u":"%s/api-secret.html"},{"u":"%s/a/6.html"}]}`, a, b, withUser))
 
 	c := e.realCrawler(
-		config.Source{Name: "links", Kind: "html", URLs: []string{a + "/list/"}, LinkSelector: "a.t", NextSelector: "a.next"},
-		config.Source{Name: "feed", Kind: "rss", URLs: []string{a + "/feed.xml"}},
-		config.Source{Name: "sitemap", Kind: "sitemap", URLs: []string{a + "/sitemap_index.xml"}},
-		config.Source{Name: "api", Kind: "json", URLs: []string{a + "/api.json"},
-			JSON: config.JSONList{ItemsPath: "items", Fields: map[string]string{"url": "u"}}},
+		Source{Name: "links", Kind: "html", URLs: []string{a + "/list/"}, LinkSelector: sel("a.t"), NextSelector: sel("a.next")},
+		Source{Name: "feed", Kind: "rss", URLs: []string{a + "/feed.xml"}},
+		Source{Name: "sitemap", Kind: "sitemap", URLs: []string{a + "/sitemap_index.xml"}},
+		Source{Name: "api", Kind: "json", URLs: []string{a + "/api.json"},
+			JSON: JSONList{ItemsPath: "items", Fields: map[string]string{"url": "u"}}},
 	)
 	// A URL queued before the allowed targets said no (or by hand).
 	if _, err := c.Queue("links").Push(context.Background(), b+"/queued.html"); err != nil {
@@ -153,7 +152,7 @@ func TestDenyPrivateNetworks(t *testing.T) {
 	for _, deny := range []bool{true, false} {
 		t.Run(fmt.Sprintf("deny=%v", deny), func(t *testing.T) {
 			e := newEnv(t)
-			e.cfg.Crawler.DenyPrivateNetworks = deny
+			e.opts.DenyPrivateNetworks = deny
 			other, hits := internalService(t)
 			a := e.site.srv.URL
 			port := func(u string) string { return u[strings.LastIndex(u, ":")+1:] }
@@ -168,7 +167,7 @@ func TestDenyPrivateNetworks(t *testing.T) {
 			e.site.page(h+"/list/", "text/html", fmt.Sprintf(`<ul class="list"><a class="t" href="/a/1.html">own</a>
 <a class="t" href="%s/a/2.html">own, by name</a><a class="t" href="%s/page.html">local</a>
 <a class="t" href="/a/to-local.html">redirect</a></ul>`, self, local))
-			c := e.realCrawler(config.Source{Name: "guard", Kind: "html", URLs: []string{a + "/list/"}, LinkSelector: "a.t",
+			c := e.realCrawler(Source{Name: "guard", Kind: "html", URLs: []string{a + "/list/"}, LinkSelector: sel("a.t"),
 				AllowedDomains: []string{a, local, self}})
 			rep := e.runOnce(c)
 			got := deadReasons(t, c.Queue("guard"))

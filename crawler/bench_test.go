@@ -16,7 +16,6 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/demosite"
 	"github.com/newsrank/newsrank/internal/redistest"
 	"github.com/newsrank/newsrank/news"
@@ -44,24 +43,21 @@ func BenchmarkCrawlDemo(b *testing.B) {
 	srv := httptest.NewServer(site)
 	defer srv.Close()
 	srcs := site.HTMLSources(srv.URL)
-	cfg := config.DefaultConfig()
-	cfg.Crawler.Workers = workers
-	cfg.Crawler.PerHostParallelism = workers
-	cfg.Crawler.Delay, cfg.Crawler.Jitter = 0, 0
-	cfg.Crawler.Sources = srcs
-	if err := cfg.Validate(); err != nil {
-		b.Fatal(err)
-	}
+	opts := DefaultOptions()
+	opts.Workers = workers
+	opts.PerHostParallelism = workers
+	opts.Delay, opts.Jitter = 0, 0
+	opts.Sources = demoSources(srcs)
 	b.Logf("target: newsrank >= 0.5x the naive seed-004 crawler's pages/s (and >= 3x Scrapy's in bench/crawl/run.sh)")
 	var ourRate, naiveRate float64
 	for range b.N {
 		ctx := context.Background()
 		rdb.FlushAll(ctx)
-		store, err := news.New(rdb, "b:", cfg.News.Options(), news.WithLogger(quietLog()))
+		store, err := news.New(rdb, "b:", news.DefaultOptions(), news.WithLogger(quietLog()))
 		if err != nil {
 			b.Fatal(err)
 		}
-		c, err := New(cfg.Crawler, cfg.Queue.Options(), rdb, "b:", store, WithLogger(quietLog()), WithQueueOptions(queue.WithLogger(quietLog())))
+		c, err := New(opts, queue.DefaultOptions(), rdb, "b:", store, WithLogger(quietLog()), WithQueueOptions(queue.WithLogger(quietLog())))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -98,7 +94,7 @@ func BenchmarkCrawlDemo(b *testing.B) {
 // article URLs of every list page to waiting:, consumers SPOP them, fetch
 // and parse the page, and HSET/ZADD the article. It returns the pages
 // fetched.
-func naiveCrawl(b *testing.B, rdb *redis.Client, origin string, srcs []config.Source, workers int) int {
+func naiveCrawl(b *testing.B, rdb *redis.Client, origin string, srcs []demosite.Source, workers int) int {
 	ctx := context.Background()
 	client := &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: workers}}
 	get := func(u string) (*goquery.Document, error) {
@@ -161,7 +157,7 @@ func naiveCrawl(b *testing.B, rdb *redis.Client, origin string, srcs []config.So
 					b.Error(err)
 					continue
 				}
-				sel, _ := config.SplitSelector(titles[name])
+				sel, _ := SplitSelector(titles[name])
 				title := strings.TrimSpace(doc.Find(sel).First().Text())
 				id := news.ID(u)
 				rdb.HSet(ctx, "naive:news:"+id, "title", title, "url", u)
@@ -206,7 +202,7 @@ func BenchmarkExtract(b *testing.B) {
 		}
 		fixtures = append(fixtures, benchPage{body, f.contentType, f.pageURL, rules, f.item})
 	}
-	rules, err := NewRules(config.Source{Name: "bench"})
+	rules, err := NewRules(Source{Name: "bench"})
 	if err != nil {
 		b.Fatal(err)
 	}

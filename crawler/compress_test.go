@@ -12,8 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/newsrank/newsrank/config"
 )
 
 // gzipBytes compresses b.
@@ -84,7 +82,7 @@ func TestCompressedBodiesBounded(t *testing.T) {
 		}
 		e.site.handle(h+c.path, serveBytes(body, headers...))
 	}
-	cr := e.crawler(config.Source{Name: "bomb", Kind: "html", URLs: []string{"http://" + h + "/"}, LinkSelector: "a"})
+	cr := e.crawler(Source{Name: "bomb", Kind: "html", URLs: []string{"http://" + h + "/"}, LinkSelector: sel("a")})
 	for _, c := range cases {
 		t.Run(strings.TrimPrefix(c.path, "/"), func(t *testing.T) {
 			runtime.GC()
@@ -100,7 +98,7 @@ func TestCompressedBodiesBounded(t *testing.T) {
 			// the rest is buffers and the request. Inflating the bomb
 			// allocates its 32 MiB and more.
 			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
-				t.Errorf("the fetch allocated %d MiB for a %d KiB limit: the bomb was inflated", alloc>>20, e.cfg.Crawler.MaxBodySize>>10)
+				t.Errorf("the fetch allocated %d MiB for a %d KiB limit: the bomb was inflated", alloc>>20, e.opts.MaxBodySize>>10)
 			}
 		})
 	}
@@ -150,13 +148,13 @@ func TestCompressedBodies(t *testing.T) {
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>%s</loc></url></urlset>`, link(7)))
 	gz("/api.json", "application/json", "gzip", fmt.Sprintf(`{"items":[{"u":"%s"},{"u":"%s"}]}`, link(8), link(9)))
 	gz("/api.js", "application/x-gzip", "", fmt.Sprintf(`cb({"items":[{"u":"%s"},{"u":"%s"},{"u":"%s"}]});`, link(10), link(11), link(3)))
-	api := config.JSONList{ItemsPath: "items", Fields: map[string]string{"url": "u"}}
+	api := JSONList{ItemsPath: "items", Fields: map[string]string{"url": "u"}}
 	c := e.crawler(
-		config.Source{Name: "list", Kind: "html", URLs: []string{"http://" + h + "/list/"}, LinkSelector: "a.t"},
-		config.Source{Name: "feed", Kind: "rss", URLs: []string{"http://" + h + "/feed.rss.gz", "http://" + h + "/plain-feed.xml"}},
-		config.Source{Name: "sitemap", Kind: "sitemap", URLs: []string{"http://" + h + "/sitemap_index.xml"}},
-		config.Source{Name: "api", Kind: "json", URLs: []string{"http://" + h + "/api.json"}, JSON: api},
-		config.Source{Name: "jsonp", Kind: "jsonp", URLs: []string{"http://" + h + "/api.js"}, JSON: api},
+		Source{Name: "list", Kind: "html", URLs: []string{"http://" + h + "/list/"}, LinkSelector: sel("a.t")},
+		Source{Name: "feed", Kind: "rss", URLs: []string{"http://" + h + "/feed.rss.gz", "http://" + h + "/plain-feed.xml"}},
+		Source{Name: "sitemap", Kind: "sitemap", URLs: []string{"http://" + h + "/sitemap_index.xml"}},
+		Source{Name: "api", Kind: "json", URLs: []string{"http://" + h + "/api.json"}, JSON: api},
+		Source{Name: "jsonp", Kind: "jsonp", URLs: []string{"http://" + h + "/api.js"}, JSON: api},
 	)
 	rep := e.runOnce(c)
 	for _, p := range rep.Produce.Sources {
@@ -184,7 +182,7 @@ func TestUndecodableBodies(t *testing.T) {
 	corrupt := append(append([]byte(nil), good[:12]...), bytes.Repeat([]byte{0xff}, 64)...)
 	e.site.handle(h+"/corrupt.html", serveBytes(corrupt, "Content-Type", "text/html", "Content-Encoding", "gzip"))
 	e.site.handle(h+"/br.html", serveBytes([]byte("\x1b\x2a\x00"), "Content-Type", "text/html", "Content-Encoding", "br"))
-	cr := e.crawler(config.Source{Name: "undecodable", Kind: "html", URLs: []string{"http://" + h + "/"}, LinkSelector: "a"})
+	cr := e.crawler(Source{Name: "undecodable", Kind: "html", URLs: []string{"http://" + h + "/"}, LinkSelector: sel("a")})
 	for _, p := range []string{"/corrupt.html", "/br.html"} {
 		_, err := cr.fetch.fetch(context.Background(), fetchReq{url: "http://" + h + p})
 		var fe *FetchError

@@ -128,7 +128,7 @@ func (r *consumeRun) run(ctx context.Context) error {
 	work, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelWork()
 	stopGrace := context.AfterFunc(ctx, func() {
-		t := time.NewTimer(r.c.cfg.RequestTimeout.D() + time.Second)
+		t := time.NewTimer(r.c.cfg.RequestTimeout + time.Second)
 		defer t.Stop()
 		select {
 		case <-t.C:

@@ -74,7 +74,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/queue"
@@ -99,7 +98,7 @@ var ErrNoSources = errors.New("no sources configured (crawler.sources)")
 // It is safe for concurrent use; Produce, Consume and RunOnce may run at
 // the same time (and in several processes).
 type Crawler struct {
-	cfg     config.Crawler
+	cfg     Options
 	qopt    queue.Options
 	rdb     redis.UniversalClient
 	prefix  string
@@ -114,10 +113,8 @@ type Crawler struct {
 
 // source is one configured source, compiled.
 type source struct {
-	cfg     config.Source
+	cfg     Source
 	rules   *Rules
-	links   selector
-	next    selector
 	allowed allowedSet
 	queue   *queue.Queue
 	// items: the kind's list items carry fields (feeds, sitemaps, APIs).
@@ -145,10 +142,11 @@ func WithQueueOptions(opts ...queue.Option) Option {
 	return func(c *Crawler) { c.qopts = append(c.qopts, opts...) }
 }
 
-// New builds a crawler for cfg's sources on rdb (keys under prefix, config
-// redis.key_prefix), handing articles to store. It fails on a source that
-// does not compile (bad selector, unknown time zone).
-func New(cfg config.Crawler, qopt queue.Options, rdb redis.UniversalClient, prefix string, store Store, opts ...Option) (*Crawler, error) {
+// New builds a crawler for cfg's sources on rdb (keys under prefix, the
+// configured redis.key_prefix), each source with a queue of qopt, handing
+// articles to store. It fails on a source it cannot use (a bad name or
+// group, an unknown time zone, a bad allowed domain).
+func New(cfg Options, qopt queue.Options, rdb redis.UniversalClient, prefix string, store Store, opts ...Option) (*Crawler, error) {
 	if rdb == nil {
 		return nil, errors.New("crawler: nil redis client")
 	}
@@ -173,21 +171,21 @@ func New(cfg config.Crawler, qopt queue.Options, rdb redis.UniversalClient, pref
 	var robots *robotsCache
 	if cfg.ObeyRobots {
 		rc := &http.Client{Transport: &bodyTransport{next: c.tr, limit: maxRobotsSize, truncate: true},
-			Timeout: cfg.RequestTimeout.D(), CheckRedirect: robotsRedirect}
-		robots = newRobotsCache(rc, cfg.UserAgent, cfg.RobotsTTL.D(), c.clock.Now)
+			Timeout: cfg.RequestTimeout, CheckRedirect: robotsRedirect}
+		robots = newRobotsCache(rc, cfg.UserAgent, cfg.RobotsTTL, c.clock.Now)
 	}
-	c.fetch = newFetcher(cfg.UserAgent, cfg.RequestTimeout.D(), int64(cfg.MaxBodySize), cfg.MaxRedirects, c.tr,
-		robots, newHostLimiter(cfg.PerHostParallelism, cfg.Delay.D(), cfg.Jitter.D()))
+	c.fetch = newFetcher(cfg.UserAgent, cfg.RequestTimeout, cfg.MaxBodySize, cfg.MaxRedirects, c.tr,
+		robots, newHostLimiter(cfg.PerHostParallelism, cfg.Delay, cfg.Jitter))
 	return c, nil
 }
 
 // newTransport keeps enough idle connections per host for the workers,
 // and guards its dialer (crawler.deny_private_networks).
-func newTransport(cfg config.Crawler, log *slog.Logger) *http.Transport {
+func newTransport(cfg Options, log *slog.Logger) *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns = max(100, 4*cfg.Workers)
 	t.MaxIdleConnsPerHost = max(cfg.Workers, cfg.PerHostParallelism, 2)
-	t.ResponseHeaderTimeout = cfg.RequestTimeout.D()
+	t.ResponseHeaderTimeout = cfg.RequestTimeout
 	var configured []string
 	for _, s := range cfg.Sources {
 		configured = append(configured, s.URLs...)
@@ -195,7 +193,7 @@ func newTransport(cfg config.Crawler, log *slog.Logger) *http.Transport {
 			configured = append(configured, s.PageTemplate)
 		}
 	}
-	d := &net.Dialer{Timeout: min(cfg.RequestTimeout.D(), 30*time.Second), KeepAlive: 30 * time.Second}
+	d := &net.Dialer{Timeout: min(cfg.RequestTimeout, 30*time.Second), KeepAlive: 30 * time.Second}
 	return newNetGuard(cfg.DenyPrivateNetworks, configured, log).transport(t, d)
 }
 
@@ -212,7 +210,7 @@ func robotsRedirect(req *http.Request, via []*http.Request) error {
 	return nil
 }
 
-func (c *Crawler) compile(sc config.Source) (*source, error) {
+func (c *Crawler) compile(sc Source) (*source, error) {
 	if err := queue.ValidName(sc.Name); err != nil {
 		return nil, fmt.Errorf("source %q: %w", sc.Name, err)
 	}
@@ -231,12 +229,6 @@ func (c *Crawler) compile(sc config.Source) (*source, error) {
 		configured = append(slices.Clone(sc.URLs), sc.PageTemplate)
 	}
 	if s.allowed, err = newAllowedSet(sc.AllowedDomains, configured); err != nil {
-		return nil, fmt.Errorf("source %s: %w", sc.Name, err)
-	}
-	if s.links, err = compileSelector("link_selector", sc.LinkSelector); err != nil {
-		return nil, fmt.Errorf("source %s: %w", sc.Name, err)
-	}
-	if s.next, err = compileSelector("next_selector", sc.NextSelector); err != nil {
 		return nil, fmt.Errorf("source %s: %w", sc.Name, err)
 	}
 	s.items = sc.Kind != "html"

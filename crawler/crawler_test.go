@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/queue"
@@ -53,9 +52,9 @@ func (e *env) serveList(n, per int, withNext bool, extra string) {
 	}
 }
 
-func htmlSource(name string) config.Source {
-	return config.Source{Name: name, Kind: "html", URLs: []string{"http://" + host + "/list/"},
-		LinkSelector: "ul.list a.t", NextSelector: "a.next", Groups: []string{"g1"}}
+func htmlSource(name string) Source {
+	return Source{Name: name, Kind: "html", URLs: []string{"http://" + host + "/list/"},
+		LinkSelector: sel("ul.list a.t"), NextSelector: sel("a.next"), Groups: []string{"g1"}}
 }
 
 func TestHTMLNextSelector(t *testing.T) {
@@ -97,7 +96,7 @@ func TestHTMLPageTemplateAndLimits(t *testing.T) {
 	e.serveArticles(30, time.Now())
 	e.serveList(30, 10, false, "") // /list/, /list/index_2.html, /list/index_3.html; index_4 is a 404
 	src := htmlSource("tmpl")
-	src.NextSelector = ""
+	src.NextSelector = Selector{}
 	src.PageTemplate = "http://" + host + "/list/index_{page}.html"
 	c := e.crawler(src)
 	rep, err := c.Produce(context.Background())
@@ -128,7 +127,7 @@ func TestHTMLPageTemplateAndLimits(t *testing.T) {
 	e.site.page(host+"/num/2", "text/html", `<ul class="list"><a class="t" href="/a/2.html">x</a></ul>`)
 	e.site.page(host+"/num/3", "text/html", `<ul class="list"><a class="t" href="/a/2.html">x</a></ul>`)
 	e.site.page(host+"/num/4", "text/html", `<ul class="list"><a class="t" href="/a/4.html">x</a></ul>`)
-	num := config.Source{Name: "num", Kind: "html", URLs: []string{"http://" + host + "/num/{page}"}, LinkSelector: "a.t"}
+	num := Source{Name: "num", Kind: "html", URLs: []string{"http://" + host + "/num/{page}"}, LinkSelector: sel("a.t")}
 	c = e.crawler(num)
 	rep, _ = c.Produce(context.Background())
 	if p := rep.Sources[0]; p.Pages != 3 || p.Found != 2 || e.site.hitCount(host+"/num/4") != 0 {
@@ -196,9 +195,9 @@ func TestFeedsAndSitemaps(t *testing.T) {
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>http://%[1]s/sm/2</loc></url><url><loc>http://%[1]s/sm/3</loc></url></urlset>`, feedHost))
 
 	c := e.crawler(
-		config.Source{Name: "rss", Kind: "rss", URLs: []string{"http://" + feedHost + "/rss.xml"}},
-		config.Source{Name: "atom", Kind: "atom", URLs: []string{"http://" + feedHost + "/atom.xml"}},
-		config.Source{Name: "sitemap", Kind: "sitemap", URLs: []string{"http://" + feedHost + "/sitemap_index.xml"}},
+		Source{Name: "rss", Kind: "rss", URLs: []string{"http://" + feedHost + "/rss.xml"}},
+		Source{Name: "atom", Kind: "atom", URLs: []string{"http://" + feedHost + "/atom.xml"}},
+		Source{Name: "sitemap", Kind: "sitemap", URLs: []string{"http://" + feedHost + "/sitemap_index.xml"}},
 	)
 	// After producing, the list items' fields wait in Redis.
 	prep, err := c.Produce(context.Background())
@@ -250,7 +249,7 @@ func TestLegacyItemKeys(t *testing.T) {
 	ctx := context.Background()
 	u := "http://" + feedHost + "/old/1"
 	e.site.page(feedHost+"/old/1", "text/html", `<html><head><title>Page title</title></head><body><article><p>text</p></article></body></html>`)
-	c := e.crawler(config.Source{Name: "rss", Kind: "rss", URLs: []string{"http://" + feedHost + "/rss.xml"}})
+	c := e.crawler(Source{Name: "rss", Kind: "rss", URLs: []string{"http://" + feedHost + "/rss.xml"}})
 	if _, err := c.Queue("rss").Push(ctx, u); err != nil {
 		t.Fatal(err)
 	}
@@ -291,12 +290,12 @@ func TestJSONPOffsetPagination(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, `<html><head><title>网易新闻</title></head><body><div class="content"><p>正文。</p></div></body></html>`)
 	})
-	src := config.Source{Name: "netease", Kind: "jsonp",
+	src := Source{Name: "netease", Kind: "jsonp",
 		URLs: []string{"http://" + apiHost + "/list/{offset}-20.html?callback=artiList"},
-		JSON: config.JSONList{ItemsPath: "BBM54PGAwangning", URLTemplate: "http://" + apiHost + "/article/{docid}.html",
+		JSON: JSONList{ItemsPath: "BBM54PGAwangning", URLTemplate: "http://" + apiHost + "/article/{docid}.html",
 			Fields: map[string]string{"title": "title", "post_time": "ptime", "comments": "replyCount", "source": "source"},
-			Offset: config.OffsetPagination{Start: 0, Step: 20, Limit: 200}},
-		TimeZone: "Asia/Shanghai", Extract: config.Extract{Body: "div.content"}, Groups: []string{"要闻"}}
+			Offset: OffsetPagination{Start: 0, Step: 20, Limit: 200}},
+		TimeZone: "Asia/Shanghai", Extract: Selectors{Body: sel("div.content")}, Groups: []string{"要闻"}}
 	c := e.crawler(src)
 	rep := e.runOnce(c)
 	p := rep.Produce.Sources[0]
@@ -321,9 +320,9 @@ func TestJSONPOffsetPagination(t *testing.T) {
 // failure is final) and checks the dead letters' reasons.
 func TestFailures(t *testing.T) {
 	e := newEnv(t)
-	e.cfg.Queue.MaxAttempts = 1
-	e.cfg.Crawler.RequestTimeout = config.Duration(300 * time.Millisecond)
-	e.cfg.Crawler.MaxRedirects = 3
+	e.qopts.MaxAttempts = 1
+	e.opts.RequestTimeout = 300 * time.Millisecond
+	e.opts.MaxRedirects = 3
 	const h = "fail.example.test"
 	e.site.page(h+"/robots.txt", "text/plain", "User-agent: *\nDisallow: /private/\n")
 	status := func(code int) http.HandlerFunc {
@@ -397,7 +396,7 @@ func TestFailures(t *testing.T) {
 	}
 	links.WriteString(`<a class="t" href="/ok">x</a>`)
 	e.site.page(h+"/list/", "text/html", `<ul class="list">`+links.String()+`</ul>`)
-	src := config.Source{Name: "fail", Kind: "html", URLs: []string{"http://" + h + "/list/"}, LinkSelector: "a.t",
+	src := Source{Name: "fail", Kind: "html", URLs: []string{"http://" + h + "/list/"}, LinkSelector: sel("a.t"),
 		AllowedDomains: []string{"example.test"}}
 	c := e.crawler(src)
 	rep := e.runOnce(c)
@@ -437,7 +436,7 @@ func TestFailures(t *testing.T) {
 
 func TestRetryHonoursRetryAfter(t *testing.T) {
 	e := newEnv(t)
-	e.cfg.Queue.MaxAttempts = 5
+	e.qopts.MaxAttempts = 5
 	const h = "retry.example.test"
 	var n atomic.Int64
 	e.site.handle(h+"/flaky", func(w http.ResponseWriter, r *http.Request) {
@@ -453,7 +452,7 @@ func TestRetryHonoursRetryAfter(t *testing.T) {
 		}
 	})
 	e.site.page(h+"/list/", "text/html", `<a class="t" href="/flaky">x</a>`)
-	c := e.crawler(config.Source{Name: "retry", Kind: "html", URLs: []string{"http://" + h + "/list/"}, LinkSelector: "a.t"})
+	c := e.crawler(Source{Name: "retry", Kind: "html", URLs: []string{"http://" + h + "/list/"}, LinkSelector: sel("a.t")})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if _, err := c.Produce(ctx); err != nil {
@@ -500,15 +499,15 @@ func TestListPageRetriesAndSourceFailure(t *testing.T) {
 	e.site.handle(h+"/down-list", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(500) })
 	e.site.page(h+"/bad.xml", "application/xml", "this is not xml")
 	c := e.crawler(
-		config.Source{Name: "flaky", Kind: "html", URLs: []string{"http://" + h + "/flaky-list"}, LinkSelector: "a.t"},
-		config.Source{Name: "down", Kind: "html", URLs: []string{"http://" + h + "/down-list"}, LinkSelector: "a.t"},
-		config.Source{Name: "badxml", Kind: "rss", URLs: []string{"http://" + h + "/bad.xml"}},
+		Source{Name: "flaky", Kind: "html", URLs: []string{"http://" + h + "/flaky-list"}, LinkSelector: sel("a.t")},
+		Source{Name: "down", Kind: "html", URLs: []string{"http://" + h + "/down-list"}, LinkSelector: sel("a.t")},
+		Source{Name: "badxml", Kind: "rss", URLs: []string{"http://" + h + "/bad.xml"}},
 	)
 	rep := e.runOnce(c)
 	if p := rep.Produce.Sources[0]; p.Pages != 1 || p.New != 1 || p.Err != nil {
 		t.Errorf("flaky list = %+v, want read on the second attempt", p)
 	}
-	if p := rep.Produce.Sources[1]; p.Err == nil || e.site.hitCount(h+"/down-list") != e.cfg.Crawler.ListAttempts {
+	if p := rep.Produce.Sources[1]; p.Err == nil || e.site.hitCount(h+"/down-list") != e.opts.ListAttempts {
 		t.Errorf("down list = %+v after %d tries, want an error after list_attempts", p, e.site.hitCount(h+"/down-list"))
 	}
 	if p := rep.Produce.Sources[2]; p.Err == nil || !errors.Is(p.Err, ErrBadList) {
@@ -521,8 +520,8 @@ func TestListPageRetriesAndSourceFailure(t *testing.T) {
 
 func TestPoliteness(t *testing.T) {
 	e := newEnv(t)
-	e.cfg.Crawler.Workers = 8
-	e.cfg.Crawler.PerHostParallelism = 2
+	e.opts.Workers = 8
+	e.opts.PerHostParallelism = 2
 	const par, delayed = "par.example.test", "delay.example.test"
 	// par: slow pages, to see how many run at once.
 	var links strings.Builder
@@ -544,8 +543,8 @@ func TestPoliteness(t *testing.T) {
 	e.site.handle(delayed+"/d/*", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "<title>d</title>") })
 
 	c := e.crawler(
-		config.Source{Name: "par", Kind: "html", URLs: []string{"http://" + par + "/list/"}, LinkSelector: "a.t"},
-		config.Source{Name: "delay", Kind: "html", URLs: []string{"http://" + delayed + "/list/"}, LinkSelector: "a.t"},
+		Source{Name: "par", Kind: "html", URLs: []string{"http://" + par + "/list/"}, LinkSelector: sel("a.t")},
+		Source{Name: "delay", Kind: "html", URLs: []string{"http://" + delayed + "/list/"}, LinkSelector: sel("a.t")},
 	)
 	began := time.Now()
 	rep := e.runOnce(c)
@@ -575,11 +574,11 @@ func TestPoliteness(t *testing.T) {
 		}
 	}
 	for ua := range e.site.uas {
-		if ua != e.cfg.Crawler.UserAgent && !strings.HasPrefix(ua, "Go-http-client") {
+		if ua != e.opts.UserAgent && !strings.HasPrefix(ua, "Go-http-client") {
 			t.Errorf("request with user agent %q", ua)
 		}
 	}
-	if !e.site.uas[e.cfg.Crawler.UserAgent] {
+	if !e.site.uas[e.opts.UserAgent] {
 		t.Error("configured user agent never sent")
 	}
 }
@@ -603,7 +602,7 @@ func TestShutdownFinishesInFlight(t *testing.T) {
 		fmt.Fprint(w, "<title>Slow but stored</title>")
 	})
 	e.site.page(h+"/list/", "text/html", `<a class="t" href="/a">x</a>`)
-	c := e.crawler(config.Source{Name: "slow", Kind: "html", URLs: []string{"http://" + h + "/list/"}, LinkSelector: "a.t"})
+	c := e.crawler(Source{Name: "slow", Kind: "html", URLs: []string{"http://" + h + "/list/"}, LinkSelector: sel("a.t")})
 	if _, err := c.Produce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -631,12 +630,12 @@ func TestShutdownFinishesInFlight(t *testing.T) {
 // without counting an attempt.
 func TestShutdownReleasesWaitingURLs(t *testing.T) {
 	e := newEnv(t)
-	e.cfg.Crawler.RequestTimeout = config.Duration(200 * time.Millisecond)
+	e.opts.RequestTimeout = 200 * time.Millisecond
 	const h = "crawldelay.example.test"
 	e.site.page(h+"/robots.txt", "text/plain", "User-agent: *\nCrawl-delay: 30\n")
 	e.site.page(h+"/list/", "text/html", `<a class="t" href="/a">x</a><a class="t" href="/b">x</a>`)
 	e.site.handle(h+"/*", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "<title>page</title>") })
-	c := e.crawler(config.Source{Name: "cd", Kind: "html", URLs: []string{"http://" + h + "/list/"}, LinkSelector: "a.t"})
+	c := e.crawler(Source{Name: "cd", Kind: "html", URLs: []string{"http://" + h + "/list/"}, LinkSelector: sel("a.t")})
 	if _, err := c.Queue("cd").Push(context.Background(), "http://"+h+"/a", "http://"+h+"/b"); err != nil {
 		t.Fatal(err)
 	}
@@ -661,15 +660,15 @@ func TestShutdownReleasesWaitingURLs(t *testing.T) {
 
 func TestHeartbeatKeepsSlowFetchLeased(t *testing.T) {
 	e := newEnv(t)
-	e.cfg.Queue.Lease = config.Duration(time.Second)
-	e.cfg.Crawler.RequestTimeout = config.Duration(10 * time.Second)
+	e.qopts.Lease = time.Second
+	e.opts.RequestTimeout = 10 * time.Second
 	const h = "lease.example.test"
 	e.site.handle(h+"/a", func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(2500 * time.Millisecond) // 2.5 leases
 		fmt.Fprint(w, "<title>Slow</title>")
 	})
 	e.site.page(h+"/list/", "text/html", `<a class="t" href="/a">x</a>`)
-	c := e.crawler(config.Source{Name: "lease", Kind: "html", URLs: []string{"http://" + h + "/list/"}, LinkSelector: "a.t"})
+	c := e.crawler(Source{Name: "lease", Kind: "html", URLs: []string{"http://" + h + "/list/"}, LinkSelector: sel("a.t")})
 	rep := e.runOnce(c)
 	if rep.Sources[0].Created != 1 || rep.Sources[0].Failures() != 0 {
 		t.Errorf("consume = %+v", rep.Sources[0])
@@ -694,12 +693,12 @@ func TestUnknownSourceAndEmptyConfig(t *testing.T) {
 	}
 	bad := htmlSource("bad")
 	bad.Groups = []string{"has space"}
-	if _, err := New(e.cfg.Crawler, e.cfg.Queue.Options(), e.rdb, testPrefix, e.store, WithLogger(quietLog())); err != nil {
+	if _, err := New(e.opts, e.qopts, e.rdb, testPrefix, e.store, WithLogger(quietLog())); err != nil {
 		t.Fatal(err)
 	}
-	cfg := e.cfg.Crawler
-	cfg.Sources = []config.Source{bad}
-	if _, err := New(cfg, e.cfg.Queue.Options(), e.rdb, testPrefix, e.store); err == nil || !strings.Contains(err.Error(), "group") {
+	cfg := e.opts
+	cfg.Sources = []Source{bad}
+	if _, err := New(cfg, e.qopts, e.rdb, testPrefix, e.store); err == nil || !strings.Contains(err.Error(), "group") {
 		t.Errorf("bad group name: %v", err)
 	}
 }
@@ -707,8 +706,7 @@ func TestUnknownSourceAndEmptyConfig(t *testing.T) {
 // TestEmbeddedRedis runs the whole flow on miniredis (newsrank demo).
 func TestEmbeddedRedis(t *testing.T) {
 	e := newEnv(t)
-	cfg := config.DefaultConfig()
-	client, err := rdb.Open(context.Background(), cfg.Redis.Options(), quietLog())
+	client, err := rdb.Open(context.Background(), rdb.DefaultOptions(), quietLog())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -716,14 +714,14 @@ func TestEmbeddedRedis(t *testing.T) {
 	if !client.Embedded() {
 		t.Fatal("default config is not the embedded Redis")
 	}
-	store, err := news.New(client, client.Prefix, cfg.News.Options(), news.WithLogger(quietLog()))
+	store, err := news.New(client, client.Prefix, news.DefaultOptions(), news.WithLogger(quietLog()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.serveArticles(12, time.Now())
 	e.serveList(12, 5, true, "")
-	e.cfg.Crawler.Sources = []config.Source{htmlSource("mini")}
-	c, err := New(e.cfg.Crawler, e.cfg.Queue.Options(), client, client.Prefix, store, WithLogger(quietLog()),
+	e.opts.Sources = []Source{htmlSource("mini")}
+	c, err := New(e.opts, e.qopts, client, client.Prefix, store, WithLogger(quietLog()),
 		WithTransport(e.site.transport()), WithQueueOptions(queue.WithLogger(quietLog())))
 	if err != nil {
 		t.Fatal(err)

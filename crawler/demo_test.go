@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/demosite"
 	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/queue"
@@ -20,7 +19,7 @@ import (
 func TestCrawlDemoSite(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
-		sources func(*demosite.Site, string) []config.Source
+		sources func(*demosite.Site, string) []demosite.Source
 	}{
 		{"Sources", (*demosite.Site).Sources},         // each section its own way in
 		{"HTMLSources", (*demosite.Site).HTMLSources}, // list pages only
@@ -32,12 +31,9 @@ func TestCrawlDemoSite(t *testing.T) {
 			srv := httptest.NewServer(site)
 			t.Cleanup(srv.Close)
 
-			e.cfg.Crawler.Workers = 8
-			e.cfg.Crawler.Sources = tt.sources(site, srv.URL)
-			if err := e.cfg.Validate(); err != nil {
-				t.Fatal(err)
-			}
-			c, err := New(e.cfg.Crawler, e.cfg.Queue.Options(), e.rdb, testPrefix, e.store, WithLogger(quietLog()),
+			e.opts.Workers = 8
+			e.opts.Sources = demoSources(tt.sources(site, srv.URL))
+			c, err := New(e.opts, e.qopts, e.rdb, testPrefix, e.store, WithLogger(quietLog()),
 				WithTransport(http.DefaultTransport.(*http.Transport).Clone()), WithQueueOptions(queue.WithLogger(quietLog())))
 			if err != nil {
 				t.Fatal(err)
@@ -47,7 +43,7 @@ func TestCrawlDemoSite(t *testing.T) {
 				t.Fatalf("failed sources %v: %+v", fs, rep)
 			}
 
-			window := e.cfg.News.Window.D()
+			window := news.DefaultOptions().Window
 			var fresh, old int
 			byPath := map[string]demosite.ArticleInfo{}
 			for _, a := range site.Articles() {
@@ -115,7 +111,7 @@ func TestCrawlDemoSite(t *testing.T) {
 			}
 
 			// Every section's group holds its fresh articles.
-			for _, src := range e.cfg.Crawler.Sources {
+			for _, src := range e.opts.Sources {
 				want := 0
 				for _, a := range byPath {
 					if a.Section == src.Name && now.Sub(a.PostTime) <= window {
@@ -138,4 +134,22 @@ func isCJK(s string) bool {
 		}
 	}
 	return false
+}
+
+// demoSources compiles the demo site's sources.
+func demoSources(srcs []demosite.Source) []Source {
+	out := make([]Source, 0, len(srcs))
+	for _, d := range srcs {
+		j, x := d.JSON, d.Extract
+		out = append(out, Source{
+			Name: d.Name, Label: d.Label, Kind: d.Kind, URLs: d.URLs, Groups: d.Groups, MaxPages: d.MaxPages,
+			LinkSelector: sel(d.LinkSelector), NextSelector: sel(d.NextSelector), PageTemplate: d.PageTemplate, FirstPage: d.FirstPage,
+			JSON: JSONList{ItemsPath: j.ItemsPath, URLTemplate: j.URLTemplate, Fields: j.Fields,
+				Offset: OffsetPagination{Start: j.Offset.Start, Step: j.Offset.Step, Limit: j.Offset.Limit}},
+			Extract: Selectors{Title: sel(x.Title), PostTime: sel(x.PostTime), Source: sel(x.Source),
+				Comments: sel(x.Comments), Body: sel(x.Body)},
+			TimeLayouts: d.TimeLayouts, TimeZone: d.TimeZone,
+		})
+	}
+	return out
 }

@@ -12,13 +12,12 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/andybalholm/cascadia"
-	"github.com/newsrank/newsrank/config"
 	"golang.org/x/net/html"
 )
 
 // Rules is the compiled extraction configuration of one source.
 type Rules struct {
-	title, postTime, source, summary, image, comments, body selector
+	title, postTime, source, summary, image, comments, body Selector
 	layouts                                                 []string
 	loc                                                     *time.Location
 	charset                                                 string
@@ -27,27 +26,10 @@ type Rules struct {
 	dateRules dateRule
 }
 
-// selector is a compiled "css" or "css@attr" rule; the zero value selects
-// nothing.
-type selector struct {
-	css  cascadia.Selector
-	attr string
-}
-
-func compileSelector(field, s string) (selector, error) {
-	if s == "" {
-		return selector{}, nil
-	}
-	css, attr := config.SplitSelector(s)
-	c, err := cascadia.Compile(css)
-	if err != nil {
-		return selector{}, fmt.Errorf("%s: bad CSS selector %q: %w", field, css, err)
-	}
-	return selector{css: c, attr: attr}, nil
-}
-
-// NewRules compiles the extraction rules of a source.
-func NewRules(src config.Source) (*Rules, error) {
+// NewRules returns the extraction rules of a source: its selectors
+// (compiled already), time layouts and zone, and charset. It fails on an
+// unknown time zone.
+func NewRules(src Source) (*Rules, error) {
 	r := &Rules{layouts: src.TimeLayouts, loc: time.UTC, charset: src.Charset, dateRules: allDateRules}
 	if src.TimeZone != "" {
 		loc, err := time.LoadLocation(src.TimeZone)
@@ -56,25 +38,9 @@ func NewRules(src config.Source) (*Rules, error) {
 		}
 		r.loc = loc
 	}
-	for _, f := range []struct {
-		name string
-		sel  string
-		dst  *selector
-	}{
-		{"title", src.Extract.Title, &r.title},
-		{"post_time", src.Extract.PostTime, &r.postTime},
-		{"source", src.Extract.Source, &r.source},
-		{"summary", src.Extract.Summary, &r.summary},
-		{"image", src.Extract.Image, &r.image},
-		{"comments", src.Extract.Comments, &r.comments},
-		{"body", src.Extract.Body, &r.body},
-	} {
-		s, err := compileSelector(f.name, f.sel)
-		if err != nil {
-			return nil, fmt.Errorf("source %s: extract.%s", src.Name, err)
-		}
-		*f.dst = s
-	}
+	x := src.Extract
+	r.title, r.postTime, r.source, r.summary = x.Title, x.PostTime, x.Source, x.Summary
+	r.image, r.comments, r.body = x.Image, x.Comments, x.Body
 	return r, nil
 }
 
@@ -168,7 +134,7 @@ func extract(body []byte, contentType, pageURL string, r *Rules, now time.Time, 
 }
 
 // text returns the first match's text (whitespace collapsed) or attribute.
-func (s selector) text(doc *goquery.Document) string {
+func (s Selector) text(doc *goquery.Document) string {
 	if s.css == nil {
 		return ""
 	}
@@ -182,7 +148,7 @@ func (s selector) text(doc *goquery.Document) string {
 	return collapse(sel.Text())
 }
 
-func (s selector) selectAll(doc *goquery.Document) *goquery.Selection {
+func (s Selector) selectAll(doc *goquery.Document) *goquery.Selection {
 	return doc.FindMatcher(s.css)
 }
 

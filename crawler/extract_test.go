@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
-
-	"github.com/newsrank/newsrank/config"
 )
 
 func i64(n int64) *int64 { return &n }
@@ -21,7 +19,7 @@ type extractFixture struct {
 	file        string
 	contentType string
 	pageURL     string
-	src         config.Source
+	src         Source
 	item        Fields
 	want        Fields
 	bodyLen     int
@@ -42,7 +40,7 @@ var extractFixtures = []extractFixture{
 	},
 	{
 		file: "jsonld_graph.html", contentType: "text/html", pageURL: "https://site.example.org/a/b.html",
-		src: config.Source{TimeZone: "Asia/Shanghai"},
+		src: Source{TimeZone: "Asia/Shanghai"},
 		want: Fields{Title: "Floods close the northern highway", PostTime: time.Date(2024, 6, 30, 22, 15, 0, 0, time.UTC),
 			Image: "https://site.example.org/img/flood-1.jpg", Comments: i64(1204)},
 		bodyLen: runes("Water rose overnight. Roads closed."),
@@ -70,9 +68,9 @@ var extractFixtures = []extractFixture{
 	},
 	{
 		file: "netease_gbk.html", contentType: "text/html", pageURL: "https://3g.163.com/news/article/DHV.html",
-		src: config.Source{TimeZone: "Asia/Shanghai", Extract: config.Extract{
-			Title: ".post_title", PostTime: ".post_time_source", Source: "#ne_article_source",
-			Comments: ".post_tie .js-tielink", Body: ".post_body"}},
+		src: Source{TimeZone: "Asia/Shanghai", Extract: Selectors{
+			Title: sel(".post_title"), PostTime: sel(".post_time_source"), Source: sel("#ne_article_source"),
+			Comments: sel(".post_tie .js-tielink"), Body: sel(".post_body")}},
 		want: Fields{Title: "国务院常务会议部署促进消费措施", PostTime: time.Date(2018, 5, 10, 1, 55, 47, 0, time.UTC),
 			Source: "新华社", Comments: i64(12000)},
 		bodyLen: runes("国务院总理主持召开国务院常务会议。会议指出，要进一步扩大消费。"),
@@ -80,8 +78,8 @@ var extractFixtures = []extractFixture{
 	},
 	{
 		file: "big5.html", contentType: "text/html", pageURL: "https://tw.example.com/n/1",
-		src: config.Source{TimeZone: "Asia/Taipei", Extract: config.Extract{
-			Title: "h2.headline", PostTime: ".pubtime", Comments: ".reply", Body: "#story"}},
+		src: Source{TimeZone: "Asia/Taipei", Extract: Selectors{
+			Title: sel("h2.headline"), PostTime: sel(".pubtime"), Comments: sel(".reply"), Body: sel("#story")}},
 		want: Fields{Title: "颱風逼近 臺北市宣布停班停課", PostTime: time.Date(2018, 7, 10, 13, 30, 0, 0, time.UTC),
 			Comments: i64(356)},
 		bodyLen: runes("中央氣象局表示，颱風將於明日登陸。"),
@@ -89,14 +87,14 @@ var extractFixtures = []extractFixture{
 	},
 	{
 		file: "gb18030_header.html", contentType: "text/html; charset=GB18030", pageURL: "https://sz.example.com/1",
-		src:     config.Source{TimeZone: "Asia/Hong_Kong"},
+		src:     Source{TimeZone: "Asia/Hong_Kong"},
 		want:    Fields{Title: "深圳湾大桥通车十周年", PostTime: time.Date(2017, 7, 1, 2, 0, 0, 0, time.UTC)},
 		bodyLen: runes("深圳湾公路大桥连接深圳与香港。𠀀"),
 		charset: "gb18030",
 	},
 	{
 		file: "utf8_bom.html", contentType: "", pageURL: "https://jp.example.com/sakura",
-		src: config.Source{TimeZone: "Asia/Tokyo"},
+		src: Source{TimeZone: "Asia/Tokyo"},
 		want: Fields{Title: "東京で桜が満開に", PostTime: time.Date(2024, 3, 29, 2, 0, 0, 0, time.UTC),
 			Summary: "気象庁は東京の桜が満開になったと発表した。"},
 		bodyLen: runes("今年は平年より早い。"),
@@ -104,9 +102,9 @@ var extractFixtures = []extractFixture{
 	},
 	{
 		file: "rules_attr.html", contentType: "text/html", pageURL: "https://example.com/p/1",
-		src: config.Source{Extract: config.Extract{
-			Title: "div.story@data-title", PostTime: "span.date@data-ts", Image: "div.hero img@data-src",
-			Comments: "a.comments@data-count", Body: "div.text p"}},
+		src: Source{Extract: Selectors{
+			Title: sel("div.story@data-title"), PostTime: sel("span.date@data-ts"), Image: sel("div.hero img@data-src"),
+			Comments: sel("a.comments@data-count"), Body: sel("div.text p")}},
 		want: Fields{Title: "Title from an attribute", PostTime: time.Unix(1700000000, 0).UTC(),
 			Image: "https://example.com/images/lazy.jpg", Comments: i64(77)},
 		bodyLen: runes("One. Two."),
@@ -129,7 +127,7 @@ var extractFixtures = []extractFixture{
 	{
 		// The source's selectors beat the list item, which beats JSON-LD.
 		file: "rules_override.html", contentType: "text/html; charset=utf-8", pageURL: "https://example.com/o",
-		src:  config.Source{Extract: config.Extract{Title: ".t", PostTime: ".when", Comments: ".n", Source: ".src", Body: "section.b"}},
+		src:  Source{Extract: Selectors{Title: sel(".t"), PostTime: sel(".when"), Comments: sel(".n"), Source: sel(".src"), Body: sel("section.b")}},
 		item: Fields{Title: "Item title", Comments: i64(9), Summary: "Item summary"},
 		want: Fields{Title: "Selector headline", PostTime: time.Date(2020, 2, 2, 12, 0, 0, 0, time.UTC),
 			Source: "Reuters", Summary: "Item summary", Comments: i64(3456)},
@@ -138,8 +136,8 @@ var extractFixtures = []extractFixture{
 	},
 	{
 		file: "custom_layout.html", contentType: "text/html; charset=utf-8", pageURL: "https://fr.example.com/greve",
-		src: config.Source{TimeZone: "Europe/Paris", TimeLayouts: []string{"Publié le 02/01/2006 à 15h04"},
-			Extract: config.Extract{PostTime: "p.date"}},
+		src: Source{TimeZone: "Europe/Paris", TimeLayouts: []string{"Publié le 02/01/2006 à 15h04"},
+			Extract: Selectors{PostTime: sel("p.date")}},
 		want:    Fields{Title: "Grève des transports à Paris", PostTime: time.Date(2022, 7, 14, 14, 30, 0, 0, time.UTC)},
 		bodyLen: runes("Publié le 14/07/2022 à 16h30 Texte."),
 		charset: "utf-8",
@@ -178,7 +176,7 @@ var extractFixtures = []extractFixture{
 	{
 		// The page says UTF-8 but is GBK; the source forces the charset.
 		file: "forced_gbk.html", contentType: "text/html; charset=utf-8", pageURL: "https://cn.example.com/f",
-		src:     config.Source{Charset: "gbk"},
+		src:     Source{Charset: "gbk"},
 		want:    Fields{Title: "站点错误地声明了UTF-8"},
 		bodyLen: runes("实际编码是GBK"),
 		charset: "gbk",
@@ -305,7 +303,7 @@ func TestSplitSelector(t *testing.T) {
 		{`a[href^="mailto:a@b"] @ data-x`, `a[href^="mailto:a@b"]`, "data-x"},
 	}
 	for _, tt := range tests {
-		css, attr := config.SplitSelector(tt.in)
+		css, attr := SplitSelector(tt.in)
 		if css != tt.css || attr != tt.attr {
 			t.Errorf("SplitSelector(%q) = %q, %q; want %q, %q", tt.in, css, attr, tt.css, tt.attr)
 		}

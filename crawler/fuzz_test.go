@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
-
-	"github.com/newsrank/newsrank/config"
 )
 
 // FuzzExtract feeds arbitrary bytes and content types to Extract: it must
@@ -23,12 +21,12 @@ func FuzzExtract(f *testing.F) {
 	}
 	f.Add([]byte(`<script type="application/ld+json">[{"@graph":[{"@type":["NewsArticle"],"image":[[["x"]]],"commentCount":"1e400"}]}]</script>`), "text/html; charset=gbk")
 	f.Add([]byte("\xff\xfe<\x00h\x001\x00>"), "")
-	rules, err := NewRules(config.Source{Name: "fuzz", TimeZone: "Asia/Shanghai",
-		Extract: config.Extract{Title: "h1", PostTime: ".t", Comments: ".c", Body: "p", Image: "img@src"}})
+	rules, err := NewRules(Source{Name: "fuzz", TimeZone: "Asia/Shanghai",
+		Extract: Selectors{Title: sel("h1"), PostTime: sel(".t"), Comments: sel(".c"), Body: sel("p"), Image: sel("img@src")}})
 	if err != nil {
 		f.Fatal(err)
 	}
-	plain, _ := NewRules(config.Source{Name: "plain"})
+	plain, _ := NewRules(Source{Name: "plain"})
 	f.Fuzz(func(t *testing.T, body []byte, contentType string) {
 		for _, r := range []*Rules{rules, plain} {
 			p, err := Extract(body, contentType, "https://example.com/a/b.html", r, testNow, Fields{})
@@ -53,11 +51,11 @@ func FuzzParseJSONList(f *testing.F) {
 	f.Add([]byte(netEaseList), true)
 	f.Add([]byte(`{"data":{"list":[{"link":"/a","meta":{"n":"1.2万"}}]}}`), false)
 	f.Add([]byte(`cb([{"docid":{"x":1}},null,1,"s"])`), true)
-	cfg := config.JSONList{ItemsPath: "BBM54PGAwangning", URLTemplate: "https://x.example/{docid}.html",
+	cfg := JSONList{ItemsPath: "BBM54PGAwangning", URLTemplate: "https://x.example/{docid}.html",
 		Fields: map[string]string{"title": "title", "post_time": "ptime", "comments": "replyCount", "image": "imgsrc"}}
-	cfg2 := config.JSONList{ItemsPath: "data.list", Fields: map[string]string{"url": "link", "comments": "meta.n"}}
+	cfg2 := JSONList{ItemsPath: "data.list", Fields: map[string]string{"url": "link", "comments": "meta.n"}}
 	f.Fuzz(func(t *testing.T, body []byte, jsonp bool) {
-		for _, c := range []config.JSONList{cfg, cfg2, {Fields: map[string]string{"url": "0"}}} {
+		for _, c := range []JSONList{cfg, cfg2, {Fields: map[string]string{"url": "0"}}} {
 			items, skipped, err := ParseJSONList(body, jsonp, c, "https://x.example/api", nil, testNow)
 			if err != nil {
 				continue

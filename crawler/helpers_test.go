@@ -16,7 +16,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/newsrank/newsrank/canonurl"
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/redistest"
 	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/queue"
@@ -153,31 +152,33 @@ type env struct {
 	t     *testing.T
 	rdb   *redis.Client
 	store *news.Store
-	cfg   config.Config
+	opts  Options       // crawler options; newCrawler sets the sources
+	qopts queue.Options // the sources' queues
 	site  *site
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	r := redistest.Start(t)
-	cfg := config.DefaultConfig()
-	cfg.Crawler.Workers = 4
-	cfg.Crawler.PerHostParallelism = 4
-	cfg.Crawler.Delay = 0
-	cfg.Crawler.Jitter = 0
-	cfg.Crawler.RequestTimeout = config.Duration(2 * time.Second)
-	cfg.Crawler.MaxBodySize = 64 << 10
-	cfg.Crawler.UserAgent = "newsrank-test/1.0"
-	cfg.Crawler.ListAttempts = 2
-	cfg.Queue.RetryBase = config.Duration(20 * time.Millisecond)
-	cfg.Queue.RetryMax = config.Duration(100 * time.Millisecond)
-	cfg.Queue.IdlePoll = config.Duration(20 * time.Millisecond)
-	cfg.Queue.Lease = config.Duration(30 * time.Second)
-	store, err := news.New(r.Client(), testPrefix, cfg.News.Options(), news.WithLogger(quietLog()))
+	opts := DefaultOptions()
+	opts.Workers = 4
+	opts.PerHostParallelism = 4
+	opts.Delay = 0
+	opts.Jitter = 0
+	opts.RequestTimeout = 2 * time.Second
+	opts.MaxBodySize = 64 << 10
+	opts.UserAgent = "newsrank-test/1.0"
+	opts.ListAttempts = 2
+	qopts := queue.DefaultOptions()
+	qopts.RetryBase = 20 * time.Millisecond
+	qopts.RetryMax = 100 * time.Millisecond
+	qopts.IdlePoll = 20 * time.Millisecond
+	qopts.Lease = 30 * time.Second
+	store, err := news.New(r.Client(), testPrefix, news.DefaultOptions(), news.WithLogger(quietLog()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{t: t, rdb: r.Client(), store: store, cfg: cfg, site: newSite(t)}
+	return &env{t: t, rdb: r.Client(), store: store, opts: opts, qopts: qopts, site: newSite(t)}
 }
 
 // newRestartableEnv is newEnv on a redis-server with appendonly (fsync
@@ -186,7 +187,7 @@ func newRestartableEnv(t *testing.T) (*env, *redistest.Server) {
 	t.Helper()
 	e := newEnv(t)
 	r := redistest.Start(t, redistest.Options{AppendOnly: true})
-	store, err := news.New(r.Client(), testPrefix, e.cfg.News.Options(), news.WithLogger(quietLog()))
+	store, err := news.New(r.Client(), testPrefix, news.DefaultOptions(), news.WithLogger(quietLog()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,32 +195,31 @@ func newRestartableEnv(t *testing.T) (*env, *redistest.Server) {
 	return e, r
 }
 
+// sel compiles a selector written in a test.
+func sel(s string) Selector { return MustCompileSelector(s) }
+
 func quietLog() *slog.Logger {
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }
 
-// crawler builds a crawler for srcs (validated as config would be) on
-// the site's transport, which sends every host name to the test site.
-func (e *env) crawler(srcs ...config.Source) *Crawler {
+// crawler builds a crawler for srcs on the site's transport, which sends every host name to the test site.
+func (e *env) crawler(srcs ...Source) *Crawler {
 	e.t.Helper()
 	return e.newCrawler(srcs, WithTransport(e.site.transport()))
 }
 
 // realCrawler builds a crawler for srcs on the default transport: real
 // DNS, the real dialer and its private-network guard.
-func (e *env) realCrawler(srcs ...config.Source) *Crawler {
+func (e *env) realCrawler(srcs ...Source) *Crawler {
 	e.t.Helper()
 	return e.newCrawler(srcs)
 }
 
-func (e *env) newCrawler(srcs []config.Source, opts ...Option) *Crawler {
+func (e *env) newCrawler(srcs []Source, opts ...Option) *Crawler {
 	e.t.Helper()
-	e.cfg.Crawler.Sources = srcs
-	if err := e.cfg.Validate(); err != nil {
-		e.t.Fatalf("config: %v", err)
-	}
+	e.opts.Sources = srcs
 	opts = append([]Option{WithLogger(quietLog()), WithQueueOptions(queue.WithLogger(quietLog()))}, opts...)
-	c, err := New(e.cfg.Crawler, e.cfg.Queue.Options(), e.rdb, testPrefix, e.store, opts...)
+	c, err := New(e.opts, e.qopts, e.rdb, testPrefix, e.store, opts...)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/newsrank/newsrank/config"
 )
 
 // jsonpRe matches a JSONP prefix: an optional "/**/" and an optional
@@ -40,7 +38,7 @@ func StripJSONP(b []byte) ([]byte, error) {
 // the url field), and the fields cfg.Fields maps (relative times are read
 // against now, the fetch time). Relative URLs resolve
 // against pageURL. Items without a usable URL are skipped and counted.
-func ParseJSONList(body []byte, jsonp bool, cfg config.JSONList, pageURL string, r *Rules, now time.Time) (items []ListItem, skipped int, err error) {
+func ParseJSONList(body []byte, jsonp bool, cfg JSONList, pageURL string, r *Rules, now time.Time) (items []ListItem, skipped int, err error) {
 	if r == nil {
 		r = &Rules{}
 	}
@@ -78,7 +76,7 @@ func ParseJSONList(body []byte, jsonp bool, cfg config.JSONList, pageURL string,
 	return items, skipped, nil
 }
 
-func jsonItem(e any, cfg config.JSONList, base *url.URL, r *Rules, now time.Time) (ListItem, bool) {
+func jsonItem(e any, cfg JSONList, base *url.URL, r *Rules, now time.Time) (ListItem, bool) {
 	field := func(name string) string {
 		p := cfg.Fields[name]
 		if p == "" {

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"sync/atomic"
 	"time"
+
+	"github.com/newsrank/newsrank/internal/human"
 )
 
 // waiting counts the requests a host's politeness holds back right now,
@@ -74,11 +76,11 @@ func (l *hostLimiter) limit() (HostLimit, bool) {
 		switch gap := time.Duration(s.waiting.gap.Load()); {
 		case delay == 0:
 		case s.waiting.robots.Load():
-			best.Setting, best.Value = "robots.txt Crawl-delay", gap.String()
+			best.Setting, best.Value = "robots.txt Crawl-delay", human.Duration(gap)
 		case gap > 0:
-			best.Setting, best.Value = "crawler.delay", gap.String()
+			best.Setting, best.Value = "crawler.delay", human.Duration(gap)
 		default:
-			best.Setting, best.Value = "crawler.jitter", l.jitter.String()
+			best.Setting, best.Value = "crawler.jitter", human.Duration(l.jitter)
 		}
 	}
 	return best, best.Waiting > 0

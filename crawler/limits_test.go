@@ -47,10 +47,10 @@ func TestHostLimitNamesTheSettingThatHoldsRequestsBack(t *testing.T) {
 		release()
 		waitLimit(t, l, HostLimit{})
 		acquireAsync(ctx, l, "news.test", 0) // waits out the hour
-		waitLimit(t, l, HostLimit{Host: "news.test", Setting: "crawler.delay", Value: "1h0m0s", Waiting: 1})
+		waitLimit(t, l, HostLimit{Host: "news.test", Setting: "crawler.delay", Value: "1h", Waiting: 1})
 		acquireAsync(ctx, l, "news.test", 0)
 		acquireAsync(ctx, l, "news.test", 0) // no slot: both taken by requests waiting out the delay
-		waitLimit(t, l, HostLimit{Host: "news.test", Setting: "crawler.delay", Value: "1h0m0s", Waiting: 3})
+		waitLimit(t, l, HostLimit{Host: "news.test", Setting: "crawler.delay", Value: "1h", Waiting: 3})
 		cancel()
 		waitLimit(t, l, HostLimit{})
 	})
@@ -61,7 +61,7 @@ func TestHostLimitNamesTheSettingThatHoldsRequestsBack(t *testing.T) {
 		release, _ := l.acquire(ctx, "slow.test", 2*time.Hour)
 		release()
 		acquireAsync(ctx, l, "slow.test", 2*time.Hour)
-		waitLimit(t, l, HostLimit{Host: "slow.test", Setting: "robots.txt Crawl-delay", Value: "2h0m0s", Waiting: 1})
+		waitLimit(t, l, HostLimit{Host: "slow.test", Setting: "robots.txt Crawl-delay", Value: "2h", Waiting: 1})
 	})
 	t.Run("parallelism", func(t *testing.T) {
 		l := newHostLimiter(1, 0, 0)

@@ -21,7 +21,7 @@ func (lw *listWalk) html(ctx context.Context) error {
 		}
 		for page := raw; page != "" && budget > 0 && !lw.visited[page]; {
 			budget--
-			items, next, ok, err := lw.readHTML(ctx, page, lw.s.next)
+			items, next, ok, err := lw.readHTML(ctx, page, lw.s.cfg.NextSelector)
 			if err != nil || !ok {
 				return err
 			}
@@ -63,7 +63,7 @@ func (lw *listWalk) sequence(ctx context.Context, tmpl string, first int, budget
 			continue
 		}
 		*budget--
-		items, _, ok, err := lw.readHTML(ctx, page, selector{})
+		items, _, ok, err := lw.readHTML(ctx, page, Selector{})
 		if err != nil || !ok {
 			return err
 		}
@@ -77,12 +77,12 @@ func (lw *listWalk) sequence(ctx context.Context, tmpl string, first int, budget
 
 // readHTML fetches and parses an HTML list page. ok is false when the
 // page failed (it is recorded); err is for a cancelled context only.
-func (lw *listWalk) readHTML(ctx context.Context, page string, next selector) (items []ListItem, nextURL string, ok bool, err error) {
+func (lw *listWalk) readHTML(ctx context.Context, page string, next Selector) (items []ListItem, nextURL string, ok bool, err error) {
 	resp, err := lw.get(ctx, page, isHTML)
 	if err != nil {
 		return nil, "", false, ctx.Err()
 	}
-	items, nextURL, err = parseHTMLList(resp.body, resp.contentType, resp.url, lw.s.links, next, "")
+	items, nextURL, err = parseHTMLList(resp.body, resp.contentType, resp.url, lw.s.cfg.LinkSelector, next, "")
 	if err != nil {
 		lw.badPage(page, err)
 		return nil, "", false, nil

@@ -27,22 +27,14 @@ type ListItem struct {
 var ErrBadList = errors.New("bad list page")
 
 // ParseHTMLList reads an HTML list page: the article links selected by
-// links ("css" or "css@attr", href by default) and the next page's URL
-// selected by next (may be empty). URLs are resolved against pageURL;
-// links that are not http(s) are dropped.
-func ParseHTMLList(body []byte, contentType, pageURL, links, next string) ([]ListItem, string, error) {
-	ls, err := compileSelector("link_selector", links)
-	if err != nil {
-		return nil, "", err
-	}
-	ns, err := compileSelector("next_selector", next)
-	if err != nil {
-		return nil, "", err
-	}
-	return parseHTMLList(body, contentType, pageURL, ls, ns, "")
+// links (a "css" or "css@attr" selector, href by default) and the next
+// page's URL selected by next (may be zero). URLs are resolved against
+// pageURL; links that are not http(s) are dropped.
+func ParseHTMLList(body []byte, contentType, pageURL string, links, next Selector) ([]ListItem, string, error) {
+	return parseHTMLList(body, contentType, pageURL, links, next, "")
 }
 
-func parseHTMLList(body []byte, contentType, pageURL string, links, next selector, forced string) ([]ListItem, string, error) {
+func parseHTMLList(body []byte, contentType, pageURL string, links, next Selector, forced string) ([]ListItem, string, error) {
 	var text []byte
 	var err error
 	if forced != "" {

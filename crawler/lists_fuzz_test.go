@@ -26,8 +26,12 @@ func FuzzParseHTMLList(f *testing.F) {
 		f.Add([]byte(seed.body), seed.ct)
 	}
 	const page = "https://news.example.com/list/index.html"
+	sels := [][2]crawler.Selector{}
+	for _, s := range [][2]string{{"a.t", "a.next"}, {"a.t@data-url", ""}, {"a", "a"}} {
+		sels = append(sels, [2]crawler.Selector{crawler.MustCompileSelector(s[0]), crawler.MustCompileSelector(s[1])})
+	}
 	f.Fuzz(func(t *testing.T, body []byte, contentType string) {
-		for _, sel := range [][2]string{{"a.t", "a.next"}, {"a.t@data-url", ""}, {"a", "a"}} {
+		for _, sel := range sels {
 			items, next, err := crawler.ParseHTMLList(body, contentType, page, sel[0], sel[1])
 			if err != nil {
 				continue

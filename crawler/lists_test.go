@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"golang.org/x/text/encoding/simplifiedchinese"
-
-	"github.com/newsrank/newsrank/config"
 )
 
 func TestParseHTMLList(t *testing.T) {
@@ -19,7 +17,7 @@ func TestParseHTMLList(t *testing.T) {
 <li><a class="t" href="mailto:x@example.com">mail</a></li>
 <li><a class="t" data-href="/a/3.html">No href</a></li>
 </ul><div class="pager"><a class="next" href="?page=2">下一页</a></div></body></html>`
-	items, next, err := ParseHTMLList([]byte(page), "text/html", "https://example.com/list/", "ul.list a.t", "div.pager a.next")
+	items, next, err := ParseHTMLList([]byte(page), "text/html", "https://example.com/list/", sel("ul.list a.t"), sel("div.pager a.next"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,12 +33,14 @@ func TestParseHTMLList(t *testing.T) {
 		t.Errorf("next = %q", next)
 	}
 	// An attribute selector reads data-href instead.
-	items, _, err = ParseHTMLList([]byte(page), "text/html", "https://example.com/list/", "ul.list a.t@data-href", "")
+	items, _, err = ParseHTMLList([]byte(page), "text/html", "https://example.com/list/", sel("ul.list a.t@data-href"), Selector{})
 	if err != nil || len(items) != 1 || items[0].URL != "https://example.com/a/3.html" {
 		t.Errorf("@data-href: %v %v", items, err)
 	}
-	if _, _, err := ParseHTMLList([]byte(page), "", "https://example.com/", "ul[", ""); err == nil {
-		t.Error("a bad selector is not an error")
+	for _, bad := range []string{"ul[", "@href", "a@1x"} {
+		if _, err := CompileSelector(bad); err == nil {
+			t.Errorf("CompileSelector(%q): a bad selector is not an error", bad)
+		}
 	}
 }
 
@@ -230,7 +230,7 @@ const netEaseList = `artiList({"BBM54PGAwangning":[
 
 func TestParseJSONList(t *testing.T) {
 	sh, _ := time.LoadLocation("Asia/Shanghai")
-	cfg := config.JSONList{
+	cfg := JSONList{
 		ItemsPath:   "BBM54PGAwangning",
 		URLTemplate: "https://3g.163.com/news/article/{docid}.html",
 		Fields: map[string]string{"title": "title", "post_time": "ptime", "comments": "replyCount",
@@ -254,7 +254,7 @@ func TestParseJSONList(t *testing.T) {
 
 	// Plain JSON, nested path, url field instead of a template.
 	api := `{"code":0,"data":{"list":[{"link":"/a/1","meta":{"n":5}},{"link":"https://other.example/b"}]}}`
-	items, _, err = ParseJSONList([]byte(api), false, config.JSONList{ItemsPath: "data.list",
+	items, _, err = ParseJSONList([]byte(api), false, JSONList{ItemsPath: "data.list",
 		Fields: map[string]string{"url": "link", "comments": "meta.n"}}, "https://api.example.com/v1/list?p=1", nil, testNow)
 	if err != nil || len(items) != 2 || items[0].URL != "https://api.example.com/a/1" || *items[0].Comments != 5 {
 		t.Errorf("plain json = %+v, %v", items, err)
@@ -265,12 +265,12 @@ func TestParseJSONList(t *testing.T) {
 		{`{"data":{"list":{"a":1}}}`, "data.list"},
 		{`{"data":`, "data"},
 	} {
-		if _, _, err := ParseJSONList([]byte(tt.body), false, config.JSONList{ItemsPath: tt.path, Fields: map[string]string{"url": "u"}}, "https://x.example/", nil, testNow); !errors.Is(err, ErrBadList) {
+		if _, _, err := ParseJSONList([]byte(tt.body), false, JSONList{ItemsPath: tt.path, Fields: map[string]string{"url": "u"}}, "https://x.example/", nil, testNow); !errors.Is(err, ErrBadList) {
 			t.Errorf("ParseJSONList(%q) error = %v, want ErrBadList", tt.body, err)
 		}
 	}
 	// A null list is an empty page, not an error.
-	if items, _, err := ParseJSONList([]byte(`{"list":null}`), false, config.JSONList{ItemsPath: "list", Fields: map[string]string{"url": "u"}}, "https://x.example/", nil, testNow); err != nil || len(items) != 0 {
+	if items, _, err := ParseJSONList([]byte(`{"list":null}`), false, JSONList{ItemsPath: "list", Fields: map[string]string{"url": "u"}}, "https://x.example/", nil, testNow); err != nil || len(items) != 0 {
 		t.Errorf("null list: %v, %v", items, err)
 	}
 }

@@ -16,8 +16,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/newsrank/newsrank/config"
 )
 
 // evalPage is one page of htmldate's evaluation set and its expected day
@@ -142,7 +140,7 @@ func TestHTMLDateEvaluation(t *testing.T) {
 		}
 		pages = part
 	}
-	rules, err := NewRules(config.Source{Name: "eval"})
+	rules, err := NewRules(Source{Name: "eval"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/metrics"
 	"github.com/newsrank/newsrank/internal/proctest"
@@ -29,7 +28,7 @@ func TestUnreadablePostTime(t *testing.T) {
 	e := newEnv(t)
 	crawlTime := time.Date(2024, 3, 5, 12, 0, 0, 0, time.UTC)
 	clk := clock.NewFake(crawlTime)
-	store, err := news.New(e.rdb, testPrefix, e.cfg.News.Options(), news.WithClock(clk), news.WithLogger(quietLog()))
+	store, err := news.New(e.rdb, testPrefix, news.DefaultOptions(), news.WithClock(clk), news.WithLogger(quietLog()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,18 +59,15 @@ func TestUnreadablePostTime(t *testing.T) {
 </channel></rss>`, feedHost))
 	e.site.page(feedHost+"/list.html", "text/html", `<html><body><a class="a" href="/html/words">Words</a></body></html>`)
 
-	e.cfg.Crawler.Sources = []config.Source{
+	e.opts.Sources = []Source{
 		{Name: "unread-listed", Kind: "rss", URLs: []string{"http://" + feedHost + "/listed.xml"}},
 		{Name: "unread-rss", Kind: "rss", URLs: []string{"http://" + feedHost + "/rss.xml"}},
-		{Name: "unread-html", Kind: "html", URLs: []string{"http://" + feedHost + "/list.html"}, LinkSelector: "a.a",
-			Extract: config.Extract{PostTime: "p.when"}},
-	}
-	if err := e.cfg.Validate(); err != nil {
-		t.Fatal(err)
+		{Name: "unread-html", Kind: "html", URLs: []string{"http://" + feedHost + "/list.html"}, LinkSelector: sel("a.a"),
+			Extract: Selectors{PostTime: sel("p.when")}},
 	}
 	logs := &proctest.Log{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	c, err := New(e.cfg.Crawler, e.cfg.Queue.Options(), e.rdb, testPrefix, store, WithLogger(log), WithClock(clk),
+	c, err := New(e.opts, e.qopts, e.rdb, testPrefix, store, WithLogger(log), WithClock(clk),
 		WithTransport(e.site.transport()), WithQueueOptions(queue.WithLogger(quietLog())))
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/queue"
 )
 
@@ -67,13 +66,13 @@ func TestProduceRidesThroughRedisRestart(t *testing.T) {
 			fmt.Fprint(w, api)
 		})
 	}
-	e.cfg.Crawler.RequestTimeout = config.Duration(time.Minute)
+	e.opts.RequestTimeout = time.Minute
 	retrying := &retryWatch{want: map[string]bool{"site": true, "api": true}, all: make(chan struct{})}
-	c := e.newCrawler([]config.Source{
-		{Name: "site", Kind: "html", URLs: []string{"http://" + host + "/list/1"}, LinkSelector: "a.t",
-			NextSelector: "a.next", MaxPages: pages},
+	c := e.newCrawler([]Source{
+		{Name: "site", Kind: "html", URLs: []string{"http://" + host + "/list/1"}, LinkSelector: sel("a.t"),
+			NextSelector: sel("a.next"), MaxPages: pages},
 		{Name: "api", Kind: "json", URLs: []string{"http://" + apiHost + "/api/{page}"}, MaxPages: pages,
-			JSON: config.JSONList{ItemsPath: "items", Fields: map[string]string{"url": "u", "title": "t"}}},
+			JSON: JSONList{ItemsPath: "items", Fields: map[string]string{"url": "u", "title": "t"}}},
 	}, WithTransport(e.site.transport()), WithLogger(slog.New(retrying)))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

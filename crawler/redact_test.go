@@ -10,7 +10,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/queue"
 )
 
@@ -49,8 +48,8 @@ func TestUserinfoURLsNeverShown(t *testing.T) {
 	e.site.page(host+"/a/*", "text/html", "<title>never</title>")
 	var logs lockedBuffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	e.cfg.Crawler.Sources = []config.Source{{Name: "s", Kind: "html", URLs: []string{"http://" + host + "/list/"}, LinkSelector: "a.t"}}
-	c := e.newCrawler(e.cfg.Crawler.Sources, WithTransport(e.site.transport()), WithLogger(log),
+	e.opts.Sources = []Source{{Name: "s", Kind: "html", URLs: []string{"http://" + host + "/list/"}, LinkSelector: sel("a.t")}}
+	c := e.newCrawler(e.opts.Sources, WithTransport(e.site.transport()), WithLogger(log),
 		WithQueueOptions(queue.WithLogger(log)))
 	rep := e.runOnce(c)
 

@@ -12,7 +12,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/news"
@@ -58,7 +57,7 @@ func refreshScenario(t *testing.T, e *env, client redis.UniversalClient, prefix,
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Second)
 	fc := clock.NewFake(now) // the store's clock: the window moves when the test says
-	store, err := news.New(client, prefix, e.cfg.News.Options(), news.WithClock(fc), news.WithLogger(quietLog()))
+	store, err := news.New(client, prefix, news.DefaultOptions(), news.WithClock(fc), news.WithLogger(quietLog()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,16 +116,13 @@ func refreshScenario(t *testing.T, e *env, client redis.UniversalClient, prefix,
 		}
 		fmt.Fprintf(w, `<html><head><title>Page %s</title>%s</head><body><article><p>Body.</p></article></body></html>`, r.URL.Path, canonical)
 	})
-	src := config.Source{Name: "engage", Kind: kind, URLs: []string{"http://" + engageHost + "/list"}}
+	src := Source{Name: "engage", Kind: kind, URLs: []string{"http://" + engageHost + "/list"}}
 	if kind == "jsonp" {
-		src.JSON = config.JSONList{ItemsPath: "items",
+		src.JSON = JSONList{ItemsPath: "items",
 			Fields: map[string]string{"url": "url", "title": "title", "post_time": "ptime", "comments": "replyCount"}}
 	}
-	e.cfg.Crawler.Sources = []config.Source{src}
-	if err := e.cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	c, err := New(e.cfg.Crawler, e.cfg.Queue.Options(), client, prefix, store, WithLogger(quietLog()),
+	e.opts.Sources = []Source{src}
+	c, err := New(e.opts, e.qopts, client, prefix, store, WithLogger(quietLog()),
 		WithTransport(e.site.transport()), WithQueueOptions(queue.WithLogger(quietLog())))
 	if err != nil {
 		t.Fatal(err)

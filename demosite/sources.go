@@ -3,9 +3,43 @@ package demosite
 import (
 	"fmt"
 	"strings"
-
-	"github.com/newsrank/newsrank/config"
 )
+
+// Source is a crawler source for the site, written the way a
+// crawler.sources entry of the configuration is (selectors as text):
+// package config translates it (config.DemoSources), tests of the crawler
+// compile it. The fields mean what the configuration keys of the same
+// names do.
+type Source struct {
+	Name, Label, Kind string
+	URLs, Groups      []string
+	MaxPages          int
+	LinkSelector      string
+	NextSelector      string
+	PageTemplate      string
+	FirstPage         int
+	JSON              JSONList
+	Extract           Extract
+	TimeLayouts       []string
+	TimeZone          string
+}
+
+// JSONList reads a JSON or JSONP list API (json.* of a source).
+type JSONList struct {
+	ItemsPath, URLTemplate string
+	Fields                 map[string]string
+	Offset                 OffsetPagination
+}
+
+// OffsetPagination fills {offset} with Start, Start+Step, ... below Limit.
+type OffsetPagination struct {
+	Start, Step, Limit int
+}
+
+// Extract holds the CSS selectors for the fields of an article page.
+type Extract struct {
+	Title, PostTime, Source, Comments, Body string
+}
 
 // Sources returns one crawler source per section, each using the section's
 // own way in, so that together they find every public article exactly once
@@ -26,11 +60,11 @@ import (
 // Extraction rules are set only where the page needs them; the other
 // fields are left to the crawler's fallbacks (JSON-LD on tech, OpenGraph
 // and article:published_time on world, <time datetime> on sports).
-func (s *Site) Sources(baseURL string) []config.Source {
+func (s *Site) Sources(baseURL string) []Source {
 	base := strings.TrimRight(baseURL, "/")
-	out := make([]config.Source, 0, len(s.sections))
+	out := make([]Source, 0, len(s.sections))
 	for _, sec := range s.sections {
-		src := config.Source{
+		src := Source{
 			Name:   sec.id,
 			Label:  sec.name,
 			URLs:   []string{base + sec.listPath(1)},
@@ -61,7 +95,7 @@ func (s *Site) Sources(baseURL string) []config.Source {
 // section's HTML list pages through their "next" links, with the same
 // extraction rules as Sources. It finds the same articles as Sources, the
 // way a plain list-page spider (like the Scrapy benchmark spider) does.
-func (s *Site) HTMLSources(baseURL string) []config.Source {
+func (s *Site) HTMLSources(baseURL string) []Source {
 	base := strings.TrimRight(baseURL, "/")
 	out := s.Sources(baseURL)
 	for i, sec := range s.sections {
@@ -73,7 +107,7 @@ func (s *Site) HTMLSources(baseURL string) []config.Source {
 		src.NextSelector = listNextSelector
 		src.PageTemplate = ""
 		src.FirstPage = 0
-		src.JSON = config.JSONList{}
+		src.JSON = JSONList{}
 		// Without the list item's fields, the news pages' own time and
 		// byline are all there is.
 	}
@@ -94,12 +128,12 @@ const shanghaiZone = "Asia/Shanghai"
 
 // guoneiSource walks the 国内 list pages through their "下一页" links; the
 // plain article pages need a selector for every field.
-func guoneiSource(src *config.Source, sec *section) {
+func guoneiSource(src *Source, sec *section) {
 	src.Kind = "html"
 	src.MaxPages = sec.pages
 	src.LinkSelector = listLinkSelector
 	src.NextSelector = listNextSelector
-	src.Extract = config.Extract{
+	src.Extract = Extract{
 		Title:    "h1.article-title",
 		PostTime: "div.article-meta .post-time",
 		Source:   "div.article-meta .source-name",
@@ -111,11 +145,11 @@ func guoneiSource(src *config.Source, sec *section) {
 }
 
 // worldSource reads the World RSS feed; OpenGraph gives the rest.
-func worldSource(src *config.Source, base string) {
+func worldSource(src *Source, base string) {
 	src.Kind = "rss"
 	src.URLs = []string{base + "/world/rss.xml"}
 	src.MaxPages = 1
-	src.Extract = config.Extract{
+	src.Extract = Extract{
 		Comments: "span.comment-count",
 		Body:     "div.story-body",
 	}
@@ -123,13 +157,13 @@ func worldSource(src *config.Source, base string) {
 
 // techSource walks the numbered Tech list pages by a page template; JSON-LD
 // gives the rest.
-func techSource(src *config.Source, sec *section, base string) {
+func techSource(src *Source, sec *section, base string) {
 	src.Kind = "html"
 	src.MaxPages = sec.pages
 	src.LinkSelector = listLinkSelector
 	src.PageTemplate = base + "/tech/list_{page}.html"
 	src.FirstPage = 2 // the start URL is page 1
-	src.Extract = config.Extract{
+	src.Extract = Extract{
 		Comments: "span.comments-count",
 		Body:     "div.article-content",
 	}
@@ -137,11 +171,11 @@ func techSource(src *config.Source, sec *section, base string) {
 
 // sportsSource reads the Sports Atom feed; <time datetime> gives the post
 // time.
-func sportsSource(src *config.Source, base string) {
+func sportsSource(src *Source, base string) {
 	src.Kind = "atom"
 	src.URLs = []string{base + "/sports/atom.xml"}
 	src.MaxPages = 1
-	src.Extract = config.Extract{
+	src.Extract = Extract{
 		Title:    "h1.headline",
 		Comments: "b.n-comments",
 		Body:     "div.report-body",
@@ -150,11 +184,11 @@ func sportsSource(src *config.Source, base string) {
 
 // financeSource reads the finance sitemap index and its sitemaps (the
 // index lists nSitemaps of them).
-func financeSource(src *config.Source, base string, nSitemaps int) {
+func financeSource(src *Source, base string, nSitemaps int) {
 	src.Kind = "sitemap"
 	src.URLs = []string{base + "/finance/sitemap_index.xml"}
 	src.MaxPages = 1 + nSitemaps // the index and its sitemaps
-	src.Extract = config.Extract{
+	src.Extract = Extract{
 		Title:    "#artTitle",
 		PostTime: "#pubtime",
 		Source:   "#source",
@@ -167,11 +201,11 @@ func financeSource(src *config.Source, base string, nSitemaps int) {
 
 // newsSource pages through the 要闻 JSONP list API, apiPageSize items a
 // request, taking each item's fields from the list.
-func newsSource(src *config.Source, sec *section, base string) {
+func newsSource(src *Source, sec *section, base string) {
 	n := len(sec.public)
 	src.Kind = "jsonp"
 	src.URLs = []string{fmt.Sprintf("%s/api/list/news/{offset}-%d.html?callback=%s", base, apiPageSize, jsonpCallback)}
-	src.JSON = config.JSONList{
+	src.JSON = JSONList{
 		ItemsPath:   jsonpKey,
 		URLTemplate: base + "/news/article/{docid}.html",
 		Fields: map[string]string{
@@ -182,10 +216,10 @@ func newsSource(src *config.Source, sec *section, base string) {
 			"summary":   "digest",
 			"image":     "imgsrc",
 		},
-		Offset: config.OffsetPagination{Start: 0, Step: apiPageSize, Limit: max(n, 1)},
+		Offset: OffsetPagination{Start: 0, Step: apiPageSize, Limit: max(n, 1)},
 	}
 	src.MaxPages = max(1, (n+apiPageSize-1)/apiPageSize)
-	src.Extract = config.Extract{
+	src.Extract = Extract{
 		Title:    "article h1.title",
 		PostTime: "div.info .time",
 		Source:   "div.info .source",

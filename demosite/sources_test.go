@@ -11,45 +11,19 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
-	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/crawler"
 	"github.com/temoto/robotstxt"
-	"gopkg.in/yaml.v3"
 )
 
-func TestSourcesValidate(t *testing.T) {
+// TestSourceKinds checks that the sources use every kind of source but
+// json (config's tests check that they validate).
+func TestSourceKinds(t *testing.T) {
 	s, srv := serve(t, Options{Articles: 300, Now: testNow})
-	for name, sources := range map[string][]config.Source{
-		"Sources":     s.Sources(srv.URL),
-		"HTMLSources": s.HTMLSources(srv.URL + "/"),
-	} {
-		t.Run(name, func(t *testing.T) {
-			if len(sources) != 6 {
-				t.Fatalf("%d sources, want 6", len(sources))
-			}
-			cfg := config.DefaultConfig()
-			cfg.Crawler.Sources = sources
-			if err := cfg.Validate(); err != nil {
-				t.Fatalf("Validate: %v", err)
-			}
-			// The sources also survive a trip through config.yaml.
-			data, err := yaml.Marshal(map[string]any{"crawler": map[string]any{"sources": sources}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			parsed, err := config.ParseConfig(strings.NewReader(string(data)))
-			if err != nil {
-				t.Fatalf("ParseConfig of the marshalled sources: %v\n%s", err, data)
-			}
-			if len(parsed.Crawler.Sources) != 6 || parsed.Crawler.Sources[5].JSON.Offset != sources[5].JSON.Offset {
-				t.Errorf("round trip lost sources: %+v", parsed.Crawler.Sources)
-			}
-		})
-	}
 	kinds := map[string]bool{}
 	for _, src := range s.Sources(srv.URL) {
 		kinds[src.Kind] = true
 	}
-	for _, k := range config.SourceKinds {
+	for _, k := range crawler.SourceKinds {
 		if k != "json" && !kinds[k] {
 			t.Errorf("no source of kind %s", k)
 		}
@@ -59,7 +33,7 @@ func TestSourcesValidate(t *testing.T) {
 // walkSource lists the article URLs a source leads to, the way the
 // crawler's producer reads each kind, honouring robots.txt. It also returns
 // how many list/API pages it read.
-func walkSource(t *testing.T, srv *httptest.Server, robots *robotstxt.RobotsData, src config.Source) (urls []string, pages int) {
+func walkSource(t *testing.T, srv *httptest.Server, robots *robotstxt.RobotsData, src Source) (urls []string, pages int) {
 	t.Helper()
 	add := func(u string) {
 		if robots.TestAgent(pathOf(t, u), "newsrank") {
@@ -160,7 +134,7 @@ func TestSourcesFindEveryArticleOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 			truth := byPath(s.Articles())
-			for name, sources := range map[string][]config.Source{
+			for name, sources := range map[string][]Source{
 				"Sources": s.Sources(srv.URL), "HTMLSources": s.HTMLSources(srv.URL),
 			} {
 				found := map[string]string{}
@@ -200,7 +174,7 @@ func TestSourcesFindEveryArticleOnce(t *testing.T) {
 // really has the markup it stands for.
 func TestSourcesExtract(t *testing.T) {
 	s, srv := serve(t, Options{Articles: 240, Now: testNow, Seed: 21})
-	sources := map[string]config.Source{}
+	sources := map[string]Source{}
 	for _, src := range s.Sources(srv.URL) {
 		sources[src.Name] = src
 	}
@@ -234,7 +208,7 @@ type extracted struct {
 	comments int64
 }
 
-func extract(t *testing.T, doc *goquery.Document, src config.Source) extracted {
+func extract(t *testing.T, doc *goquery.Document, src Source) extracted {
 	t.Helper()
 	var e extracted
 	var ld map[string]any

@@ -24,8 +24,8 @@ import (
 
 // TestClusterPipeline runs the whole pipeline on a real three-master Redis
 // Cluster: three consumer processes crawl the demo site's six sources
-// while this process produces; then the ranking, votes, a server-side and
-// a client-side rebuild, a prune, groups, the activity and invitation
+// while this process produces; then the ranking, votes, a linear and a
+// gravity rebuild, a prune, groups, the activity and invitation
 // boards, the job locks and the web API all run on the same cluster.
 func TestClusterPipeline(t *testing.T) {
 	cl := redistest.StartCluster(t)
@@ -169,8 +169,8 @@ func TestClusterPipeline(t *testing.T) {
 		}
 	}
 
-	// Rebuild: the server-side linear rebuild reproduces the incremental
-	// scores exactly; a client-side gravity rebuild (another store on the
+	// Rebuild: the linear rebuild reproduces the incremental
+	// scores exactly; a gravity rebuild (another store on the
 	// same keys) gives every article its gravity score.
 	before, err := scoresOf(ctx, s.store)
 	if err != nil {
@@ -202,8 +202,8 @@ func TestClusterPipeline(t *testing.T) {
 	if err != nil {
 		t.Fatalf("gravity rebuild on the cluster: %v", err)
 	}
-	if gres.ServerSide || gres.Batches < 2 || gres.Articles != int64(n) {
-		t.Fatalf("gravity rebuild: %+v; want a client-side rebuild in several batches of %d articles", gres, n)
+	if gres.Batches < 2 || gres.Articles != int64(n) {
+		t.Fatalf("gravity rebuild: %+v; want a rebuild in several batches of %d articles", gres, n)
 	}
 	grav := gstore.Formula()
 	rk := rankings(t, s.store)
@@ -378,8 +378,9 @@ func TestClusterPipeline(t *testing.T) {
 
 	// The web API on the cluster: ready, listing, a vote, the metrics.
 	cfg.Web.Tokens = []string{"cluster-writer-token"}
-	srv, err := web.New(web.Options{Config: cfg, Redis: c, News: s.store, Activity: act, Invites: inv,
-		Queues: s.queues(), Jobs: jm, Log: s.log})
+	wo := cfg.WebOptions()
+	wo.Redis, wo.News, wo.Activity, wo.Invites, wo.Queues, wo.Jobs, wo.Log = c, s.store, act, inv, s.queues(), jm, s.log
+	srv, err := web.New(wo)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -162,7 +162,7 @@ func (d *demo) servedTo() map[string]int {
 
 // sources is the crawler configuration that finds every article of the
 // site once (one source per section, each its own way in).
-func (d *demo) sources() []config.Source { return d.site.Sources(d.URL) }
+func (d *demo) sources() []config.Source { return config.DemoSources(d.site.Sources(d.URL)) }
 
 // truth splits the site's articles by what the store does with them
 // under window: fresh ones are stored, old ones are too old (their URLs
@@ -213,7 +213,11 @@ func newStack(t testing.TB, cfg config.Config) *stack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cr, err := crawler.New(cfg.Crawler, cfg.Queue.Options(), c, c.Prefix, store, crawler.WithLogger(log))
+	copts, err := cfg.Crawler.Options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr, err := crawler.New(copts, cfg.Queue.Options(), c, c.Prefix, store, crawler.WithLogger(log))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -454,7 +458,11 @@ func TestHelperConsumer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cr, err := crawler.New(cfg.Crawler, cfg.Queue.Options(), c, c.Prefix, store, crawler.WithLogger(log))
+	copts, err := cfg.Crawler.Options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr, err := crawler.New(copts, cfg.Queue.Options(), c, c.Prefix, store, crawler.WithLogger(log))
 	if err != nil {
 		t.Fatal(err)
 	}

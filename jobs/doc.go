@@ -1,6 +1,6 @@
-// Package jobs runs newsrank's batch jobs — crawl, prune and rescore — on
-// a cron schedule and by hand, never two runs of one job at once, and keeps
-// a history of every run.
+// Package jobs runs newsrank's batch jobs — crawl, prune, rescore and
+// archive — on a cron schedule and by hand, never two runs of one job at
+// once, and keeps a history of every run.
 //
 // # One runner at a time
 //

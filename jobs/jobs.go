@@ -23,6 +23,7 @@ const (
 	Crawl   = "crawl"
 	Prune   = "prune"
 	Rescore = "rescore"
+	Archive = "archive"
 )
 
 // ErrUnknownJob is returned for a job name the Manager does not have.

@@ -85,10 +85,7 @@
 // Linear and hot depend only on post time and votes, so an incremental
 // score stays exact. Gravity decays with age: a stored gravity score is
 // correct when it was written, and the rescore job ([Store.Rebuild])
-// refreshes all of them from time: and votes:. For linear the rebuild runs
-// on the server:
-//
-//	ZINTERSTORE <p>{news}:score: 2 <p>{news}:time: <p>{news}:votes: WEIGHTS 1 <vote_weight>
+// refreshes all of them from time: and votes:.
 //
 // # Activity points
 //
@@ -178,26 +175,17 @@
 // time read and how many ids at exactly that time were read, so an ingest
 // or a prune elsewhere in time: shifts nothing); the same round trip
 // carries, for the previous batch, one multi-key EXISTS of the batch's
-// article hashes and (hot, gravity) ZMSCORE votes:. When a batch has an id
+// article hashes and ZMSCORE votes:. When a batch has an id
 // with no votes: entry or fewer hashes than ids, its ids go through
 // Store.Repair. When score: and time: differ in size (the scripts keep
 // them equal), score: is scanned for ids not in time: too: without a hash
 // they are dropped, with one they are ranked again. What was repaired is
 // counted in [RebuildResult] and logged, with the first ids of each kind.
 //
-// Linear: after the walk, one script does the rest inside Redis:
-// ZINTERSTORE tmp 2 time: votes: WEIGHTS 1 <vote_weight> (time: first, so
-// Redis inserts in nearly ascending score order), a check, RENAME. When
-// the intersection is short (an article has no votes: entry) the script
-// refuses rather than score it as 0 votes; the walk then runs again with
-// ZMSCORE votes:, repairs, and the script runs once more. It is atomic —
-// no write can slip between its read and its swap — and takes O(N log N)
-// server time, during which Redis serves nothing else (BENCHMARKS.md has
-// the figures). With linear, Ingest and Vote keep score: exact anyway, so
-// the weekly rebuild only repairs.
-//
-// Hot and gravity are computed in Go, in bounded steps, and writes made
-// while they are computed are kept:
+// Every formula, linear included, is computed in Go, in bounded steps
+// (no call touches more than one batch of articles, so Redis never stops
+// serving others for long), and writes made while it is computed are
+// kept:
 //
 //  1. Mark. One script creates touched:, a SET holding this rebuild's
 //     marker member, with a one-minute expiry that a heartbeat goroutine
@@ -234,6 +222,4 @@
 //
 // A failed or cancelled rebuild leaves score: as it was; it deletes tmp
 // and its marker (tmp and touched: expire anyway if the process dies).
-// The steps do not depend on the formula, so the linear rebuild can move
-// to them when it must run in bounded steps too.
 package news

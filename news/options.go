@@ -2,7 +2,6 @@ package news
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -85,14 +84,4 @@ func FormulaFor(o Options) (Formula, error) {
 		return Gravity{Gravity: o.Gravity}, nil
 	}
 	return nil, fmt.Errorf("news.formula: must be one of %s, got %q", strings.Join(FormulaNames(), ", "), o.Formula)
-}
-
-// humanDuration writes d as the configuration does: whole days as "7d",
-// anything else as time.Duration's String.
-func humanDuration(d time.Duration) string {
-	const day = 24 * time.Hour
-	if d >= day && d%day == 0 {
-		return strconv.FormatInt(int64(d/day), 10) + "d"
-	}
-	return d.String()
 }

@@ -16,10 +16,13 @@ import (
 )
 
 // Default batch sizes: how many articles one prune call removes, and how
-// many one read of a client-side rebuild fetches.
+// many one read of a rebuild fetches (and one of its ZADDs writes, up to
+// writeBatch). A read of 2,000 costs Redis a few milliseconds: its ZMSCORE
+// and EXISTS stay well under a 10 ms SLOWLOG threshold on a ranking of
+// millions.
 const (
 	DefaultPruneBatch = 100
-	DefaultReadBatch  = 4000
+	DefaultReadBatch  = 1000
 )
 
 // maxBatch caps both batches, so a call stays short and Lua's unpack stays
@@ -30,19 +33,13 @@ const maxBatch = 5000
 // before it writes them (sorted) to Redis: about 60 bytes each.
 const maxBuffered = 1 << 21
 
-// rebuildCallTimeout bounds the server-side steps of a rebuild (the linear
-// script, the swap): they are single calls that take far longer on a big
-// ranking than redis.read_timeout allows a command (longCallClient).
-const rebuildCallTimeout = 5 * time.Minute
-
 // ErrMismatch means a rebuilt ranking did not hold the members of time:
 // even after repair; score: was left as it was.
 var ErrMismatch = errors.New("rebuilt ranking does not match time:")
 
 // RebuildOptions configures [Store.Rebuild]. The zero value is the
 // default. Runs of the rebuild should be serialised with the jobs
-// package's lock; a second client-side rebuild fails with
-// ErrRebuildRunning anyway.
+// package's lock; a second rebuild fails with ErrRebuildRunning anyway.
 type RebuildOptions struct {
 	// Batch is how many articles one read of time: fetches (default
 	// DefaultReadBatch, at most 5000).
@@ -51,13 +48,13 @@ type RebuildOptions struct {
 	// drain is how many touched ids one swap call re-scores (default
 	// drainBatch; tests lower it).
 	drain int
-	// afterBatch, when set (tests), runs after each batch of a client-side
-	// rebuild has been read and its predecessor written; last is set for
-	// the final batch of the walk.
+	// afterBatch, when set (tests), runs after each batch of a rebuild has
+	// been read and its predecessor written; last is set for the final
+	// batch of the walk.
 	afterBatch func(batch int, last bool)
-	// beforeSwap, when set (tests), runs after a client-side rebuild has
-	// written its ranking, before the first swap call; afterSwapCall
-	// after each swap call that did not swap.
+	// beforeSwap, when set (tests), runs after a rebuild has written its
+	// ranking, before the first swap call; afterSwapCall after each swap
+	// call that did not swap.
 	beforeSwap, afterSwapCall func()
 }
 
@@ -70,15 +67,14 @@ type rebuilder struct {
 	formula Formula
 	clock   clock.Clock
 	log     *slog.Logger
-	read    int // articles per read of time:
-	drain   int // touched ids one swap call re-scores
-	callTTL time.Duration
+	read    int            // articles per read of time:
+	drain   int            // touched ids one swap call re-scores
 	opts    RebuildOptions // the test hooks
 }
 
 func (s *Store) rebuilder(o RebuildOptions) *rebuilder {
 	r := &rebuilder{c: s.c, store: s, keys: s.keys, formula: s.formula, clock: s.clock, log: s.log,
-		read: DefaultReadBatch, drain: drainBatch, callTTL: rebuildCallTimeout, opts: o}
+		read: DefaultReadBatch, drain: drainBatch, opts: o}
 	if o.Batch > 0 {
 		r.read = min(o.Batch, maxBatch)
 	}
@@ -96,7 +92,7 @@ func (r *rebuilder) tmpKey(token string) string { return r.keys.Score() + "rebui
 // survives; every batch pushes it back.
 const tmpTTL = 10 * time.Minute
 
-// markTTL bounds how long the marker of a client-side rebuild (touched:)
+// markTTL bounds how long the marker of a rebuild (touched:)
 // outlives the rebuild: a rebuild that died makes writers record their ids
 // for at most this long (unless the next rebuild takes the marker over).
 // The rebuild's heartbeat pushes it back every heartbeatEvery; a rebuild
@@ -134,11 +130,9 @@ type RebuildResult struct {
 	Formula string
 	// Articles is how many articles score: holds now.
 	Articles int64
-	// ServerSide is set when Redis computed the scores (linear).
-	ServerSide bool
 	// Batches is how many batches the walks of time: took.
 	Batches int
-	// Rescored is how many ids written during a client-side build (votes,
+	// Rescored is how many ids written during the build (votes,
 	// ingests, refreshes, prunes, repairs) the swap re-scored or removed.
 	Rescored int64
 	// Repaired is set when the rebuilt ranking still differed from time:
@@ -160,11 +154,11 @@ type RebuildResult struct {
 	repairedIDs, droppedIDs, restoredIDs []string
 }
 
-// ErrRebuildRunning means another client-side rebuild is running: its
+// ErrRebuildRunning means another rebuild is running: its
 // heartbeat went on while this one waited staleAfter.
 var ErrRebuildRunning = errkind.New(errkind.Conflict, "rebuild_running", "another rebuild of score: is running")
 
-// ErrMarkerLost means a client-side rebuild lost its marker: it expired or
+// ErrMarkerLost means a rebuild lost its marker: it expired or
 // another rebuild took it over while this one was stalled, so writes made
 // since may not have been recorded. The rebuild is abandoned and score:
 // left as it was.
@@ -181,14 +175,20 @@ func (s *Store) Rebuild(ctx context.Context, o RebuildOptions) (RebuildResult, e
 func (r *rebuilder) run(ctx context.Context) (RebuildResult, error) {
 	start := time.Now()
 	var res RebuildResult
-	var err error
-	if lin, ok := r.formula.(Linear); ok {
-		err = r.rebuildLinear(ctx, lin, &res)
-	} else {
-		err = r.rebuildClient(ctx, &res)
-	}
+	err := r.rebuildClient(ctx, &res)
 	res.Formula = r.formula.Name()
 	res.Took = time.Since(start)
+	r.logRepairs(&res)
+	if err != nil {
+		return res, fmt.Errorf("rebuild %s ranking: %w", res.Formula, err)
+	}
+	r.log.Info("rebuild done", "formula", res.Formula, "articles", res.Articles,
+		"batches", res.Batches, "rescored", res.Rescored, "reconciled", res.Repaired, "took", res.Took)
+	return res, nil
+}
+
+// logRepairs logs what the rebuild repaired, if anything.
+func (r *rebuilder) logRepairs(res *RebuildResult) {
 	if res.VotesRepaired > 0 || res.Dropped > 0 || res.Restored > 0 {
 		r.log.Warn("rebuild repaired the ranking from the article hashes: votes restored to articles missing from votes:, "+
 			"ranked ids without an article dropped, articles missing from time: ranked again",
@@ -196,12 +196,6 @@ func (r *rebuilder) run(ctx context.Context) (RebuildResult, error) {
 			"dropped", res.Dropped, "dropped_ids", res.droppedIDs,
 			"restored", res.Restored, "restored_ids", res.restoredIDs)
 	}
-	if err != nil {
-		return res, fmt.Errorf("rebuild %s ranking: %w", res.Formula, err)
-	}
-	r.log.Info("rebuild done", "formula", res.Formula, "articles", res.Articles, "server_side", res.ServerSide,
-		"batches", res.Batches, "rescored", res.Rescored, "reconciled", res.Repaired, "took", res.Took)
-	return res, nil
 }
 
 func token() (string, error) {
@@ -210,42 +204,4 @@ func token() (string, error) {
 		return "", fmt.Errorf("token: %w", err)
 	}
 	return hex.EncodeToString(b), nil
-}
-
-// rebuildLinear walks time: to repair what is inconsistent, then rebuilds
-// in one server-side script, which no write can interleave with. The walk
-// checks the article hashes only: the script finds articles missing from
-// votes: by itself (ZINTERSTORE comes out short), and then a second walk
-// repairs votes: too before the script runs again.
-func (r *rebuilder) rebuildLinear(ctx context.Context, f Linear, res *RebuildResult) error {
-	res.ServerSide = true
-	tok, err := token()
-	if err != nil {
-		return err
-	}
-	if err := r.walk(ctx, res, false, nil); err != nil {
-		return err
-	}
-	if err := r.sweepScore(ctx, res); err != nil {
-		return err
-	}
-	keys := []string{r.tmpKey(tok), r.keys.Time(), r.keys.Votes(), r.keys.Score()}
-	lc, done := longCallClient(r.c, r.callTTL)
-	defer done()
-	for try := 0; ; try++ {
-		n, err := linearCmd.Run(ctx, lc, keys, f.Weight).Int64()
-		if err == nil {
-			res.Articles = n
-			return nil
-		}
-		if !redis.HasErrorPrefix(err, "VOTES") {
-			return err
-		}
-		if try == 1 {
-			return fmt.Errorf("%w: %w", ErrMismatch, err)
-		}
-		if err := r.walk(ctx, res, true, nil); err != nil {
-			return err
-		}
-	}
 }

@@ -129,7 +129,7 @@ func TestVotesDuringRebuildAreKept(t *testing.T) {
 				t.Fatal("no vote was cast during the rebuild")
 			}
 			t.Logf("%d votes during the rebuild: %+v", votes, res)
-			if formula != "linear" && (round != 4 || res.Rescored < 60) {
+			if round != 4 || res.Rescored < 60 {
 				t.Errorf("%d rounds of votes, %d ids re-scored at the swap; want 4 rounds, at least 60", round, res.Rescored)
 			}
 			e.checkInvariant(t, e.r.Formula())
@@ -300,8 +300,8 @@ func TestWritesDuringRebuildAreKept(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Logf("%d rounds of writes during the rebuild: %+v", round, res)
-			if want := map[bool]int{true: 2, false: 4}[formula == "linear"]; round != want {
-				t.Fatalf("%d rounds of writes, want %d", round, want)
+			if round != 4 {
+				t.Fatalf("%d rounds of writes, want 4", round)
 			}
 			// Every write path recorded its ids: the swap re-scored them,
 			// and found nothing to reconcile.

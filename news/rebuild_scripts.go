@@ -2,41 +2,7 @@ package news
 
 import "github.com/redis/go-redis/v9"
 
-// linearCmd rebuilds score: for the linear formula inside Redis.
-//
-//	KEYS[1] -> the temporary ZSET
-//	KEYS[2] -> time: ZSET
-//	KEYS[3] -> votes: ZSET
-//	KEYS[4] -> score: ZSET
-//	ARGV[1] -> the vote weight
-//
-// tmp = time: + weight × votes: by ZINTERSTORE with time: first: Redis then
-// walks time: in post-time order and inserts into tmp in nearly ascending
-// score order, about three times faster than the hash order ZUNIONSTORE
-// inserts in. Ids only in votes: (left by a crash) are not taken. Then tmp
-// must have ZCARD(time:) members: if some article of time: has no votes:
-// entry, tmp is deleted and the reply is an error VOTES (score: untouched;
-// the caller repairs votes: from the article hashes and runs it again) —
-// an article is never scored as if it had no votes. Otherwise the old
-// score: is UNLINKed (so Redis frees it in the background, not inside the
-// script) and tmp RENAMEd over it. Returns the number of articles.
-var linearCmd = redis.NewScript(`
-local n = redis.call('ZCARD', KEYS[2])
-if n == 0 then
-  redis.call('DEL', KEYS[1], KEYS[4])
-  return 0
-end
-local got = redis.call('ZINTERSTORE', KEYS[1], 2, KEYS[2], KEYS[3], 'WEIGHTS', 1, ARGV[1])
-if got ~= n then
-  redis.call('DEL', KEYS[1])
-  return redis.error_reply('VOTES ' .. (n - got) .. ' articles of time: have no votes: entry')
-end
-redis.call('UNLINK', KEYS[4])
-redis.call('RENAME', KEYS[1], KEYS[4])
-return n
-`)
-
-// startCmd marks a client-side rebuild as running: from now on every
+// startCmd marks a rebuild as running: from now on every
 // script that writes time:, votes: or score: adds its ids to touched:
 // (touchLua).
 //
@@ -127,7 +93,7 @@ local done = #add / 2 + #rem
 if redis.call('SCARD', touched) > 1 then return {-1, done} end
 local n = redis.call('ZCARD', tkey)
 if n == 0 then
-  redis.call('DEL', tmp, skey, touched)
+  redis.call('UNLINK', tmp, skey, touched)
   return {0, done}
 end
 if redis.call('ZCARD', tmp) ~= n then return {-2, done} end
@@ -142,11 +108,11 @@ end
 redis.call('UNLINK', skey)
 redis.call('RENAME', tmp, skey)
 redis.call('PERSIST', skey)
-redis.call('DEL', touched)
+redis.call('UNLINK', touched)
 return {n, done}
 `)
 
-// endCmd ends a client-side rebuild that failed.
+// endCmd ends a rebuild that failed.
 //
 //	KEYS[1] -> touched: SET
 //	ARGV[1] -> the rebuild's marker member

@@ -68,7 +68,7 @@ func (r *rebuilder) start(ctx context.Context, marker string) error {
 	}
 }
 
-// rebuildClient is the client-side build: mark the rebuild as running,
+// rebuildClient is the rebuild, for every formula: mark the rebuild as running,
 // walk time: scoring every article with the formula, write the scores
 // sorted by score in pipelined multi-member ZADDs (a skiplist filled in
 // ascending order costs Redis about a third of one filled in random
@@ -200,8 +200,9 @@ func (r *rebuilder) reconcile(ctx context.Context, res *RebuildResult, tmp strin
 	return nil
 }
 
-// writeBatch is how many members one ZADD of writeSorted carries, and
-// writePipeline how many ZADDs go in one round trip.
+// writeBatch is how many members one ZADD of writeSorted carries at most
+// (and no more than the read batch), and writePipeline how many ZADDs go
+// in one round trip.
 const (
 	writeBatch    = 500
 	writePipeline = 10
@@ -219,14 +220,15 @@ func (r *rebuilder) writeSorted(ctx context.Context, tmp string, zs []redis.Z) e
 		}
 		return strings.Compare(a.Member.(string), b.Member.(string))
 	})
-	for start := 0; start < len(zs); start += writeBatch * writePipeline {
+	size := min(writeBatch, r.read)
+	for start := 0; start < len(zs); start += size * writePipeline {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		p := r.c.TxPipeline()
-		end := min(start+writeBatch*writePipeline, len(zs))
-		for i := start; i < end; i += writeBatch {
-			p.ZAdd(ctx, tmp, zs[i:min(i+writeBatch, end)]...)
+		end := min(start+size*writePipeline, len(zs))
+		for i := start; i < end; i += size {
+			p.ZAdd(ctx, tmp, zs[i:min(i+size, end)]...)
 		}
 		p.PExpire(ctx, tmp, tmpTTL)
 		if _, err := p.Exec(ctx); err != nil {

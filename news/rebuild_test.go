@@ -69,14 +69,14 @@ func TestRebuildEachFormula(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Articles != 300 || res.Formula != formula || res.ServerSide != (formula == "linear") || res.VotesRepaired != 1 {
+			if res.Articles != 300 || res.Formula != formula || res.VotesRepaired != 1 {
 				t.Fatalf("result %+v", res)
 			}
 			if v, err := e.c.ZScore(e.ctx, k.Votes(), ids[2]).Result(); err != nil || v != hashVotes {
 				t.Fatalf("votes: of %s = %v, %v; want %v from its hash", ids[2], v, err, hashVotes)
 			}
-			if res.ServerSide == false && res.Batches < 2 {
-				t.Fatalf("client-side rebuild of 300 in batches of 50 took %d batches", res.Batches)
+			if res.Batches < 2 {
+				t.Fatalf("rebuild of 300 in batches of 50 took %d batches", res.Batches)
 			}
 			want := e.expected(t, formulas(e.clock.Now())[formula])
 			if err := sameRanking(e.zmap(t, k.Score()), want); err != nil {
@@ -208,9 +208,9 @@ func TestReadersSeeACompleteRanking(t *testing.T) {
 }
 
 // TestRebuildRepairsChangesDuringTheBuild ingests and prunes articles while
-// a client-side rebuild is between batches.
+// a rebuild is between batches.
 func TestRebuildRepairsChangesDuringTheBuild(t *testing.T) {
-	for _, formula := range []string{"hot", "gravity"} {
+	for _, formula := range []string{"linear", "hot", "gravity"} {
 		t.Run(formula, func(t *testing.T) {
 			e := newRebuildEnv(t, redistest.Start(t).Client(), formula)
 			// Articles 0..199 recent; 200..209 posted 150 h before t0.

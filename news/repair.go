@@ -27,7 +27,7 @@ local function unrank(ids, time, votes, score, groups, g, name)
   redis.call('ZREM', score, unpack(ids))
   for k = g, #KEYS, 3 do
     if redis.call('SREM', KEYS[k], unpack(ids)) > 0 then
-      redis.call('DEL', KEYS[k + 1], KEYS[k + 2])
+      redis.call('UNLINK', KEYS[k + 1], KEYS[k + 2])
       if redis.call('SCARD', KEYS[k]) == 0 then
         redis.call('SREM', groups, ARGV[name + (k - g) / 3])
       end

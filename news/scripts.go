@@ -137,7 +137,7 @@ while ARGV[a] do
     for g = 0, ng - 1 do
       local gk = k + 1 + 3*g
       if redis.call('SADD', KEYS[gk], id) == 1 then
-        redis.call('DEL', KEYS[gk+1], KEYS[gk+2])
+        redis.call('UNLINK', KEYS[gk+1], KEYS[gk+2])
         redis.call('SADD', KEYS[4], ARGV[f + no + g])
       end
     end
@@ -356,7 +356,7 @@ while KEYS[3 + 3*g] do
     if n == 1 and redis.call('SCARD', k) == 0 then redis.call('SREM', KEYS[2], ARGV[3 + g]) end
   end
   if n == 1 then
-    redis.call('DEL', KEYS[4 + 3*g], KEYS[5 + 3*g])
+    redis.call('UNLINK', KEYS[4 + 3*g], KEYS[5 + 3*g])
     changed = changed + 1
   end
   g = g + 1

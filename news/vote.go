@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/newsrank/newsrank/internal/human"
 	"github.com/newsrank/newsrank/internal/metrics"
 )
 
@@ -69,7 +70,7 @@ func (s *Store) Vote(ctx context.Context, user, id string, d Dir) (VoteResult, e
 	case "notfound":
 		return VoteResult{}, fmt.Errorf("vote on %s: %w", id, ErrNotFound)
 	case "closed":
-		return VoteResult{}, fmt.Errorf("vote on %s: %w (older than %s)", id, ErrVotingClosed, humanDuration(s.opts.Window))
+		return VoteResult{}, fmt.Errorf("vote on %s: %w (older than %s)", id, ErrVotingClosed, human.Duration(s.opts.Window))
 	case "ok":
 		if len(r) != 8 {
 			break

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/newsrank/newsrank/internal/human"
 	"github.com/newsrank/newsrank/jobs"
 	"github.com/newsrank/newsrank/queue"
 )
@@ -154,7 +155,7 @@ func (s *Server) opsLogin(w http.ResponseWriter, r *http.Request) error {
 	if !s.session.signIn(w, strings.TrimSpace(r.PostForm.Get("token"))) {
 		return errorf(http.StatusForbidden, CodeForbidden, "that is not an admin token (web.admin_tokens): go back and try again")
 	}
-	return s.backToOps(w, r, "", "Signed in as an admin for %s.", s.cfg.AdminSessionTTL)
+	return s.backToOps(w, r, "", "Signed in as an admin for %s.", human.Duration(s.opts.AdminSessionTTL))
 }
 
 // POST /ops/logout (form: csrf) — end the admin session.

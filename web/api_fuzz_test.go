@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/board"
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/web"
@@ -26,25 +25,22 @@ import (
 // {"error", "code"} the API documents.
 func FuzzAPIWrite(f *testing.F) {
 	ctx := context.Background()
-	cfg := config.DefaultConfig()
-	cfg.Web.Tokens = []string{"fuzz-writer-token"}
-	cfg.Web.MaxBodySize = 1 << 10
-	cfg.Board.TimeZone = "UTC"
+	wo := web.DefaultOptions()
+	wo.Tokens = []string{"fuzz-writer-token"}
+	wo.MaxBodySize = 1 << 10
+	bopts := board.DefaultOptions()
+	bopts.Location = time.UTC
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	c, err := rdb.Open(ctx, cfg.Redis.Options(), log) // embedded
+	c, err := rdb.Open(ctx, rdb.DefaultOptions(), log) // embedded
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { c.Close() })
-	bopts, err := cfg.Board.Options()
-	if err != nil {
-		f.Fatal(err)
-	}
 	act, err := board.NewActivity(c, c.Prefix, bopts, board.WithLogger(log))
 	if err != nil {
 		f.Fatal(err)
 	}
-	store, err := news.New(c, c.Prefix, cfg.News.Options(), news.WithLogger(log), news.WithActivity(act))
+	store, err := news.New(c, c.Prefix, news.DefaultOptions(), news.WithLogger(log), news.WithActivity(act))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -56,7 +52,8 @@ func FuzzAPIWrite(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	srv, err := web.New(web.Options{Config: cfg, Redis: c, News: store, Activity: act, Invites: inv, Log: log})
+	wo.Redis, wo.News, wo.Activity, wo.Invites, wo.Log = c, store, act, inv, log
+	srv, err := web.New(wo)
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -50,7 +50,7 @@ func (s *Server) itemJSON(it news.Item) itemJSON {
 
 // votingOpen reports whether the article is younger than the window.
 func (s *Server) votingOpen(it news.Item) bool {
-	return s.clock.Now().Sub(it.PostTime) < s.opts.Config.News.Window.D()
+	return s.clock.Now().Sub(it.PostTime) < s.opts.Window
 }
 
 // pageJSON is one page of a listing.
@@ -83,8 +83,7 @@ func (s *Server) listParams(q queryParams) (news.Order, int, int, error) {
 	if err != nil {
 		return 0, 0, 0, err
 	}
-	nc := s.opts.Config.News
-	size, err := q.intIn("size", nc.PageSize, 1, nc.MaxPageSize)
+	size, err := q.intIn("size", s.opts.PageSize, 1, s.opts.MaxPageSize)
 	if err != nil {
 		return 0, 0, 0, err
 	}

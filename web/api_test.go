@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/board"
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/proctest"
 	"github.com/newsrank/newsrank/jobs"
 )
@@ -265,7 +264,7 @@ func TestInviteEndpoints(t *testing.T) {
 }
 
 func TestJobEndpoints(t *testing.T) {
-	e := newEnv(t, func(c *config.Config) { c.Web.RequestTimeout = config.Duration(500 * time.Millisecond) })
+	e := newEnv(t, func(c *envConfig) { c.web.RequestTimeout = 500 * time.Millisecond })
 	var list struct{ Jobs []jobJSON }
 	e.get("/api/jobs", &list)
 	var names []string
@@ -382,7 +381,7 @@ func TestTokens(t *testing.T) {
 		t.Fatalf("admin runs a job: %d %s", r.status, r.body)
 	}
 	// No tokens configured: writes are refused, reads work.
-	e2 := newEnv(t, func(c *config.Config) { c.Web.Tokens, c.Web.AdminTokens = nil, nil })
+	e2 := newEnv(t, func(c *envConfig) { c.web.Tokens, c.web.AdminTokens = nil, nil })
 	id2 := e2.seed(1)[0]
 	if r := e2.do("POST", "/api/news/"+id2+"/vote", writerToken, body); r.status != 401 {
 		t.Fatalf("write without configured tokens = %d", r.status)

@@ -5,8 +5,6 @@ import (
 	"crypto/subtle"
 	"net/http"
 	"strings"
-
-	"github.com/newsrank/newsrank/config"
 )
 
 // authenticator checks bearer tokens against web.tokens and
@@ -18,12 +16,12 @@ type authenticator struct {
 	admins  [][sha256.Size]byte // web.admin_tokens
 }
 
-func newAuthenticator(cfg config.Web) *authenticator {
+func newAuthenticator(tokens, adminTokens []string) *authenticator {
 	a := &authenticator{}
-	for _, t := range cfg.Tokens {
+	for _, t := range tokens {
 		a.writers = append(a.writers, sha256.Sum256([]byte(t)))
 	}
-	for _, t := range cfg.AdminTokens {
+	for _, t := range adminTokens {
 		a.admins = append(a.admins, sha256.Sum256([]byte(t)))
 	}
 	return a

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/proctest"
 	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/internal/redistest"
@@ -170,7 +169,7 @@ func TestOversizedChunkedBody(t *testing.T) {
 // back the same calls succeed.
 func TestRedisDown(t *testing.T) {
 	e := newEnvOn(t, redistest.Start(t, redistest.Options{AppendOnly: true}),
-		func(c *config.Config) { c.Web.RequestTimeout = config.Duration(time.Second) })
+		func(c *envConfig) { c.web.RequestTimeout = time.Second })
 	id := e.seed(1)[0]
 	e.redis.Stop()
 
@@ -247,12 +246,11 @@ func TestRedisHangs(t *testing.T) {
 		}
 		mu.Unlock()
 	})
-	cfg := config.DefaultConfig()
-	cfg.Redis.URL = "redis://" + l.Addr().String() + "/0"
-	cfg.Web.Tokens = []string{writerToken}
-	cfg.Web.RequestTimeout = config.Duration(300 * time.Millisecond)
-	cfg.Board.TimeZone = "UTC"
-	c, err := rdb.New(cfg.Redis.Options(), nil)
+	cfg := defaultEnvConfig()
+	cfg.redis.URL = "redis://" + l.Addr().String() + "/0"
+	cfg.web.Tokens = []string{writerToken}
+	cfg.web.RequestTimeout = 300 * time.Millisecond
+	c, err := rdb.New(cfg.redis, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error
 			return errorf(http.StatusUnsupportedMediaType, CodeUnsupportedMedia, "request body must be application/json, got %q", ct)
 		}
 	}
-	limit := int64(s.cfg.MaxBodySize)
+	limit := s.opts.MaxBodySize
 	if r.ContentLength > limit {
 		return errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "request body is larger than %d bytes", limit)
 	}

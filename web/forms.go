@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/newsrank/newsrank/internal/human"
 )
 
 // The forms of the HTML pages (votes, the /ops buttons) are protected
@@ -41,7 +43,7 @@ func quoteHeader(v string) string {
 // and checks its CSRF token against the visitor cookie. It returns the
 // visitor's id.
 func (s *Server) postedForm(w http.ResponseWriter, r *http.Request) (uid string, err error) {
-	r.Body = http.MaxBytesReader(w, r.Body, int64(s.cfg.MaxBodySize))
+	r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBodySize)
 	if err := r.ParseForm(); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -56,7 +58,7 @@ func (s *Server) postedForm(w http.ResponseWriter, r *http.Request) (uid string,
 	switch err := s.session.checkCSRF(uid, r.PostForm.Get("csrf")); {
 	case errors.Is(err, errFormExpired):
 		return "", &Error{Status: http.StatusForbidden, Code: CodeForbidden, Err: err,
-			Message: "the form has expired (forms are good for " + s.cfg.FormTTL.String() + "): reload the page and try again"}
+			Message: "the form has expired (forms are good for " + human.Duration(s.opts.FormTTL) + "): reload the page and try again"}
 	case err != nil:
 		return "", &Error{Status: http.StatusForbidden, Code: CodeForbidden, Err: err,
 			Message: "the form did not come from this site (its token is missing or wrong): reload the page and try again"}

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/newsrank/newsrank/board"
-	"github.com/newsrank/newsrank/config"
 )
 
 // fuzzBodyLimit is web.max_body_size in FuzzDecodeJSON, small so the
@@ -45,7 +44,7 @@ func FuzzDecodeJSON(f *testing.F) {
 	} {
 		f.Add([]byte(seed.body), seed.ct)
 	}
-	s := &Server{cfg: config.Web{MaxBodySize: fuzzBodyLimit}}
+	s := &Server{opts: Options{MaxBodySize: fuzzBodyLimit}}
 	types := []func() any{
 		func() any { return &voteRequest{} },
 		func() any { return &postRequest{} },

@@ -16,7 +16,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/newsrank/newsrank/board"
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/internal/redistest"
@@ -38,7 +37,7 @@ type testEnv struct {
 	redis *redistest.Server
 	rdb   *rdb.Client
 	clock *clock.Fake
-	cfg   config.Config
+	cfg   envConfig
 	store *news.Store
 	act   *board.Activity
 	inv   *board.Invites
@@ -56,7 +55,29 @@ type testEnv struct {
 // testNow is the fake clock's start: a fixed Tuesday.
 var testNow = time.Date(2025, 6, 3, 12, 0, 0, 0, time.UTC)
 
-type envOption func(*config.Config)
+// envConfig is what a test environment is built from: the options of
+// each part, starting from their packages' defaults.
+type envConfig struct {
+	redis rdb.Options
+	web   Options
+	news  news.Options
+	board board.Options
+	queue queue.Options
+	jobs  jobs.Options
+	// sources are the names of the crawler's sources (withSources): each
+	// gets a crawl queue of the server beside "demo".
+	sources []string
+}
+
+// defaultEnvConfig is every package's defaults, with the boards in UTC.
+func defaultEnvConfig() envConfig {
+	b := board.DefaultOptions()
+	b.Location = time.UTC
+	return envConfig{redis: rdb.DefaultOptions(), web: DefaultOptions(), news: news.DefaultOptions(),
+		board: b, queue: queue.DefaultOptions(), jobs: jobs.DefaultOptions()}
+}
+
+type envOption func(*envConfig)
 
 // quietRedis drops go-redis's own log lines ("failed to dial ...") that
 // the Redis-down tests provoke on purpose.
@@ -75,25 +96,21 @@ func newEnv(t testing.TB, opts ...envOption) *testEnv {
 func newEnvOn(t testing.TB, rs *redistest.Server, opts ...envOption) *testEnv {
 	t.Helper()
 	ctx := context.Background()
-	cfg := config.DefaultConfig()
-	cfg.Redis = config.RedisFromOptions(rs.Options())
-	cfg.Redis.MaxRetries = 1
-	cfg.Web.Tokens = []string{writerToken}
-	cfg.Web.AdminTokens = []string{adminToken}
-	cfg.Web.MaxBodySize = 4 << 10
-	cfg.Web.RequestTimeout = config.Duration(2 * time.Second)
-	cfg.Board.TimeZone = "UTC"
+	cfg := defaultEnvConfig()
+	cfg.redis = rs.Options()
+	cfg.redis.MaxRetries = 1
+	cfg.web.Tokens = []string{writerToken}
+	cfg.web.AdminTokens = []string{adminToken}
+	cfg.web.MaxBodySize = 4 << 10
+	cfg.web.RequestTimeout = 2 * time.Second
 	for _, o := range opts {
 		o(&cfg)
-	}
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(&testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	c, err := rdb.Open(ctx, cfg.Redis.Options(), log)
+	c, err := rdb.Open(ctx, cfg.redis, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,38 +121,32 @@ func newEnvOn(t testing.TB, rs *redistest.Server, opts ...envOption) *testEnv {
 }
 
 // buildEnv wires the parts on client c (a redis-server or the embedded one).
-func buildEnv(t testing.TB, c *rdb.Client, cfg config.Config, log *slog.Logger) *testEnv {
+func buildEnv(t testing.TB, c *rdb.Client, cfg envConfig, log *slog.Logger) *testEnv {
 	t.Helper()
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	e := &testEnv{t: t, rdb: c, clock: clock.NewFake(testNow), cfg: cfg, release: make(chan struct{})}
-	bopts, err := cfg.Board.Options()
-	if err != nil {
+	var err error
+	if e.act, err = board.NewActivity(c, c.Prefix, cfg.board, board.WithClock(e.clock), board.WithLogger(log)); err != nil {
 		t.Fatal(err)
 	}
-	if e.act, err = board.NewActivity(c, c.Prefix, bopts, board.WithClock(e.clock), board.WithLogger(log)); err != nil {
+	if e.store, err = news.New(c, c.Prefix, cfg.news, news.WithClock(e.clock), news.WithLogger(log), news.WithActivity(e.act)); err != nil {
 		t.Fatal(err)
 	}
-	if e.store, err = news.New(c, c.Prefix, cfg.News.Options(), news.WithClock(e.clock), news.WithLogger(log), news.WithActivity(e.act)); err != nil {
+	if e.inv, err = board.NewInvites(c, c.Prefix, cfg.board, board.WithClock(e.clock), board.WithLogger(log)); err != nil {
 		t.Fatal(err)
 	}
-	if e.inv, err = board.NewInvites(c, c.Prefix, bopts, board.WithClock(e.clock), board.WithLogger(log)); err != nil {
-		t.Fatal(err)
-	}
-	e.queue = queue.New(c, c.Prefix, "demo", cfg.Queue.Options(), queue.WithClock(e.clock), queue.WithLogger(log))
+	e.queue = queue.New(c, c.Prefix, "demo", cfg.queue, queue.WithClock(e.clock), queue.WithLogger(log))
 	e.queues = map[string]*queue.Queue{"demo": e.queue}
 	qs := []*queue.Queue{e.queue}
-	for _, src := range cfg.Crawler.Sources {
-		if e.queues[src.Name] == nil {
-			e.queues[src.Name] = queue.New(c, c.Prefix, src.Name, cfg.Queue.Options(), queue.WithClock(e.clock), queue.WithLogger(log))
-			qs = append(qs, e.queues[src.Name])
+	for _, name := range cfg.sources {
+		if e.queues[name] == nil {
+			e.queues[name] = queue.New(c, c.Prefix, name, cfg.queue, queue.WithClock(e.clock), queue.WithLogger(log))
+			qs = append(qs, e.queues[name])
 		}
 	}
-	jo, err := cfg.Jobs.Options()
-	if err != nil {
-		t.Fatal(err)
-	}
+	jo := cfg.jobs
 	jo.Logger = log
 	jo.LockTTL = 3 * time.Second
 	e.jobs, err = jobs.NewManager(c, c.Prefix, jo,
@@ -157,8 +168,10 @@ func buildEnv(t testing.TB, c *rdb.Client, cfg config.Config, log *slog.Logger) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.srv, err = New(Options{Config: cfg, Redis: c, News: e.store, Activity: e.act, Invites: e.inv,
-		Queues: qs, Jobs: e.jobs, Clock: e.clock, Log: log})
+	wo := cfg.web
+	wo.Redis, wo.News, wo.Activity, wo.Invites = c, e.store, e.act, e.inv
+	wo.Queues, wo.Jobs, wo.Clock, wo.Log = qs, e.jobs, e.clock, log
+	e.srv, err = New(wo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,15 +188,28 @@ func buildEnv(t testing.TB, c *rdb.Client, cfg config.Config, log *slog.Logger) 
 	return e
 }
 
-// withSources configures crawler sources; each gets a crawl queue of the
-// server beside "demo".
-func withSources(srcs ...config.Source) envOption {
-	return func(c *config.Config) { c.Crawler.Sources = append(c.Crawler.Sources, srcs...) }
+// testSource is a crawler source as the server sees it: a name and a
+// label.
+type testSource struct{ name, label string }
+
+// withSources configures crawler sources: each gets a crawl queue of the
+// server beside "demo", and its label (Options.Labels).
+func withSources(srcs ...testSource) envOption {
+	return func(c *envConfig) {
+		for _, src := range srcs {
+			c.sources = append(c.sources, src.name)
+			if src.label != "" {
+				if c.web.Labels == nil {
+					c.web.Labels = map[string]string{}
+				}
+				c.web.Labels[src.name] = src.label
+			}
+		}
+	}
 }
 
 // guoneiSource is a source with a Chinese label, as the demo's sections.
-var guoneiSource = config.Source{Name: "guonei", Label: "国内", Kind: "rss",
-	URLs: []string{"https://news.example.cn/rss.xml"}, Groups: []string{"guonei"}}
+var guoneiSource = testSource{name: "guonei", label: "国内"}
 
 // ingest stores one article per title in group, a minute apart (the
 // first the newest), each with comments comments, and returns their ids.

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/jobs"
 	"github.com/newsrank/newsrank/queue"
 )
@@ -215,11 +214,11 @@ func TestOpsAdmin(t *testing.T) {
 		}
 	}
 	if session == nil || !session.HttpOnly || session.SameSite != http.SameSiteStrictMode || session.Path != "/ops" ||
-		session.MaxAge != int(e.cfg.Web.AdminSessionTTL.D()/time.Second) || strings.Contains(session.Value, adminToken) {
+		session.MaxAge != int(e.cfg.web.AdminSessionTTL/time.Second) || strings.Contains(session.Value, adminToken) {
 		t.Fatalf("admin cookie = %+v; want HttpOnly, SameSite=Strict, Path=/ops, Max-Age of admin_session_ttl, no token inside", session)
 	}
 	_, page = a.get("/ops")
-	for _, want := range []string{"Signed in as an admin for 8h0m0s.", "Signed in as an admin until", "Run now", `action="/ops/queues/guonei/requeue"`} {
+	for _, want := range []string{"Signed in as an admin for 8h.", "Signed in as an admin until", "Run now", `action="/ops/queues/guonei/requeue"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("/ops signed in lacks %q", want)
 		}
@@ -285,7 +284,7 @@ func TestOpsAdmin(t *testing.T) {
 	}
 
 	// The session ends after admin_session_ttl.
-	e.clock.Advance(e.cfg.Web.AdminSessionTTL.D() + time.Second)
+	e.clock.Advance(e.cfg.web.AdminSessionTTL + time.Second)
 	if code, _, _ := a.post("/ops/queues/guonei/requeue", nil); code != http.StatusForbidden || e.deadCount(guonei) != 1 {
 		t.Errorf("requeue after the session expired = %d", code)
 	}
@@ -305,9 +304,9 @@ func TestAdminSessionNeedsAConfiguredToken(t *testing.T) {
 	now := testNow
 	clockNow := func() time.Time { return now }
 	mk := func(tokens ...string) *sessions {
-		cfg := config.DefaultConfig().Web
-		cfg.CookieSecret, cfg.AdminTokens = "0123456789abcdef0123", tokens
-		s, err := newSessions(cfg, clockNow)
+		o := DefaultOptions()
+		o.CookieSecret, o.AdminTokens = "0123456789abcdef0123", tokens
+		s, err := newSessions(o, clockNow)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -331,7 +330,7 @@ func TestAdminSessionNeedsAConfiguredToken(t *testing.T) {
 	if _, ok := other.admin(req); ok {
 		t.Error("a session signed with another key is accepted")
 	}
-	now = now.Add(config.DefaultConfig().Web.AdminSessionTTL.D())
+	now = now.Add(DefaultOptions().AdminSessionTTL)
 	if _, ok := s.admin(req); ok {
 		t.Error("an expired session is accepted")
 	}

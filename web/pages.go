@@ -159,7 +159,7 @@ func (s *Server) listPage(w http.ResponseWriter, r *http.Request, o news.Order) 
 		return err
 	}
 	ctx := r.Context()
-	np, err := s.list(ctx, group, o, pageNo, s.opts.Config.News.PageSize)
+	np, err := s.list(ctx, group, o, pageNo, s.opts.PageSize)
 	if err != nil {
 		return err
 	}

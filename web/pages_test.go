@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/proctest"
 	"github.com/newsrank/newsrank/internal/rdb"
 )
@@ -389,18 +388,17 @@ func TestBoardsAndOpsPages(t *testing.T) {
 // TestEmbeddedRedis runs the core flow on the embedded miniredis the demo
 // uses: list, post, vote from the API and from the page, boards, pages.
 func TestEmbeddedRedis(t *testing.T) {
-	cfg := config.DefaultConfig()
-	cfg.Web.Tokens = []string{writerToken}
-	cfg.Web.AdminTokens = []string{adminToken}
-	cfg.Board.TimeZone = "UTC"
+	cfg := defaultEnvConfig()
+	cfg.web.Tokens = []string{writerToken}
+	cfg.web.AdminTokens = []string{adminToken}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	c, err := rdb.Open(context.Background(), cfg.Redis.Options(), log)
+	c, err := rdb.Open(context.Background(), cfg.redis, log)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
 	if !c.Embedded() {
-		t.Fatal("the default config is not the embedded Redis")
+		t.Fatal("rdb.DefaultOptions is not the embedded Redis")
 	}
 	e := buildEnv(t, c, cfg, log)
 	ids := e.seed(30, "world")
@@ -438,7 +436,7 @@ func TestEmbeddedRedis(t *testing.T) {
 }
 
 func TestOpsPageShowsRunningJob(t *testing.T) {
-	e := newEnv(t, func(c *config.Config) { c.Web.RequestTimeout = config.Duration(300 * time.Millisecond) })
+	e := newEnv(t, func(c *envConfig) { c.web.RequestTimeout = 300 * time.Millisecond })
 	if r := e.do("POST", "/api/jobs/slow/run", adminToken, ""); r.status != http.StatusAccepted {
 		t.Fatalf("run slow = %d %s", r.status, r.body)
 	}

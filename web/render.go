@@ -13,8 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/newsrank/newsrank/config"
 )
 
 // The HTML pages and their assets are compiled into the binary: no
@@ -214,18 +212,6 @@ func query(kv ...any) string {
 		return ""
 	}
 	return "?" + v.Encode()
-}
-
-// sourceLabels maps the names of the configured sources, and of the groups
-// named like them, to their labels (crawler.sources[].label).
-func sourceLabels(srcs []config.Source) map[string]string {
-	m := map[string]string{}
-	for _, src := range srcs {
-		if src.Label != "" {
-			m[src.Name] = src.Label
-		}
-	}
-	return m
 }
 
 // label is how the pages name a source or a group: its label, or its name.

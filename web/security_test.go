@@ -127,7 +127,7 @@ func TestServerRedirectsStayOnSite(t *testing.T) {
 // forged token is not called expired (issue 12.10).
 func TestFormTokenExpires(t *testing.T) {
 	e, b, id, old := newVoter(t)
-	ttl := e.cfg.Web.FormTTL.D()
+	ttl := e.cfg.web.FormTTL
 
 	e.clock.Advance(ttl - time.Minute)
 	if code, _, body := b.postForm("/news/"+id+"/vote", old); code != http.StatusSeeOther {
@@ -137,7 +137,7 @@ func TestFormTokenExpires(t *testing.T) {
 	e.clock.Advance(2 * time.Minute)
 	before := e.votes(id)
 	code, _, body := b.postForm("/news/"+id+"/vote", old, "Accept", "application/json")
-	if code != http.StatusForbidden || !strings.Contains(body, "expired") || !strings.Contains(body, "reload") {
+	if code != http.StatusForbidden || !strings.Contains(body, "forms are good for 12h)") || !strings.Contains(body, "reload") {
 		t.Fatalf("an expired form = %d %s; want 403 saying it expired", code, body)
 	}
 	if e.votes(id) != before {

@@ -25,45 +25,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/newsrank/newsrank/board"
-	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/clock"
-	"github.com/newsrank/newsrank/internal/rdb"
-	"github.com/newsrank/newsrank/jobs"
-	"github.com/newsrank/newsrank/news"
-	"github.com/newsrank/newsrank/queue"
 )
-
-// Options are what the server serves. Redis is required; a nil domain part
-// makes its endpoints answer 503 "unavailable" naming what is missing.
-type Options struct {
-	// Config is the whole configuration: the web section, and the news
-	// and board sections for defaults and limits.
-	Config config.Config
-	// Redis is pinged by /readyz.
-	Redis *rdb.Client
-	// News is the article store: listings, votes, posts, groups.
-	News *news.Store
-	// Activity and Invites are the user leaderboards, for their
-	// endpoints. The points that votes, posts and article page views
-	// earn are the news store's to give (news.WithActivity).
-	Activity *board.Activity
-	Invites  *board.Invites
-	// Queues are the crawl queues, one per source, for /api/queue, the
-	// operations page and the queue gauges of /metrics.
-	Queues []*queue.Queue
-	// Jobs runs and lists the batch jobs.
-	Jobs *jobs.Manager
-	// Clock tells the time for ages and boards; nil is the real clock.
-	Clock clock.Clock
-	// Log receives request errors; nil is slog.Default().
-	Log *slog.Logger
-}
 
 // Server is the HTTP front of newsrank. Build it with New; serve Handler()
 // or call Serve.
 type Server struct {
-	cfg     config.Web
 	opts    Options
 	log     *slog.Logger
 	clock   clock.Clock
@@ -86,10 +53,6 @@ func New(opts Options) (*Server, error) {
 	if opts.Redis == nil {
 		return nil, errors.New("web: Options.Redis is required")
 	}
-	if w := opts.Config.Web; w.RequestTimeout <= 0 || w.MaxBodySize <= 0 {
-		return nil, fmt.Errorf("web: web.request_timeout (%s) and web.max_body_size (%s) must be > 0: start from config.DefaultConfig()",
-			w.RequestTimeout, w.MaxBodySize)
-	}
 	if opts.Clock == nil {
 		opts.Clock = clock.Real{}
 	}
@@ -97,16 +60,15 @@ func New(opts Options) (*Server, error) {
 		opts.Log = slog.Default()
 	}
 	s := &Server{
-		cfg:     opts.Config.Web,
 		opts:    opts,
 		log:     opts.Log,
 		clock:   opts.Clock,
 		mux:     http.NewServeMux(),
-		auth:    newAuthenticator(opts.Config.Web),
+		auth:    newAuthenticator(opts.Tokens, opts.AdminTokens),
 		xorigin: http.NewCrossOriginProtection(),
 		bg:      newBackground(),
 		loc:     time.Local,
-		labels:  sourceLabels(opts.Config.Crawler.Sources),
+		labels:  opts.Labels,
 	}
 	if opts.Jobs != nil {
 		s.loc = opts.Jobs.Location()
@@ -115,7 +77,7 @@ func New(opts Options) (*Server, error) {
 	if s.pages, err = newPageRenderer(); err != nil {
 		return nil, err
 	}
-	if s.session, err = newSessions(opts.Config.Web, s.clock.Now); err != nil {
+	if s.session, err = newSessions(opts, s.clock.Now); err != nil {
 		return nil, err
 	}
 	s.routes()
@@ -138,10 +100,10 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	defer s.Close()
 	hs := &http.Server{
 		Handler:           s.handler,
-		ReadHeaderTimeout: min(s.cfg.ReadTimeout.D(), 10*time.Second),
-		ReadTimeout:       s.cfg.ReadTimeout.D(),
-		WriteTimeout:      s.cfg.WriteTimeout.D(),
-		IdleTimeout:       s.cfg.IdleTimeout.D(),
+		ReadHeaderTimeout: min(s.opts.ReadTimeout, 10*time.Second),
+		ReadTimeout:       s.opts.ReadTimeout,
+		WriteTimeout:      s.opts.WriteTimeout,
+		IdleTimeout:       s.opts.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
@@ -224,7 +186,7 @@ func (s *Server) handle(routes ...route) {
 // its error, if any.
 func (s *Server) wrap(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout.D())
+		ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
 		defer cancel()
 		r = r.WithContext(ctx)
 		err := s.allow(r, rt)

@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/newsrank/newsrank/config"
 )
 
 // Anonymous visitors of the HTML pages.
@@ -53,16 +51,16 @@ type sessions struct {
 	admins   [][sha256.Size]byte
 }
 
-func newSessions(cfg config.Web, now func() time.Time) (*sessions, error) {
-	key := []byte(cfg.CookieSecret)
-	if cfg.CookieSecret == "" {
+func newSessions(opts Options, now func() time.Time) (*sessions, error) {
+	key := []byte(opts.CookieSecret)
+	if opts.CookieSecret == "" {
 		key = make([]byte, 32)
 		if _, err := rand.Read(key); err != nil {
 			return nil, fmt.Errorf("web: cookie key: %w", err)
 		}
 	}
-	s := &sessions{key: key, secure: cfg.CookieSecure, now: now, formTTL: cfg.FormTTL.D(), adminTTL: cfg.AdminSessionTTL.D()}
-	for _, t := range cfg.AdminTokens {
+	s := &sessions{key: key, secure: opts.CookieSecure, now: now, formTTL: opts.FormTTL, adminTTL: opts.AdminSessionTTL}
+	for _, t := range opts.AdminTokens {
 		s.admins = append(s.admins, sha256.Sum256([]byte(t)))
 	}
 	return s, nil

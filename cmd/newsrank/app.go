@@ -28,7 +28,7 @@ import (
 //	queues   those queues, in source order
 //	rescore  prune and rebuild (news.window, news.formula)
 //	activity, invites  the user leaderboards (board.*)
-//	jobs     the job manager: "crawl", "prune", "rescore" with the
+//	jobs     the job manager: "crawl", "prune", "rescore", "archive" with the
 //	         schedules, lock TTL and history of jobs.*
 //
 // The scheduled "crawl" job runs the producer only (it queues new article
@@ -74,7 +74,11 @@ func (a *app) build() error {
 	if a.news, err = news.New(c, c.Prefix, cfg.News.Options(), news.WithClock(a.clock), news.WithLogger(a.log), news.WithActivity(a.activity)); err != nil {
 		return fmt.Errorf("%w: %w", errConfig, err)
 	}
-	if a.crawler, err = crawler.New(cfg.Crawler, cfg.Queue.Options(), c, c.Prefix, a.news, crawler.WithLogger(a.log), crawler.WithClock(a.clock)); err != nil {
+	copts, err := cfg.Crawler.Options()
+	if err != nil {
+		return fmt.Errorf("%w: %w", errConfig, err)
+	}
+	if a.crawler, err = crawler.New(copts, cfg.Queue.Options(), c, c.Prefix, a.news, crawler.WithLogger(a.log), crawler.WithClock(a.clock)); err != nil {
 		return fmt.Errorf("%w: %w", errConfig, err)
 	}
 	for _, name := range a.crawler.Sources() {
@@ -95,6 +99,8 @@ func (a *app) build() error {
 			Schedule: cfg.Jobs.Prune.Schedule, Enabled: cfg.Jobs.Prune.Enabled, Run: a.pruneJob},
 		jobs.Job{Name: jobs.Rescore, About: "rebuild score: from time: and votes: with the " + a.news.Formula().Name() + " formula",
 			Schedule: cfg.Jobs.Rescore.Schedule, Enabled: cfg.Jobs.Rescore.Enabled, Run: a.rescoreJob},
+		jobs.Job{Name: jobs.Archive, About: "snapshot the top of each closed day and month board (board.archive_top)",
+			Schedule: cfg.Jobs.Archive.Schedule, Enabled: cfg.Jobs.Archive.Enabled, Run: a.archiveJob},
 	)
 	if err != nil {
 		return fmt.Errorf("%w: jobs: %w", errConfig, err)
@@ -108,17 +114,16 @@ func (a *app) Close() error { return a.rdb.Close() }
 // webServer builds the HTTP server over the app's parts. The daemon serves
 // it on web.listen; the demo does the same.
 func (a *app) webServer() (*web.Server, error) {
-	return web.New(web.Options{
-		Config:   a.cfg,
-		Redis:    a.rdb,
-		News:     a.news,
-		Activity: a.activity,
-		Invites:  a.invites,
-		Queues:   a.queues,
-		Jobs:     a.jobs,
-		Clock:    a.clock,
-		Log:      a.log,
-	})
+	o := a.cfg.WebOptions()
+	o.Redis = a.rdb
+	o.News = a.news
+	o.Activity = a.activity
+	o.Invites = a.invites
+	o.Queues = a.queues
+	o.Jobs = a.jobs
+	o.Clock = a.clock
+	o.Log = a.log
+	return web.New(o)
 }
 
 // produceJob is the scheduled crawl: walk the sources and queue new URLs.
@@ -167,6 +172,13 @@ func (a *app) crawlOnce(ctx context.Context, trigger string, opts crawler.RunOpt
 func (a *app) pruneJob(ctx context.Context) (jobs.Counts, error) {
 	res, err := a.news.Prune(ctx, a.clock.Now(), news.PruneOptions{})
 	return jobs.Counts{"removed": res.Removed, "kept": res.Kept, "batches": int64(res.Batches)}, err
+}
+
+// archiveJob is the scheduled archive: snapshot the closed periods'
+// boards (board.archive_top), catching up on missed ones.
+func (a *app) archiveJob(ctx context.Context) (jobs.Counts, error) {
+	rep, err := a.activity.Archive(ctx)
+	return jobs.Counts{"archived": int64(rep.Archived), "present": int64(rep.Present), "missing": int64(rep.Missing)}, err
 }
 
 func (a *app) rescoreJob(ctx context.Context) (jobs.Counts, error) {

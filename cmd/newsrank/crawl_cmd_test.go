@@ -37,7 +37,7 @@ func TestCrawlOnceDemoSite(t *testing.T) {
 	site := demosite.New(demosite.Options{Articles: 60, Now: time.Now(), Seed: 2})
 	srv := httptest.NewServer(site)
 	defer srv.Close()
-	cfg := crawlConfig(t, site.Sources(srv.URL))
+	cfg := crawlConfig(t, config.DemoSources(site.Sources(srv.URL)))
 
 	code, out, errOut := runCLI(t, "crawl", "-once", "-config", cfg, "-progress", "none")
 	if code != exitOK {

@@ -48,7 +48,7 @@ func TestCrawlOnTerminalKeepsLogsOffTheProgressLine(t *testing.T) {
 	b, err := yaml.Marshal(map[string]any{
 		"redis":   map[string]any{"url": r.URL()},
 		"log":     map[string]any{"level": "debug"},
-		"crawler": map[string]any{"workers": 4, "per_host_parallelism": 2, "delay": "30ms", "jitter": "0s", "sources": site.Sources(srv.URL)},
+		"crawler": map[string]any{"workers": 4, "per_host_parallelism": 2, "delay": "30ms", "jitter": "0s", "sources": config.DemoSources(site.Sources(srv.URL))},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -12,8 +12,9 @@ func runDaemon(ctx context.Context, std *stdio, args []string) error {
 Run newsrank as a service, in one process:
   - the HTTP server (JSON API, pages, /metrics, /healthz) on web.listen;
   - the crawl consumers, fetching the article URLs queued for every source;
-  - the job schedule (jobs.*): crawl (queue new URLs), prune and rescore,
-    each under its Redis lock, with a missed run caught up at start.
+  - the job schedule (jobs.*): crawl (queue new URLs), prune, rescore and
+    archive (snapshot closed boards), each under its Redis lock, with a
+    missed run caught up at start.
 
 SIGINT or SIGTERM stops it: no new URL is claimed, pages being fetched are
 finished and stored or handed back to their queue, running jobs are

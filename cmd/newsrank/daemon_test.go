@@ -141,7 +141,7 @@ web:
 		t.Fatalf("queue at the end: %+v", st)
 	}
 	// The lock of every job is free after the stops.
-	for _, job := range []string{"crawl", "prune", "rescore"} {
+	for _, job := range []string{"crawl", "prune", "rescore", "archive"} {
 		if n, _ := c.Exists(ctx, "jt:{jobs}:lock:"+job).Result(); n != 0 {
 			t.Errorf("lock of %s left behind", job)
 		}

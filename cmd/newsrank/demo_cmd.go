@@ -85,6 +85,8 @@ func demoJob(j *config.Jobs, name string) *config.Job {
 		return &j.Crawl
 	case jobs.Rescore:
 		return &j.Rescore
+	case jobs.Archive:
+		return &j.Archive
 	}
 	return &j.Prune
 }
@@ -117,7 +119,7 @@ func (d *demo) run(ctx context.Context) error {
 	defer func() { siteSrv.Close(); <-siteDone }()
 
 	cfg := &d.cfg
-	cfg.Crawler.Sources = site.Sources(siteURL)
+	cfg.Crawler.Sources = config.DemoSources(site.Sources(siteURL))
 	// The site is ours and local: no politeness delays.
 	cfg.Crawler.Delay, cfg.Crawler.Jitter = 0, 0
 	cfg.Crawler.PerHostParallelism = max(cfg.Crawler.PerHostParallelism, cfg.Crawler.Workers)

@@ -16,7 +16,7 @@ import (
 
 func runJobs(ctx context.Context, std *stdio, args []string) error {
 	fs := newFlags(std, "jobs", "jobs [-config FILE] [-history N] [-json]", `
-Show each job (crawl, prune, rescore): its schedule, its last run (start,
+Show each job (crawl, prune, rescore, archive): its schedule, its last run (start,
 result, duration, counts, error), who runs it right now if anyone, and its
 next scheduled run. -history N also lists the last N recorded runs of each
 job, skipped ones included.
@@ -28,7 +28,7 @@ scheduler. When none runs, it shows this configuration's schedules (in
 jobs.time_zone) and the next run a daemon started now would make.
 
 Run a job by hand with newsrank crawl -once, newsrank prune or newsrank
-rescore (or POST /api/jobs/{name}/run).`)
+rescore (or POST /api/jobs/{name}/run, archive included).`)
 	common := addCommon(fs)
 	n := fs.Int("history", 0, "also list the last `N` runs of each job")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")

@@ -125,7 +125,7 @@ func TestPruneRescoreAndJobsCommands(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("jobs: %d\n%s", code, errs)
 	}
-	for _, want := range []string{"prune", "rescore", "crawl", "never", "removed=2", "articles=2", "skipped", "manual"} {
+	for _, want := range []string{"prune", "rescore", "crawl", "archive", "never", "removed=2", "articles=2", "skipped", "manual"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("jobs output lacks %q:\n%s", want, out)
 		}

@@ -119,7 +119,7 @@ func writeFiles(site *demosite.Site, base, sourcesOut, kind, truthOut string) er
 		if kind == "html" {
 			sources = site.HTMLSources(base)
 		}
-		if err := writeSources(sourcesOut, base, sources); err != nil {
+		if err := writeSources(sourcesOut, base, config.DemoSources(sources)); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,155 @@
+package board
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// A closed period's board is snapshot into its archive key (keys.go) once
+// the period has been closed for MaxLateness, so that late events are in
+// it: a day on the next day after midnight plus MaxLateness, a month
+// likewise after its last day. Undos that reach the board later do not
+// change the snapshot; while the board lives, the reads use the board.
+
+// ArchiveReport says what Archive did.
+type ArchiveReport struct {
+	// Archived counts the snapshots taken.
+	Archived int `json:"archived"`
+	// Present counts the closed periods already archived.
+	Present int `json:"present"`
+	// Missing counts the closed periods whose board had no points or had
+	// expired without a snapshot.
+	Missing int `json:"missing"`
+}
+
+// archiveCmd snapshots boards into their archives, each unless the
+// archive exists.
+//
+//	KEYS[2i-1], KEYS[2i] -> period i's board ZSET and its archive ZSET
+//	ARGV[1]   -> how many of the top to keep
+//	ARGV[1+i] -> period i's archive TTL, ms
+//
+// Reply: per period, 1 archived, 0 already archived, -1 no board.
+var archiveCmd = redis.NewScript(`
+local n, out = tonumber(ARGV[1]), {}
+for i = 1, #KEYS / 2 do
+  local b, a = KEYS[2 * i - 1], KEYS[2 * i]
+  if redis.call('EXISTS', a) == 1 then
+    out[i] = 0
+  elseif redis.call('EXISTS', b) == 0 then
+    out[i] = -1
+  else
+    local items = redis.call('ZREVRANGE', b, 0, n - 1, 'WITHSCORES')
+    local args = {}
+    for j = 1, #items, 2 do
+      args[#args + 1] = items[j + 1]
+      args[#args + 1] = items[j]
+    end
+    redis.call('ZADD', a, unpack(args))
+    redis.call('PEXPIRE', a, ARGV[1 + i])
+    out[i] = 1
+  end
+end
+return out
+`)
+
+// closedPeriod is a period whose board may still be snapshot.
+type closedPeriod struct {
+	period Period
+	date   string
+	end    time.Time
+}
+
+// closedPeriods lists the periods closed for MaxLateness at now whose
+// boards may still exist, newest first: the days of the last
+// DayRetention and the months of the last MonthRetention.
+func (a *Activity) closedPeriods(now time.Time) []closedPeriod {
+	now = now.In(a.loc)
+	var out []closedPeriod
+	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, a.loc)
+	for d := today.AddDate(0, 0, -1); !d.AddDate(0, 0, 1).Add(MaxLateness + a.dayTTL).Before(now); d = d.AddDate(0, 0, -1) {
+		if end := d.AddDate(0, 0, 1); !end.Add(MaxLateness).After(now) {
+			out = append(out, closedPeriod{Day, d.Format(DayLayout), end})
+		}
+	}
+	first := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, a.loc)
+	for m := first.AddDate(0, -1, 0); !m.AddDate(0, 1, 0).Add(MaxLateness + a.monthTTL).Before(now); m = m.AddDate(0, -1, 0) {
+		if end := m.AddDate(0, 1, 0); !end.Add(MaxLateness).After(now) {
+			out = append(out, closedPeriod{Month, m.Format(MonthLayout), end})
+		}
+	}
+	return out
+}
+
+// Archive snapshots the top ArchiveTop of every closed period (closed
+// for MaxLateness) whose board still exists and that has no snapshot
+// yet, in one script call. It is idempotent: run it often (the daemon's
+// "archive" job, hourly), and a run after a pause catches up on every
+// period whose board has not expired. A snapshot expires
+// ArchiveRetention after the end of its period. With ArchiveTop 0 it
+// does nothing.
+func (a *Activity) Archive(ctx context.Context) (ArchiveReport, error) {
+	var rep ArchiveReport
+	if a.archiveTop <= 0 {
+		return rep, nil
+	}
+	now := a.clock.Now()
+	var keys []string
+	args := []any{a.archiveTop}
+	for _, p := range a.closedPeriods(now) {
+		ttl := p.end.Add(a.archiveTTL).Sub(now)
+		if ttl <= 0 {
+			continue
+		}
+		b, _ := a.boardKey(p.period, p.end.Add(-time.Hour))
+		keys = append(keys, b, a.keys.archive(p.period, p.date))
+		args = append(args, ttl.Milliseconds())
+	}
+	if len(keys) == 0 {
+		return rep, nil
+	}
+	res, err := archiveCmd.Run(ctx, a.rdb, keys, args...).Int64Slice()
+	if err != nil {
+		return rep, fmt.Errorf("archive: %w", err)
+	}
+	for i, r := range res {
+		switch r {
+		case 1:
+			rep.Archived++
+			a.log.Debug("board archived", "key", keys[2*i+1])
+		case 0:
+			rep.Present++
+		default:
+			rep.Missing++
+		}
+	}
+	return rep, nil
+}
+
+// periodKeys are the keys the reads of a board of period that holds
+// date use: its board, the board's out hash and its archive.
+type periodKeys struct{ board, out, archive string }
+
+func (a *Activity) periodKeys(p Period, date time.Time) (periodKeys, error) {
+	b, err := a.boardKey(p, date)
+	if err != nil {
+		return periodKeys{}, err
+	}
+	layout := DayLayout
+	if p == Month {
+		layout = MonthLayout
+	}
+	return periodKeys{b, a.keys.out(b), a.keys.archive(p, date.In(a.loc).Format(layout))}, nil
+}
+
+// previous returns the date of the period before the one holding date.
+func (a *Activity) previous(p Period, date time.Time) time.Time {
+	d := date.In(a.loc)
+	if p == Month {
+		return time.Date(d.Year(), d.Month()-1, 1, 12, 0, 0, 0, a.loc)
+	}
+	return time.Date(d.Year(), d.Month(), d.Day()-1, 12, 0, 0, 0, a.loc)
+}
