@@ -36,6 +36,7 @@ func itemFromHash(id string, h map[string]string) Item {
 	it.Down, _ = strconv.ParseInt(h["down"], 10, 64)
 	it.Votes, _ = strconv.ParseFloat(h["votes"], 64)
 	it.Story = h["story"]
+	it.StoryVotes, _ = strconv.ParseFloat(h["svotes"], 64)
 	return it
 }
 

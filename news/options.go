@@ -51,6 +51,14 @@ func RankByNames() []string { return []string{RankByArticle, RankByStory} }
 // stories reports whether articles are grouped into stories.
 func (o Options) stories() bool { return o.RankBy == RankByStory }
 
+// storyFlag is stories() as the ingest and refresh scripts take it.
+func (o Options) storyFlag() string {
+	if o.stories() {
+		return "1"
+	}
+	return "0"
+}
+
 // DefaultOptions are a week's window, the linear formula at one day per
 // 200 votes, and pages of 25 (at most 100).
 func DefaultOptions() Options {

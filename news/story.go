@@ -51,24 +51,35 @@ type Member struct {
 func storyText(title, summary string) string { return title + "\n" + summary }
 
 // storyCmd files newly created articles in the band index and gives each
-// a story. Keys built in the script (news:<c>, story:<lead>) are under the
-// same {news} hash tag as the declared ones, so they are in the same
-// cluster slot.
+// a story, and ranks by story: an article that joins a story leaves time:,
+// votes: and score: (only leads are ranked), its votes are added to the
+// story's votes (svotes on the lead's hash; set to the lead's own votes
+// when the story forms) and the lead is rescored with them and its own
+// post time. Keys built in the script (news:<c>, story:<lead>) are under
+// the same {news} hash tag as the declared ones, so they are in the same
+// cluster slot. A lead posted before the cutoff (its story is closed)
+// takes no new member.
 //
-// KEYS[1] -> time: ZSET (routing only)
-// then, per article: its news:<id> HASH and its NumBands band:<i>:<hex> ZSETs
+// KEYS[1], KEYS[2], KEYS[3] -> time:, votes:, score: ZSETs
+// KEYS[4] -> touched: SET (touchLua)
+// then, per article: its news:<id> HASH, its NumBands band:<i>:<hex> ZSETs
+// and the cache:score:<g> and cache:time:<g> ZSETs of each of its groups
 // ARGV[1] -> key base (prefix + "{news}:")
 // ARGV[2] -> least similarity, in equal signature positions (of NumHashes)
 // ARGV[3] -> cutoff (Unix s): bucket entries posted before it are dropped
 // ARGV[4] -> candidates per bucket (MaxBandCandidates)
 // ARGV[5] -> bands per article (NumBands)
+// ARGV[6], ARGV[7] -> formula name and parameter
+// ARGV[8] -> now (Unix s)
+// ARGV[9] -> life of a bucket (s): window + grace after its last write
 // then, per article: id, signature (8 hex digits per position), band
 // values (8 hex digits each), post time (Unix s), time to live (s: post
-// time + window + grace − now), source
+// time + window + grace − now), source, number of groups
 //
 // Returns per article its story id ("" when it is alone so far).
-var storyCmd = redis.NewScript(`
-local base, mineq, cutoff, nc, nb = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
+var storyCmd = redis.NewScript(formulaLua + touchLua + `
+local base, mineq, cutoff, nc, nb = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local formula, param, now, life = ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8]), ARGV[9]
 -- same counts the equal 8-digit positions of two signatures.
 local function same(a, b)
   local n = 0
@@ -80,22 +91,22 @@ end
 local function keepFor(key, ttl)
   if redis.call('EXPIRE', key, ttl, 'NX') == 0 then redis.call('EXPIRE', key, ttl, 'GT') end
 end
-local out = {}
-local k, a = 2, 6
+local out, expired = {}, {}
+local k, a = 5, 10
 while ARGV[a] do
-  local id, mh, bands, t, exp, src = ARGV[a], ARGV[a+1], ARGV[a+2], ARGV[a+3], ARGV[a+4], ARGV[a+5]
+  local id, mh, bands, t, exp, src, ng = ARGV[a], ARGV[a+1], ARGV[a+2], ARGV[a+3], ARGV[a+4], ARGV[a+5], tonumber(ARGV[a+6])
   local best, beste, seen = nil, mineq - 1, {}
   for b = 1, nb do
     local bk = KEYS[k+b]
-    redis.call('ZREMRANGEBYSCORE', bk, '-inf', '(' .. cutoff)
-    for _, c in ipairs(redis.call('ZREVRANGE', bk, 0, nc - 1)) do
+    for _, c in ipairs(redis.call('ZREVRANGEBYSCORE', bk, '+inf', cutoff, 'LIMIT', 0, nc)) do
       if c ~= id and not seen[c] then
         seen[c] = true
         -- a member of a story stands for its story: compare with the lead
         local h = redis.call('HMGET', base .. 'news:' .. c, 'mh', 'story')
         local lead = h[2] or c
         if h[2] and h[2] ~= c and not seen[lead] then
-          h = redis.call('HMGET', base .. 'news:' .. lead, 'mh')
+          h = redis.call('HMGET', base .. 'news:' .. lead, 'mh', 'time')
+          if not tonumber(h[2]) or tonumber(h[2]) < cutoff then h = {} end
         elseif h[2] and h[2] ~= c then
           h = {}
         end
@@ -109,28 +120,39 @@ while ARGV[a] do
   end
   redis.call('HSET', KEYS[k], 'mh', mh, 'bands', bands)
   if best then
-    local sk = base .. 'story:' .. best
+    local sk, lk = base .. 'story:' .. best, base .. 'news:' .. best
+    local lh = redis.call('HMGET', lk, 'time', 'votes', 'svotes', 'source')
+    local sv = tonumber(lh[3])
     if redis.call('EXISTS', sk) == 0 then
-      local lk = base .. 'news:' .. best
       redis.call('HSET', lk, 'story', best)
-      redis.call('HSET', sk, best, redis.call('HGET', lk, 'source') or '')
+      redis.call('HSET', sk, best, lh[4] or '')
       local ttl = redis.call('TTL', lk)
       if ttl < 0 then ttl = exp end
       keepFor(sk, ttl)
     end
+    sv = (sv or tonumber(lh[2]) or 0) + (tonumber(redis.call('HGET', KEYS[k], 'votes')) or 0)
+    redis.call('HSET', lk, 'svotes', num(sv))
     redis.call('HSET', KEYS[k], 'story', best)
     redis.call('HSET', sk, id, src)
     keepFor(sk, exp)
+    redis.call('ZREM', KEYS[1], id)
+    redis.call('ZREM', KEYS[2], id)
+    redis.call('ZREM', KEYS[3], id)
+    redis.call('ZADD', KEYS[2], num(sv), best)
+    redis.call('ZADD', KEYS[3], num(rank(formula, param, tonumber(lh[1]), sv, now)), best)
+    touch(KEYS[4], id, best)
+    for g = 1, 2 * ng do expired[#expired+1] = KEYS[k+nb+g] end
     out[#out+1] = best
   else
     out[#out+1] = ''
   end
   for b = 1, nb do
     redis.call('ZADD', KEYS[k+b], t, id)
-    keepFor(KEYS[k+b], exp)
+    redis.call('EXPIRE', KEYS[k+b], life)
   end
-  k, a = k + 1 + nb, a + 6
+  k, a = k + 1 + nb + 2 * ng, a + 7
 end
+if #expired > 0 then redis.call('UNLINK', unpack(expired)) end
 return out
 `)
 
@@ -147,7 +169,7 @@ func (s *Store) storyCallFor(a Article, id string, post, now time.Time) (storyCa
 	if !ok {
 		return storyCall{}, false
 	}
-	keys := make([]string, 0, 1+minhash.NumBands)
+	keys := make([]string, 0, 1+minhash.NumBands+2*len(a.Groups))
 	keys = append(keys, s.keys.Article(id))
 	var bands strings.Builder
 	for i, b := range sig.Bands() {
@@ -155,8 +177,11 @@ func (s *Store) storyCallFor(a Article, id string, post, now time.Time) (storyCa
 		bands.WriteString(v)
 		keys = append(keys, s.keys.Band(i, v))
 	}
+	for _, g := range a.Groups {
+		keys = append(keys, s.keys.GroupCache(g, ByScore), s.keys.GroupCache(g, ByTime))
+	}
 	ttl := int64(post.Add(s.opts.Window+Grace).Sub(now) / time.Second)
-	return storyCall{keys: keys, args: []any{id, sig.Hex(), bands.String(), post.Unix(), ttl, strings.TrimSpace(a.Source)}}, true
+	return storyCall{keys: keys, args: []any{id, sig.Hex(), bands.String(), post.Unix(), ttl, strings.TrimSpace(a.Source), len(a.Groups)}}, true
 }
 
 // groupStories runs storyCmd on the articles of as that ingest created,
@@ -181,11 +206,13 @@ func (s *Store) groupStories(ctx context.Context, as []Article, res []IngestResu
 		return nil
 	}
 	cutoff := now.Add(-s.opts.Window).Unix()
+	name, param := s.formula.scriptArgs()
+	life := int64((s.opts.Window + Grace) / time.Second)
 	chunks := (len(calls) + IngestChunk - 1) / IngestChunk
 	cmds, err := rdb.EvalEach(ctx, s.c, storyCmd, chunks, func(c int) ([]string, []any) {
 		part := calls[c*IngestChunk : min(len(calls), (c+1)*IngestChunk)]
-		keys := []string{s.keys.Time()}
-		args := []any{s.keys.base, s.minEqual(), cutoff, MaxBandCandidates, minhash.NumBands}
+		keys := []string{s.keys.Time(), s.keys.Votes(), s.keys.Score(), s.keys.Touched()}
+		args := []any{s.keys.base, s.minEqual(), cutoff, MaxBandCandidates, minhash.NumBands, name, param, now.Unix(), life}
 		for _, sc := range part {
 			keys = append(keys, sc.keys...)
 			args = append(args, sc.args...)
