@@ -8,7 +8,7 @@
 // sets. Bands cuts a signature into NumBands bands of Rows positions each
 // and hashes each to a 32-bit value: two texts with Jaccard similarity s
 // share at least one band with probability 1 − (1 − s^Rows)^NumBands
-// (0.93 at s = 0.4, 0.99 at s = 0.5), which is what a locality-sensitive
+// (0.75 at s = 0.4, 0.90 at s = 0.5, 0.94 at s = 0.55, 0.995 at s = 0.7), which is what a locality-sensitive
 // index files a signature under.
 //
 // Signatures compare texts in one language: a translation shares no
@@ -31,7 +31,7 @@ import (
 const (
 	NumHashes = 64
 	Rows      = 2
-	NumBands  = 16
+	NumBands  = 8
 )
 
 // Signature is the MinHash signature of a text.

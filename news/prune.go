@@ -40,15 +40,20 @@ import (
 var pruneCmd = redis.NewScript(touchLua + unrankLua + `
 -- unstory removes article id (hash key) from the story index: its story:
 -- entry and its band: entries (story.go; the hash's bands field holds
--- their values, 8 hex digits each); keys under the same {news} tag,
+-- their values, 8 hex digits each), and trims those buckets of entries
+-- older than the cutoff (buckets have no expiry: the prune empties them,
+-- and Redis deletes an empty ZSET); keys under the same {news} tag,
 -- built from the time: key's name.
 local base = string.sub(KEYS[1], 1, -6)
+local cutoff = tonumber(ARGV[1])
 local function unstory(key, id)
   local h = redis.call('HMGET', key, 'bands', 'story')
   if h[2] then redis.call('HDEL', base .. 'story:' .. h[2], id) end
   if h[1] then
     for b = 0, #h[1] / 8 - 1 do
-      redis.call('ZREM', base .. 'band:' .. b .. ':' .. string.sub(h[1], 8 * b + 1, 8 * b + 8), id)
+      local bk = base .. 'band:' .. b .. ':' .. string.sub(h[1], 8 * b + 1, 8 * b + 8)
+      redis.call('ZREM', bk, id)
+      redis.call('ZREMRANGEBYSCORE', bk, '-inf', '(' .. cutoff)
     end
   end
 end
@@ -66,7 +71,6 @@ local function unlead(id, out)
   end
   redis.call('DEL', sk)
 end
-local cutoff = tonumber(ARGV[1])
 local n = tonumber(ARGV[2])
 local gone, ranked = {}, 0
 for i = 1, n do

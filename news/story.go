@@ -71,7 +71,6 @@ func storyText(title, summary string) string { return title + "\n" + summary }
 // ARGV[5] -> bands per article (NumBands)
 // ARGV[6], ARGV[7] -> formula name and parameter
 // ARGV[8] -> now (Unix s)
-// ARGV[9] -> life of a bucket (s): window + grace after its last write
 // then, per article: id, signature (8 hex digits per position), band
 // values (8 hex digits each), post time (Unix s), time to live (s: post
 // time + window + grace − now), source, number of groups
@@ -79,7 +78,7 @@ func storyText(title, summary string) string { return title + "\n" + summary }
 // Returns per article its story id ("" when it is alone so far).
 var storyCmd = redis.NewScript(formulaLua + touchLua + `
 local base, mineq, cutoff, nc, nb = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-local formula, param, now, life = ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8]), ARGV[9]
+local formula, param, now = ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8])
 -- same counts the equal 8-digit positions of two signatures.
 local function same(a, b)
   local n = 0
@@ -92,7 +91,7 @@ local function keepFor(key, ttl)
   if redis.call('EXPIRE', key, ttl, 'NX') == 0 then redis.call('EXPIRE', key, ttl, 'GT') end
 end
 local out, expired = {}, {}
-local k, a = 5, 10
+local k, a = 5, 9
 while ARGV[a] do
   local id, mh, bands, t, exp, src, ng = ARGV[a], ARGV[a+1], ARGV[a+2], ARGV[a+3], ARGV[a+4], ARGV[a+5], tonumber(ARGV[a+6])
   local best, beste, seen = nil, mineq - 1, {}
@@ -148,7 +147,6 @@ while ARGV[a] do
   end
   for b = 1, nb do
     redis.call('ZADD', KEYS[k+b], t, id)
-    redis.call('EXPIRE', KEYS[k+b], life)
   end
   k, a = k + 1 + nb + 2 * ng, a + 7
 end
@@ -207,12 +205,11 @@ func (s *Store) groupStories(ctx context.Context, as []Article, res []IngestResu
 	}
 	cutoff := now.Add(-s.opts.Window).Unix()
 	name, param := s.formula.scriptArgs()
-	life := int64((s.opts.Window + Grace) / time.Second)
 	chunks := (len(calls) + IngestChunk - 1) / IngestChunk
 	cmds, err := rdb.EvalEach(ctx, s.c, storyCmd, chunks, func(c int) ([]string, []any) {
 		part := calls[c*IngestChunk : min(len(calls), (c+1)*IngestChunk)]
 		keys := []string{s.keys.Time(), s.keys.Votes(), s.keys.Score(), s.keys.Touched()}
-		args := []any{s.keys.base, s.minEqual(), cutoff, MaxBandCandidates, minhash.NumBands, name, param, now.Unix(), life}
+		args := []any{s.keys.base, s.minEqual(), cutoff, MaxBandCandidates, minhash.NumBands, name, param, now.Unix()}
 		for _, sc := range part {
 			keys = append(keys, sc.keys...)
 			args = append(args, sc.args...)
