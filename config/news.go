@@ -28,7 +28,8 @@ type News struct {
 	// GroupCacheTTL is how long a group's ranking (a ZINTERSTORE) is kept.
 	GroupCacheTTL Duration `yaml:"group_cache_ttl"`
 	// RankBy is what the ranking lists: article, or story (near-duplicate
-	// articles grouped at ingest, their votes summed).
+	// articles grouped at ingest; a story is ranked once, by its lead, with
+	// the sum of its articles' votes, one vote per user per story).
 	RankBy string `yaml:"rank_by"`
 	// Story tunes the grouping of articles into stories.
 	Story StoryGrouping `yaml:"story"`

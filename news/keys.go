@@ -31,8 +31,9 @@ func (k keyspace) Alias(id string) string { return k.base + "alias:" + id }
 
 // Band is one bucket of the stories' near-duplicate index: the articles
 // whose MinHash signature's band i (0 to minhash.NumBands−1) has value
-// v (8 hex digits), by post time (story.go). It expires with its newest
-// article. // ZSET id → post time (Unix seconds)
+// v (8 hex digits), by post time (story.go). It has no expiry: the prune
+// removes its articles' entries and trims it to the window, and Redis
+// deletes it when empty. // ZSET id → post time (Unix seconds)
 func (k keyspace) Band(i int, v string) string {
 	return k.base + "band:" + strconv.Itoa(i) + ":" + v
 }

@@ -31,7 +31,8 @@ type Options struct {
 	GroupCacheTTL time.Duration
 	// RankBy is what the ranking lists: RankByArticle ("" too) or
 	// RankByStory, which groups near-duplicate articles into stories at
-	// ingest (story.go).
+	// ingest (story.go) and ranks each story once, by its lead, with its
+	// articles' votes summed (story_rank.go).
 	RankBy string
 	// StoryMinSimilarity is the least estimated Jaccard similarity of
 	// two articles' title + summary (MinHash, story.go) that makes them

@@ -47,6 +47,12 @@ func checkID(id string) error {
 // ErrVotingClosed, ErrBadInput; ErrActivity (with the result) when the
 // vote was recorded and its report failed: voting the same again
 // completes it.
+//
+// With news.rank_by: story the vote goes to the article's story
+// (storyVoteCmd): it is kept on the story's lead, so a user has one vote
+// per story whichever of its articles they vote on, voting is open while
+// the lead is within the window, and the result (Story: the lead) carries
+// the story's counts, votes and score.
 func (s *Store) Vote(ctx context.Context, user, id string, d Dir) (VoteResult, error) {
 	if err := checkUser(user); err != nil {
 		return VoteResult{}, err
