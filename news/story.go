@@ -60,24 +60,27 @@ func storyText(title, summary string) string { return title + "\n" + summary }
 // cluster slot. A lead posted before the cutoff (its story is closed)
 // takes no new member.
 //
+// The rankings' changes go out at the end of the call, one command per
+// key, not one per article.
+//
 // KEYS[1], KEYS[2], KEYS[3] -> time:, votes:, score: ZSETs
 // KEYS[4] -> touched: SET (touchLua)
 // then, per article: its news:<id> HASH, its NumBands band:<i>:<hex> ZSETs
 // and the cache:score:<g> and cache:time:<g> ZSETs of each of its groups
 // ARGV[1] -> key base (prefix + "{news}:")
 // ARGV[2] -> least similarity, in equal signature positions (of NumHashes)
-// ARGV[3] -> cutoff (Unix s): bucket entries posted before it are dropped
+// ARGV[3] -> cutoff (Unix s): bucket entries posted before it are skipped
 // ARGV[4] -> candidates per bucket (MaxBandCandidates)
 // ARGV[5] -> bands per article (NumBands)
 // ARGV[6], ARGV[7] -> formula name and parameter
 // ARGV[8] -> now (Unix s)
 // then, per article: id, signature (8 hex digits per position), band
 // values (8 hex digits each), post time (Unix s), time to live (s: post
-// time + window + grace − now), source, number of groups
+// time + window + grace − now), source, number of groups, its votes
 //
 // Returns per article its story id ("" when it is alone so far).
 var storyCmd = redis.NewScript(formulaLua + touchLua + `
-local base, mineq, cutoff, nc, nb = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local base, mineq, cutoff, nc, nb = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
 local formula, param, now = ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8])
 -- same counts the equal 8-digit positions of two signatures.
 local function same(a, b)
@@ -90,14 +93,13 @@ end
 local function keepFor(key, ttl)
   if redis.call('EXPIRE', key, ttl, 'NX') == 0 then redis.call('EXPIRE', key, ttl, 'GT') end
 end
-local out, expired = {}, {}
+local out, expired, unrank, rescored, leads = {}, {}, {}, {}, {}
 local k, a = 5, 9
 while ARGV[a] do
-  local id, mh, bands, t, exp, src, ng = ARGV[a], ARGV[a+1], ARGV[a+2], ARGV[a+3], ARGV[a+4], ARGV[a+5], tonumber(ARGV[a+6])
+  local id, mh, bands, t, exp, src, ng, own = ARGV[a], ARGV[a+1], ARGV[a+2], ARGV[a+3], ARGV[a+4], ARGV[a+5], tonumber(ARGV[a+6]), tonumber(ARGV[a+7])
   local best, beste, seen = nil, mineq - 1, {}
   for b = 1, nb do
-    local bk = KEYS[k+b]
-    for _, c in ipairs(redis.call('ZREVRANGEBYSCORE', bk, '+inf', cutoff, 'LIMIT', 0, nc)) do
+    for _, c in ipairs(redis.call('ZREVRANGEBYSCORE', KEYS[k+b], '+inf', cutoff, 'LIMIT', 0, nc)) do
       if c ~= id and not seen[c] then
         seen[c] = true
         -- a member of a story stands for its story: compare with the lead
@@ -105,7 +107,7 @@ while ARGV[a] do
         local lead = h[2] or c
         if h[2] and h[2] ~= c and not seen[lead] then
           h = redis.call('HMGET', base .. 'news:' .. lead, 'mh', 'time')
-          if not tonumber(h[2]) or tonumber(h[2]) < cutoff then h = {} end
+          if not tonumber(h[2]) or tonumber(h[2]) < tonumber(cutoff) then h = {} end
         elseif h[2] and h[2] ~= c then
           h = {}
         end
@@ -117,38 +119,47 @@ while ARGV[a] do
       end
     end
   end
-  redis.call('HSET', KEYS[k], 'mh', mh, 'bands', bands)
   if best then
     local sk, lk = base .. 'story:' .. best, base .. 'news:' .. best
-    local lh = redis.call('HMGET', lk, 'time', 'votes', 'svotes', 'source')
-    local sv = tonumber(lh[3])
-    if redis.call('EXISTS', sk) == 0 then
-      redis.call('HSET', lk, 'story', best)
-      redis.call('HSET', sk, best, lh[4] or '')
+    local lh = redis.call('HMGET', lk, 'time', 'votes', 'svotes', 'source', 'story')
+    local sv = (tonumber(lh[3]) or tonumber(lh[2]) or 0) + own
+    if not lh[5] then
+      redis.call('HSET', lk, 'story', best, 'svotes', num(sv))
+      redis.call('HSET', sk, best, lh[4] or '', id, src)
       local ttl = redis.call('TTL', lk)
       if ttl < 0 then ttl = exp end
       keepFor(sk, ttl)
+    else
+      redis.call('HSET', lk, 'svotes', num(sv))
+      redis.call('HSET', sk, id, src)
     end
-    sv = (sv or tonumber(lh[2]) or 0) + (tonumber(redis.call('HGET', KEYS[k], 'votes')) or 0)
-    redis.call('HSET', lk, 'svotes', num(sv))
-    redis.call('HSET', KEYS[k], 'story', best)
-    redis.call('HSET', sk, id, src)
     keepFor(sk, exp)
-    redis.call('ZREM', KEYS[1], id)
-    redis.call('ZREM', KEYS[2], id)
-    redis.call('ZREM', KEYS[3], id)
-    redis.call('ZADD', KEYS[2], num(sv), best)
-    redis.call('ZADD', KEYS[3], num(rank(formula, param, tonumber(lh[1]), sv, now)), best)
-    touch(KEYS[4], id, best)
+    redis.call('HSET', KEYS[k], 'mh', mh, 'bands', bands, 'story', best)
+    unrank[#unrank+1] = id
+    if not rescored[best] then leads[#leads+1] = best end
+    rescored[best] = {num(sv), num(rank(formula, param, tonumber(lh[1]), sv, now))}
     for g = 1, 2 * ng do expired[#expired+1] = KEYS[k+nb+g] end
     out[#out+1] = best
   else
+    redis.call('HSET', KEYS[k], 'mh', mh, 'bands', bands)
     out[#out+1] = ''
   end
   for b = 1, nb do
     redis.call('ZADD', KEYS[k+b], t, id)
   end
-  k, a = k + 1 + nb + 2 * ng, a + 7
+  k, a = k + 1 + nb + 2 * ng, a + 8
+end
+if #unrank > 0 then
+  for i = 1, 3 do redis.call('ZREM', KEYS[i], unpack(unrank)) end
+  local vz, sz = {}, {}
+  for _, l in ipairs(leads) do
+    vz[#vz+1] = rescored[l][1]; vz[#vz+1] = l
+    sz[#sz+1] = rescored[l][2]; sz[#sz+1] = l
+    unrank[#unrank+1] = l
+  end
+  redis.call('ZADD', KEYS[2], unpack(vz))
+  redis.call('ZADD', KEYS[3], unpack(sz))
+  touch(KEYS[4], unpack(unrank))
 end
 if #expired > 0 then redis.call('UNLINK', unpack(expired)) end
 return out
@@ -162,7 +173,7 @@ type storyCall struct {
 
 // storyCallFor builds the storyCmd part of a created article, or ok false
 // when its text has no feature to fingerprint.
-func (s *Store) storyCallFor(a Article, id string, post, now time.Time) (storyCall, bool) {
+func (s *Store) storyCallFor(a Article, id string, votes float64, post, now time.Time) (storyCall, bool) {
 	sig, ok := minhash.Of(storyText(a.Title, a.Summary))
 	if !ok {
 		return storyCall{}, false
@@ -176,10 +187,11 @@ func (s *Store) storyCallFor(a Article, id string, post, now time.Time) (storyCa
 		keys = append(keys, s.keys.Band(i, v))
 	}
 	for _, g := range a.Groups {
-		keys = append(keys, s.keys.GroupCache(g, ByScore), s.keys.GroupCache(g, ByTime))
+		keys = append(keys, s.keys.groupCaches(g)...)
 	}
 	ttl := int64(post.Add(s.opts.Window+Grace).Sub(now) / time.Second)
-	return storyCall{keys: keys, args: []any{id, sig.Hex(), bands.String(), post.Unix(), ttl, strings.TrimSpace(a.Source), len(a.Groups)}}, true
+	return storyCall{keys: keys, args: []any{id, sig.Hex(), bands.String(), post.Unix(), ttl,
+		strings.TrimSpace(a.Source), len(a.Groups), formatNum(votes)}}, true
 }
 
 // groupStories runs storyCmd on the articles of as that ingest created,
@@ -195,7 +207,7 @@ func (s *Store) groupStories(ctx context.Context, as []Article, res []IngestResu
 		if post.IsZero() || post.After(now) {
 			post = now
 		}
-		if c, ok := s.storyCallFor(a, res[i].ID, post, now); ok {
+		if c, ok := s.storyCallFor(a, res[i].ID, res[i].Votes, post, now); ok {
 			calls = append(calls, c)
 			at = append(at, i)
 		}
