@@ -150,3 +150,32 @@ func TestRankByStoryClosedLead(t *testing.T) {
 		t.Error("the copy of a closed story is not ranked")
 	}
 }
+
+// Copies ingested in one batch form one story, ranked once with their
+// votes summed.
+func TestRankByStoryOneBatch(t *testing.T) {
+	e := newEnv(t, func(o *Options) { o.RankBy = RankByStory; o.CommentWeight = 1 })
+	post := t0.Add(-time.Hour)
+	const sum = "The central bank raised its main interest rate by half a point on Tuesday, citing inflation."
+	as := []Article{
+		storyArticle("https://a.example.com/1", "Central bank raises interest rates to fight inflation", sum, "A", post),
+		storyArticle("https://b.example.com/1", "To fight inflation, central bank raises interest rates", sum, "B", post.Add(time.Minute)),
+		storyArticle("https://d.example.com/1", "Central Bank Raises Interest Rates To Fight Inflation!", sum, "D", post.Add(2*time.Minute)),
+	}
+	for i := range as {
+		as[i].Comments = int64(i + 2)
+	}
+	rs, err := e.s.IngestBatch(e.ctx, as)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs[1].Story != rs[0].ID || rs[2].Story != rs[0].ID {
+		t.Fatalf("stories %q %q, want %s", rs[1].Story, rs[2].Story, rs[0].ID)
+	}
+	if n := e.c.ZCard(e.ctx, e.s.keys.Score()).Val(); n != 1 {
+		t.Errorf("score: holds %d, want the lead only", n)
+	}
+	if got, want := e.zscore(t, e.s.keys.Score(), rs[0].ID), e.s.formula.Score(post, 9, t0); got != want {
+		t.Errorf("story score %v, want %v (9 votes at the lead's time)", got, want)
+	}
+}
