@@ -27,6 +27,19 @@ type News struct {
 	MaxPageSize int `yaml:"max_page_size"`
 	// GroupCacheTTL is how long a group's ranking (a ZINTERSTORE) is kept.
 	GroupCacheTTL Duration `yaml:"group_cache_ttl"`
+	// RankBy is what the ranking lists: article, or story (near-duplicate
+	// articles grouped at ingest; a story is ranked once, by its lead, with
+	// the sum of its articles' votes, one vote per user per story).
+	RankBy string `yaml:"rank_by"`
+	// Story tunes the grouping of articles into stories.
+	Story StoryGrouping `yaml:"story"`
+}
+
+// StoryGrouping tunes near-duplicate detection (news.rank_by: story).
+type StoryGrouping struct {
+	// MinSimilarity is the least estimated Jaccard similarity of two
+	// articles' title + summary (MinHash) that makes them one story.
+	MinSimilarity float64 `yaml:"min_similarity"`
 }
 
 // HotFormula parameterises Reddit's hot ranking.
@@ -57,4 +70,8 @@ func (n *News) validate(v *validator) {
 	v.min("page_size", n.PageSize, 1)
 	ordered(v, "page_size", n.PageSize, "max_page_size", n.MaxPageSize)
 	v.minDur("group_cache_ttl", n.GroupCacheTTL, time.Second)
+	v.oneOf("rank_by", n.RankBy, news.RankByNames()...)
+	if m := n.Story.MinSimilarity; m <= 0 || m > 1 {
+		v.addf("story.min_similarity", "must be above 0 and at most 1, got %g", m)
+	}
 }

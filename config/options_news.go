@@ -5,15 +5,17 @@ import "github.com/newsrank/newsrank/news"
 // Options translates the news section into package news's options.
 func (n News) Options() news.Options {
 	return news.Options{
-		Window:        n.Window.D(),
-		Formula:       n.Formula,
-		VoteWeight:    n.VoteWeight,
-		CommentWeight: n.CommentWeight,
-		HotDivisor:    n.Hot.Divisor,
-		Gravity:       n.Gravity.Gravity,
-		PageSize:      n.PageSize,
-		MaxPageSize:   n.MaxPageSize,
-		GroupCacheTTL: n.GroupCacheTTL.D(),
+		Window:             n.Window.D(),
+		Formula:            n.Formula,
+		VoteWeight:         n.VoteWeight,
+		CommentWeight:      n.CommentWeight,
+		HotDivisor:         n.Hot.Divisor,
+		Gravity:            n.Gravity.Gravity,
+		PageSize:           n.PageSize,
+		MaxPageSize:        n.MaxPageSize,
+		GroupCacheTTL:      n.GroupCacheTTL.D(),
+		RankBy:             n.RankBy,
+		StoryMinSimilarity: n.Story.MinSimilarity,
 	}
 }
 
@@ -29,5 +31,7 @@ func newsFromOptions(o news.Options) News {
 		PageSize:      o.PageSize,
 		MaxPageSize:   o.MaxPageSize,
 		GroupCacheTTL: Duration(o.GroupCacheTTL),
+		RankBy:        o.RankBy,
+		Story:         StoryGrouping{MinSimilarity: o.StoryMinSimilarity},
 	}
 }

@@ -154,6 +154,11 @@ func (s *Store) IngestBatch(ctx context.Context, as []Article) ([]IngestResult, 
 		if err := s.saveAliases(ctx, as, res); err != nil {
 			return nil, err
 		}
+		if s.opts.stories() {
+			if err := s.groupStories(ctx, as, res, now); err != nil {
+				return nil, err
+			}
+		}
 	}
 	var counts [TooOld + 1]int
 	for i := range res {
@@ -220,7 +225,7 @@ func (s *Store) runIngest(ctx context.Context, as []Article, calls []ingestCall,
 	cmds, err := rdb.EvalEach(ctx, s.c, ingestCmd, chunks, func(c int) ([]string, []any) {
 		part := todo[c*IngestChunk : min(len(todo), (c+1)*IngestChunk)]
 		keys := []string{s.keys.Time(), s.keys.Votes(), s.keys.Score(), s.keys.Groups(), s.keys.Touched()}
-		args := []any{s.opts.CommentWeight, name, param, now.Unix(), int64((s.opts.Window + Grace) / time.Second)}
+		args := []any{s.opts.CommentWeight, name, param, now.Unix(), int64((s.opts.Window + Grace) / time.Second), s.opts.storyFlag()}
 		for _, i := range part {
 			keys = append(keys, calls[i].keys...)
 			args = append(args, calls[i].args...)

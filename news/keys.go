@@ -1,5 +1,7 @@
 package news
 
+import "strconv"
+
 // Tag is the hash tag every news key carries, so that all of them hash to
 // one Redis Cluster slot.
 const Tag = "{news}"
@@ -26,6 +28,19 @@ func (k keyspace) ArticlePrefix() string { return k.base + "news:" }
 // ID of that URL) to the URL the article is stored under (Article.Aliases).
 // It expires with the window. // STRING canonical URL
 func (k keyspace) Alias(id string) string { return k.base + "alias:" + id }
+
+// Band is one bucket of the stories' near-duplicate index: the articles
+// whose MinHash signature's band i (0 to minhash.NumBands−1) has value
+// v (8 hex digits), by post time (story.go). It has no expiry: the prune
+// removes its articles' entries and trims it to the window, and Redis
+// deletes it when empty. // ZSET id → post time (Unix seconds)
+func (k keyspace) Band(i int, v string) string {
+	return k.base + "band:" + strconv.Itoa(i) + ":" + v
+}
+
+// Story lists the articles of a story of two or more, under its lead's
+// id, with their sources; it expires with its newest article. // HASH id → source
+func (k keyspace) Story(lead string) string { return k.base + "story:" + lead }
 
 // Time orders articles by post time. // ZSET id → post time (Unix seconds)
 func (k keyspace) Time() string { return k.base + "time:" }

@@ -35,6 +35,8 @@ func itemFromHash(id string, h map[string]string) Item {
 	it.Up, _ = strconv.ParseInt(h["up"], 10, 64)
 	it.Down, _ = strconv.ParseInt(h["down"], 10, 64)
 	it.Votes, _ = strconv.ParseFloat(h["votes"], 64)
+	it.Story = h["story"]
+	it.StoryVotes, _ = strconv.ParseFloat(h["svotes"], 64)
 	return it
 }
 
@@ -105,6 +107,9 @@ func (s *Store) List(ctx context.Context, o Order, page, size int) (Page, error)
 	}
 	p, err := s.readFullPage(ctx, zsetPage(rk, start, stop, o == ByScore), page, size)
 	if err != nil {
+		return Page{}, fmt.Errorf("list by %s page %d: %w", o, page, err)
+	}
+	if err := s.fillAlso(ctx, &p); err != nil {
 		return Page{}, fmt.Errorf("list by %s page %d: %w", o, page, err)
 	}
 	return p, nil
@@ -225,6 +230,9 @@ func (s *Store) GroupList(ctx context.Context, group string, o Order, page, size
 	rr := s.groupPage(group, o, rk, start, stop)
 	p, err := s.readFullPage(ctx, rr, page, size)
 	if err != nil {
+		return Page{}, fmt.Errorf("group %s by %s page %d: %w", group, o, page, err)
+	}
+	if err := s.fillAlso(ctx, &p); err != nil {
 		return Page{}, fmt.Errorf("group %s by %s page %d: %w", group, o, page, err)
 	}
 	return p, nil

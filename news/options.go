@@ -29,21 +29,52 @@ type Options struct {
 	MaxPageSize int
 	// GroupCacheTTL is how long a group's ranking (a ZINTERSTORE) is kept.
 	GroupCacheTTL time.Duration
+	// RankBy is what the ranking lists: RankByArticle ("" too) or
+	// RankByStory, which groups near-duplicate articles into stories at
+	// ingest (story.go) and ranks each story once, by its lead, with its
+	// articles' votes summed (story_rank.go).
+	RankBy string
+	// StoryMinSimilarity is the least estimated Jaccard similarity of
+	// two articles' title + summary (MinHash, story.go) that makes them
+	// one story, above 0 and at most 1.
+	StoryMinSimilarity float64
+}
+
+// What Options.RankBy names.
+const (
+	RankByArticle = "article"
+	RankByStory   = "story"
+)
+
+// RankByNames returns the values Options.RankBy takes.
+func RankByNames() []string { return []string{RankByArticle, RankByStory} }
+
+// stories reports whether articles are grouped into stories.
+func (o Options) stories() bool { return o.RankBy == RankByStory }
+
+// storyFlag is stories() as the ingest and refresh scripts take it.
+func (o Options) storyFlag() string {
+	if o.stories() {
+		return "1"
+	}
+	return "0"
 }
 
 // DefaultOptions are a week's window, the linear formula at one day per
 // 200 votes, and pages of 25 (at most 100).
 func DefaultOptions() Options {
 	return Options{
-		Window:        7 * 24 * time.Hour,
-		Formula:       "linear",
-		VoteWeight:    432,
-		CommentWeight: 1,
-		HotDivisor:    45000,
-		Gravity:       1.8,
-		PageSize:      25,
-		MaxPageSize:   100,
-		GroupCacheTTL: 60 * time.Second,
+		Window:             7 * 24 * time.Hour,
+		Formula:            "linear",
+		VoteWeight:         432,
+		CommentWeight:      1,
+		HotDivisor:         45000,
+		Gravity:            1.8,
+		PageSize:           25,
+		MaxPageSize:        100,
+		GroupCacheTTL:      60 * time.Second,
+		RankBy:             RankByArticle,
+		StoryMinSimilarity: 0.55,
 	}
 }
 

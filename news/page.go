@@ -55,11 +55,13 @@ const (
 	fUp
 	fDown
 	fVotes
+	fStory
+	fStoryVotes
 )
 
 // itemFields are the article hash fields an Item is built from, in the
 // order of the constants above.
-var itemFields = [...]string{"title", "url", "source", "summary", "image", "user", "time", "crawled", "comments", "up", "down", "votes"}
+var itemFields = [...]string{"title", "url", "source", "summary", "image", "user", "time", "crawled", "comments", "up", "down", "votes", "story", "svotes"}
 
 // itemFieldArgs is itemFields as command arguments.
 var itemFieldArgs = func() (a [len(itemFields)]any) {
@@ -95,6 +97,8 @@ func itemFromFields(id string, v []string) (it Item, ok bool) {
 	it.Up, _ = strconv.ParseInt(v[fUp], 10, 64)
 	it.Down, _ = strconv.ParseInt(v[fDown], 10, 64)
 	it.Votes, _ = strconv.ParseFloat(v[fVotes], 64)
+	it.Story = v[fStory]
+	it.StoryVotes, _ = strconv.ParseFloat(v[fStoryVotes], 64)
 	return it, true
 }
 

@@ -24,31 +24,74 @@ import (
 //	ARGV[2] -> n, the number of ids
 //	ARGV[2+i] -> id_i
 //	ARGV[3+n+j] -> g_j, the group name of KEYS[6+2n+3j]
+//	ARGV[3+n+m] (the last) -> "1" with news.rank_by: story: a pruned lead takes its
+//	  story with it (unlead)
 //
 // Each id is checked again (its post time must still be below the cutoff);
 // the ids that pass leave time:, score:, votes: and every group (unrank:
 // a group that loses a member loses its cached rankings, which list it,
-// and leaves groups: when it is empty), and their hash and voted: key are
-// deleted. The ids are recorded in touched: while a rebuild runs, so its swap drops
-// them too. Returns the number of articles removed.
+// and leaves groups: when it is empty), their story entries (story:<lead>
+// and the band: buckets, story.go) are removed, and their hash and voted:
+// key are deleted. With rank_by: story the other members of a pruned
+// lead's story (not ranked themselves) go with it: a story lives as long
+// as its lead's window. The ids are recorded in touched: while a rebuild
+// runs, so its swap drops them too. Returns the number of ranked articles
+// removed (members of their stories are not counted).
 var pruneCmd = redis.NewScript(touchLua + unrankLua + `
+-- unstory removes article id (hash key) from the story index: its story:
+-- entry and its band: entries (story.go; the hash's bands field holds
+-- their values, 8 hex digits each), and trims those buckets of entries
+-- older than the cutoff (buckets have no expiry: the prune empties them,
+-- and Redis deletes an empty ZSET); keys under the same {news} tag,
+-- built from the time: key's name.
+local base = string.sub(KEYS[1], 1, -6)
 local cutoff = tonumber(ARGV[1])
+local function unstory(key, id)
+  local h = redis.call('HMGET', key, 'bands', 'story')
+  if h[2] then redis.call('HDEL', base .. 'story:' .. h[2], id) end
+  if h[1] then
+    for b = 0, #h[1] / 8 - 1 do
+      local bk = base .. 'band:' .. b .. ':' .. string.sub(h[1], 8 * b + 1, 8 * b + 8)
+      redis.call('ZREM', bk, id)
+      redis.call('ZREMRANGEBYSCORE', bk, '-inf', '(' .. cutoff)
+    end
+  end
+end
+-- unlead removes the other members of the story led by id (ranked by
+-- story, they are not in time:): their story and band entries, hashes
+-- and voted: keys, then the story itself; it returns them, for unrank.
+local function unlead(id, out)
+  local sk = base .. 'story:' .. id
+  for _, m in ipairs(redis.call('HKEYS', sk)) do
+    if m ~= id then
+      unstory(base .. 'news:' .. m, m)
+      redis.call('DEL', base .. 'news:' .. m, base .. 'voted:' .. m)
+      out[#out + 1] = m
+    end
+  end
+  redis.call('DEL', sk)
+end
 local n = tonumber(ARGV[2])
-local gone = {}
+local gone, ranked = {}, 0
 for i = 1, n do
   local id = ARGV[2 + i]
   local t = redis.call('ZSCORE', KEYS[1], id)
   if t and tonumber(t) < cutoff then
     gone[#gone + 1] = id
+    unstory(KEYS[4 + 2 * i], id)
     redis.call('DEL', KEYS[4 + 2 * i], KEYS[5 + 2 * i])
   end
 end
-if #gone == 0 then
+ranked = #gone
+if ranked == 0 then
   return 0
+end
+if ARGV[#ARGV] == '1' then
+  for i = 1, ranked do unlead(gone[i], gone) end
 end
 unrank(gone, KEYS[1], KEYS[3], KEYS[2], KEYS[4], 6 + 2 * n, 3 + n)
 touch(KEYS[5], unpack(gone))
-return #gone
+return ranked
 `)
 
 // PruneOptions configures [Store.Prune]. The zero value is the default: a
@@ -153,6 +196,7 @@ func (s *Store) prune(ctx context.Context, now time.Time, size int) (PruneResult
 			keys = append(keys, s.keys.GroupWithCaches(g)...)
 			args = append(args, g)
 		}
+		args = append(args, s.opts.storyFlag())
 		n, err := pruneCmd.Run(ctx, s.c, keys, args...).Int64()
 		if err != nil {
 			return res, fmt.Errorf("prune: remove batch: %w", err)

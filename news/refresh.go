@@ -122,8 +122,8 @@ func (s *Store) runRefresh(ctx context.Context, urls []string, counts map[string
 		part := urls[c*RefreshChunk : min(len(urls), (c+1)*RefreshChunk)]
 		keys := make([]string, 0, 3+len(part))
 		keys = append(keys, s.keys.Votes(), s.keys.Score(), s.keys.Touched())
-		args := make([]any, 0, 5+3*len(part))
-		args = append(args, s.opts.CommentWeight, name, param, now, window)
+		args := make([]any, 0, 6+3*len(part))
+		args = append(args, s.opts.CommentWeight, name, param, now, window, s.opts.storyFlag())
 		for _, u := range part {
 			id := ID(u)
 			keys = append(keys, s.keys.Article(id))

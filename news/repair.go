@@ -44,7 +44,9 @@ end
 // its voted: key is deleted. An article of time: with no votes: entry gets
 // the votes its hash records and its score again. An article whose hash
 // is there but which is not in time: (it was removed by hand) is ranked
-// again from its hash: time:, votes: and score:. The hash is checked here,
+// again from its hash: time:, votes: and score: (its svotes, the story's
+// votes, for a story's lead; a story's other members are never ranked,
+// story_rank.go). The hash is checked here,
 // in the script, so an article stored again meanwhile is never dropped.
 //
 //	KEYS[1] -> time: ZSET
@@ -79,9 +81,10 @@ for i = 1, n do
     status = 'dropped'
   else
     local t = redis.call('ZSCORE', KEYS[1], id)
-    local h = redis.call('HMGET', hk, 'time', 'votes', 'up', 'down', 'comments')
+    local h = redis.call('HMGET', hk, 'time', 'svotes', 'up', 'down', 'comments', 'story', 'votes')
+    h[2] = h[2] or h[7]
     v = redis.call('ZSCORE', KEYS[2], id)
-    if not t and tonumber(h[1]) then
+    if not t and tonumber(h[1]) and not (h[6] and h[6] ~= id) then
       t, status = h[1], 'restored'
       redis.call('ZADD', KEYS[1], t, id)
     end

@@ -85,6 +85,9 @@ end
 // ARGV[2], ARGV[3] -> formula name and parameter
 // ARGV[4] -> now (Unix s)
 // ARGV[5] -> window + grace (s): a new hash expires then after its post time
+// ARGV[6] -> "1" with news.rank_by: story: an update of an article of a
+// story moves its change of votes to the story (toStory) and ranks the lead
+// instead, so a member is never ranked again
 // then, per article (ingestCall.args):
 //
 //	id, canonical URL, title, post time (Unix s), crawl time (Unix s),
@@ -95,19 +98,22 @@ end
 //	then the ng group names.
 //
 // Returns per article "created" (the caller knows votes and score), or
-// "updated", votes, score, or "conflict", the stored URL, "" when the id's
-// hash holds another URL.
-var ingestCmd = redis.NewScript(formulaLua + touchLua + engageLua + `
+// "updated", votes, score (of its story, for an article of a story in
+// story mode), or "conflict", the stored URL, "" when the id's hash holds
+// another URL.
+var ingestCmd = redis.NewScript(formulaLua + touchLua + engageLua + storyLua + `
 local cw = tonumber(ARGV[1])
 local formula, param, now = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
-local life = tonumber(ARGV[5])
+local life, stories = tonumber(ARGV[5]), ARGV[6] == '1'
+local rid
 local out, n = {}, 0
 -- ZADD arguments, collected: members repeat in order, so for an article
 -- listed twice the last values win, as they would inline.
 local tz, vz, sz, nt, nv, ids = {}, {}, {}, 0, 0, {}
-local k, a = 6, 6
+local k, a = 6, 7
 while ARGV[a] do
   local key, id, url = KEYS[k], ARGV[a], ARGV[a+1]
+  rid = id
   local ng, no = tonumber(ARGV[a+8]), tonumber(ARGV[a+9])
   local f = a + 10
   local stored = redis.call('HGET', key, 'url')
@@ -120,20 +126,28 @@ while ARGV[a] do
     tz[nt+1] = ARGV[a+3]; tz[nt+2] = id; nt = nt + 2
   elseif stored == url then
     status = 'updated'
-    local h = redis.call('HMGET', key, 'time', 'up', 'down', 'comments')
+    local h = redis.call('HMGET', key, 'time', 'up', 'down', 'comments', 'story')
     redis.call('HSET', key, 'crawled', ARGV[a+4])
     for i = f, f + no - 2, 2 do
       redis.call('HSETNX', key, ARGV[i], ARGV[i+1])
     end
     votes, score = engage(key, h, ARGV[a+5], cw, formula, param, now)
+    if stories and h[5] then
+      local was = (tonumber(h[2]) or 0) - (tonumber(h[3]) or 0) + (tonumber(h[4]) or 0) * cw
+      local sid, sv, ss = toStory(key, id, h[5], tonumber(votes) - was, formula, param, now)
+      rid = sid
+      if sid then votes, score = sv, ss end
+    end
   else
     status, votes, score = 'conflict', stored, ''
   end
-  if status ~= 'conflict' then
-    vz[nv+1] = votes; vz[nv+2] = id
-    sz[nv+1] = score; sz[nv+2] = id
+  if status ~= 'conflict' and rid then
+    vz[nv+1] = votes; vz[nv+2] = rid
+    sz[nv+1] = score; sz[nv+2] = rid
     nv = nv + 2
-    ids[#ids+1] = id
+    ids[#ids+1] = rid
+  end
+  if status ~= 'conflict' then
     for g = 0, ng - 1 do
       local gk = k + 1 + 3*g
       if redis.call('SADD', KEYS[gk], id) == 1 then
@@ -174,29 +188,38 @@ return out
 // ARGV[2], ARGV[3] -> formula name and parameter
 // ARGV[4] -> now (Unix s)
 // ARGV[5] -> window (s): an article is refreshed while now <= post time + window
-// then, per article i, ARGV[6+3(i-1)] .. ARGV[8+3(i-1)]: id, canonical URL,
+// ARGV[6] -> "1" with news.rank_by: story: an article of a story moves its
+// change of votes to the story (toStory), and the lead is ranked instead
+// then, per article i, ARGV[7+3(i-1)] .. ARGV[9+3(i-1)]: id, canonical URL,
 // comment count (> 0)
 //
 // Returns {updated, i, ...}: the number of articles whose count changed
 // and that were rescored, then the positions (1-based, in this call) of
 // the articles that have no hash, so the caller can try their aliases.
-var refreshCmd = redis.NewScript(formulaLua + touchLua + engageLua + `
+var refreshCmd = redis.NewScript(formulaLua + touchLua + engageLua + storyLua + `
 local cw = tonumber(ARGV[1])
 local formula, param, now = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
-local window = tonumber(ARGV[5])
+local window, stories = tonumber(ARGV[5]), ARGV[6] == '1'
 local out = {0}
-local k, a = 4, 6
+local k, a = 4, 7
 while ARGV[a] do
   local key, id, url, cs = KEYS[k], ARGV[a], ARGV[a+1], ARGV[a+2]
-  local h = redis.call('HMGET', key, 'time', 'up', 'down', 'comments', 'url')
+  local h = redis.call('HMGET', key, 'time', 'up', 'down', 'comments', 'url', 'story')
   local t = tonumber(h[1])
   if not h[5] then
     out[#out+1] = k - 3
   elseif t and h[5] == url and now <= t + window and tonumber(h[4]) ~= tonumber(cs) then
+    local was = (tonumber(h[2]) or 0) - (tonumber(h[3]) or 0) + (tonumber(h[4]) or 0) * cw
     local votes, score = engage(key, h, cs, cw, formula, param, now)
-    redis.call('ZADD', KEYS[1], votes, id)
-    redis.call('ZADD', KEYS[2], score, id)
-    touch(KEYS[3], id)
+    local rid = id
+    if stories and h[6] then
+      rid, votes, score = toStory(key, id, h[6], tonumber(votes) - was, formula, param, now)
+    end
+    if rid then
+      redis.call('ZADD', KEYS[1], votes, rid)
+      redis.call('ZADD', KEYS[2], score, rid)
+      touch(KEYS[3], rid)
+    end
     out[1] = out[1] + 1
   end
   k, a = k + 1, a + 3

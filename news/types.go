@@ -121,6 +121,9 @@ type IngestResult struct {
 	// Votes and Score after the ingest (zero for TooOld).
 	Votes float64
 	Score float64
+	// Story is the id of the story a created article joined (its lead's
+	// id) when news.rank_by is story; "" when it is alone so far.
+	Story string
 	// Err is set by IngestBatch for an article that was rejected (bad
 	// input, id collision); the others in the batch are still stored.
 	Err error
@@ -131,7 +134,8 @@ type VoteResult struct {
 	ID   string `json:"id"`
 	Up   int64  `json:"up"`
 	Down int64  `json:"down"`
-	// Votes is up − down + comments × comment_weight.
+	// Votes is up − down + comments × comment_weight (with rank_by:
+	// story, the story's votes: the sum of its articles').
 	Votes float64 `json:"votes"`
 	Score float64 `json:"score"`
 	// Previous is the user's vote before this one; Previous == the new
@@ -140,6 +144,10 @@ type VoteResult struct {
 	// Version numbers this vote among all votes (the key vote-seq); it
 	// only grows.
 	Version int64 `json:"version,omitempty"`
+	// Story is, with news.rank_by: story, the lead of the story the vote
+	// went to (ID itself when the article is alone or the lead); Up, Down,
+	// Votes and Score are then the story's. "" with rank_by: article.
+	Story string `json:"story,omitempty"`
 }
 
 // Item is one stored article as listings and Get return it.
@@ -161,6 +169,15 @@ type Item struct {
 	Votes float64 `json:"votes"`
 	// Score is the article's ranking score (score:).
 	Score float64 `json:"score"`
+	// Story is the id of the article's story (its lead's id) when it is
+	// one of two or more near-duplicates (news.rank_by: story); Also are
+	// the story's other articles, the lead first, in listings.
+	Story string   `json:"story,omitempty"`
+	Also  []Member `json:"also,omitempty"`
+	// StoryVotes is, on the lead of a story of two or more, the story's
+	// votes: the sum of its articles' Votes, which rank it (rank_by:
+	// story; Up and Down on the lead are the story's user votes).
+	StoryVotes float64 `json:"story_votes,omitempty"`
 }
 
 // Page is one page of a listing.

@@ -47,6 +47,12 @@ func checkID(id string) error {
 // ErrVotingClosed, ErrBadInput; ErrActivity (with the result) when the
 // vote was recorded and its report failed: voting the same again
 // completes it.
+//
+// With news.rank_by: story the vote goes to the article's story
+// (storyVoteCmd): it is kept on the story's lead, so a user has one vote
+// per story whichever of its articles they vote on, voting is open while
+// the lead is within the window, and the result (Story: the lead) carries
+// the story's counts, votes and score.
 func (s *Store) Vote(ctx context.Context, user, id string, d Dir) (VoteResult, error) {
 	if err := checkUser(user); err != nil {
 		return VoteResult{}, err
@@ -57,11 +63,7 @@ func (s *Store) Vote(ctx context.Context, user, id string, d Dir) (VoteResult, e
 	if d != Up && d != Down && d != None {
 		return VoteResult{}, fmt.Errorf("%w: vote must be up, down or none, got %d", ErrBadInput, d)
 	}
-	name, param := s.formula.scriptArgs()
-	k := s.keys
-	cmd := voteCmd.Run(ctx, s.c, []string{k.Article(id), k.Voted(id), k.Votes(), k.Score(), k.Touched(), k.VoteSeq()},
-		id, user, int(d), s.clock.Now().Unix(), int64(s.opts.Window/time.Second), int64(Grace/time.Second),
-		name, param, s.opts.CommentWeight)
+	cmd := s.runVote(ctx, user, id, d)
 	r, err := parseScriptReply(cmd)
 	if err != nil {
 		return VoteResult{}, fmt.Errorf("vote on %s: %w", id, err)
@@ -72,10 +74,15 @@ func (s *Store) Vote(ctx context.Context, user, id string, d Dir) (VoteResult, e
 	case "closed":
 		return VoteResult{}, fmt.Errorf("vote on %s: %w (older than %s)", id, ErrVotingClosed, human.Duration(s.opts.Window))
 	case "ok":
-		if len(r) != 8 {
+		story := s.opts.stories()
+		if len(r) != 8 && !story || len(r) != 9 && story {
 			break
 		}
 		res := VoteResult{ID: id}
+		liked := id
+		if story {
+			res.Story, liked = r[8], r[8]
+		}
 		res.Up, _ = strconv.ParseInt(r[1], 10, 64)
 		res.Down, _ = strconv.ParseInt(r[2], 10, 64)
 		res.Votes, _ = strconv.ParseFloat(r[3], 64)
@@ -84,9 +91,23 @@ func (s *Store) Vote(ctx context.Context, user, id string, d Dir) (VoteResult, e
 		res.Previous = Dir(p)
 		res.Version, _ = strconv.ParseInt(r[6], 10, 64)
 		metrics.Votes.WithLabelValues(d.String()).Inc()
-		return res, s.reportVote(ctx, user, id, r[7], d, res.Version)
+		return res, s.reportVote(ctx, user, liked, r[7], d, res.Version)
 	}
 	return VoteResult{}, fmt.Errorf("vote on %s: unexpected reply %q", id, r)
+}
+
+// runVote runs the vote script: voteCmd, or storyVoteCmd with
+// news.rank_by: story.
+func (s *Store) runVote(ctx context.Context, user, id string, d Dir) *redis.Cmd {
+	name, param := s.formula.scriptArgs()
+	k := s.keys
+	args := []any{id, user, int(d), s.clock.Now().Unix(), int64(s.opts.Window / time.Second), int64(Grace / time.Second),
+		name, param, s.opts.CommentWeight}
+	if s.opts.stories() {
+		return storyVoteCmd.Run(ctx, s.c, []string{k.Article(id), k.Votes(), k.Score(), k.Touched(), k.VoteSeq()},
+			append(args, k.base)...)
+	}
+	return voteCmd.Run(ctx, s.c, []string{k.Article(id), k.Voted(id), k.Votes(), k.Score(), k.Touched(), k.VoteSeq()}, args...)
 }
 
 // MaxVotesOf is the most ids VotesOf takes in one call.

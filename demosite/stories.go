@@ -1,0 +1,195 @@
+package demosite
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+)
+
+// LabelledArticle is one article of StorySet: what a crawler would ingest
+// and, in Story, the truth: the id of the event it reports, the same for
+// every copy.
+type LabelledArticle struct {
+	URL     string
+	Title   string
+	Summary string
+	// Source is the outlet that published this copy.
+	Source string
+	// Lang is "en" or "zh".
+	Lang     string
+	PostTime time.Time
+	Story    string
+	// Bilingual marks the copies of a story published in both languages.
+	Bilingual bool
+}
+
+// storyOutlets publish the copies of a story.
+var storyOutlets = []string{"world", "tech", "sports", "guonei", "finance", "news", "wire-a", "wire-b", "daily", "herald"}
+
+// syn is one word slot: its synonyms (the first is the wire's word), in
+// English and in Chinese.
+type syn struct{ en, zh []string }
+
+var (
+	storySubjects = []syn{
+		{[]string{"central bank"}, []string{"央行", "中央银行"}},
+		{[]string{"health ministry", "health department"}, []string{"卫生部", "卫生部门"}},
+		{[]string{"city council", "municipal council"}, []string{"市议会", "市政会"}},
+		{[]string{"tech giant", "technology giant"}, []string{"科技巨头", "科技龙头"}},
+		{[]string{"automaker", "car maker"}, []string{"汽车制造商", "车企"}},
+		{[]string{"airline", "carrier"}, []string{"航空公司", "航企"}},
+		{[]string{"football club", "soccer club"}, []string{"足球俱乐部", "球会"}},
+		{[]string{"energy regulator", "power regulator"}, []string{"能源监管机构", "能源监管部门"}},
+		{[]string{"university", "college"}, []string{"大学", "高校"}},
+		{[]string{"police", "police force"}, []string{"警方", "警察"}},
+		{[]string{"chipmaker", "semiconductor maker"}, []string{"芯片制造商", "芯片厂商"}},
+		{[]string{"retailer", "retail chain"}, []string{"零售商", "零售企业"}},
+	}
+	storyActions = []syn{
+		{[]string{"raises", "lifts", "increases"}, []string{"上调", "提高"}},
+		{[]string{"cuts", "lowers", "reduces"}, []string{"下调", "降低"}},
+		{[]string{"announces", "unveils", "reveals"}, []string{"宣布", "公布"}},
+		{[]string{"halts", "suspends", "pauses"}, []string{"暂停", "中止"}},
+		{[]string{"approves", "backs", "endorses"}, []string{"批准", "通过"}},
+		{[]string{"probes", "investigates", "examines"}, []string{"调查", "审查"}},
+		{[]string{"expands", "extends", "widens"}, []string{"扩大", "扩展"}},
+		{[]string{"rejects", "refuses", "turns down"}, []string{"拒绝", "否决"}},
+	}
+	storyObjects = []syn{
+		{[]string{"interest rates", "borrowing costs"}, []string{"利率", "贷款利率"}},
+		{[]string{"vaccine programme", "vaccination plan"}, []string{"疫苗计划", "接种计划"}},
+		{[]string{"housing plan", "housing scheme"}, []string{"住房计划", "住房方案"}},
+		{[]string{"battery factory", "battery plant"}, []string{"电池工厂", "电池厂"}},
+		{[]string{"flights", "routes"}, []string{"航班", "航线"}},
+		{[]string{"stadium deal", "arena deal"}, []string{"球场协议", "场馆协议"}},
+		{[]string{"price cap", "price ceiling"}, []string{"价格上限", "限价"}},
+		{[]string{"tuition fees", "student fees"}, []string{"学费", "学杂费"}},
+		{[]string{"fraud case", "fraud inquiry"}, []string{"诈骗案", "欺诈案"}},
+		{[]string{"export licences", "export permits"}, []string{"出口许可", "出口执照"}},
+		{[]string{"store closures", "shop closures"}, []string{"门店关闭", "关店"}},
+		{[]string{"data centre", "server farm"}, []string{"数据中心", "算力中心"}},
+	}
+	storyPlaces = []syn{
+		{[]string{"Berlin"}, []string{"柏林"}}, {[]string{"Tokyo"}, []string{"东京"}},
+		{[]string{"Lagos"}, []string{"拉各斯"}}, {[]string{"Lima"}, []string{"利马"}},
+		{[]string{"Shanghai"}, []string{"上海"}}, {[]string{"Toronto"}, []string{"多伦多"}},
+		{[]string{"Madrid"}, []string{"马德里"}}, {[]string{"Seoul"}, []string{"首尔"}},
+		{[]string{"Nairobi"}, []string{"内罗毕"}}, {[]string{"Oslo"}, []string{"奥斯陆"}},
+		{[]string{"Mumbai"}, []string{"孟买"}}, {[]string{"Sydney"}, []string{"悉尼"}},
+	}
+	storyClauses = []syn{
+		{[]string{"amid growing public pressure"}, []string{"在舆论压力下"}},
+		{[]string{"after weeks of talks with unions"}, []string{"经过数周与工会的谈判"}},
+		{[]string{"despite warnings from economists"}, []string{"尽管经济学家发出警告"}},
+		{[]string{"following a sharp drop in demand"}, []string{"此前需求大幅下滑"}},
+		{[]string{"as rivals struggle to keep pace"}, []string{"竞争对手难以跟上"}},
+		{[]string{"in a move that surprised investors"}, []string{"此举出乎投资者意料"}},
+		{[]string{"ahead of next month's elections"}, []string{"在下月选举之前"}},
+		{[]string{"citing safety concerns"}, []string{"理由是安全担忧"}},
+	}
+)
+
+// event is one story's facts: an index into each slot list and a figure.
+type event struct {
+	subj, act, obj, place int
+	clauses               [2]int
+	figure                int
+}
+
+// pick returns the word of slot s a copy uses: the wire's word, or with
+// probability p another synonym.
+func pick(r *rand.Rand, words []string, p float64) string {
+	if len(words) > 1 && r.Float64() < p {
+		return words[1+r.IntN(len(words)-1)]
+	}
+	return words[0]
+}
+
+// StorySet is a labelled set for near-duplicate detection: n stories, each
+// published by 1 to 4 outlets, every copy after the first with a
+// paraphrased title (synonyms, words reordered or dropped) over the wire
+// summary (its last sentence sometimes dropped); about one story in ten
+// has a copy in the other language (English and Chinese: Bilingual). The
+// same seed gives the same set. Post times are within an hour before now.
+func StorySet(seed int64, n int, now time.Time) []LabelledArticle {
+	r := rand.New(rand.NewPCG(uint64(seed), 0x5707))
+	var out []LabelledArticle
+	for s := range n {
+		ev := event{subj: r.IntN(len(storySubjects)), act: r.IntN(len(storyActions)),
+			obj: r.IntN(len(storyObjects)), place: r.IntN(len(storyPlaces)),
+			clauses: [2]int{r.IntN(len(storyClauses)), r.IntN(len(storyClauses))}, figure: 2 + r.IntN(97)}
+		lang := "en"
+		if r.IntN(3) == 0 {
+			lang = "zh"
+		}
+		copies := 1 + r.IntN(4)
+		bilingual := copies > 1 && r.IntN(10) == 0
+		outlets := r.Perm(len(storyOutlets))
+		id := fmt.Sprintf("s%04d", s)
+		for c := range copies {
+			l := lang
+			if bilingual && c == copies-1 {
+				l = map[string]string{"en": "zh", "zh": "en"}[lang]
+			}
+			title, summary := ev.render(r, l, c > 0)
+			out = append(out, LabelledArticle{
+				URL:   fmt.Sprintf("https://%s.demo.example/story/%s-%d.html", storyOutlets[outlets[c]], id, c),
+				Title: title, Summary: summary, Source: storyOutlets[outlets[c]], Lang: l,
+				PostTime: now.Add(-time.Duration(r.IntN(3600)) * time.Second),
+				Story:    id, Bilingual: bilingual,
+			})
+		}
+	}
+	return out
+}
+
+// render writes the event's title and summary in lang; a copy (not the
+// wire's) paraphrases the title and may shorten the summary.
+func (ev event) render(r *rand.Rand, lang string, copy bool) (title, summary string) {
+	p := 0.0
+	if copy {
+		p = 0.5
+	}
+	w := func(s syn, p float64) string {
+		if lang == "zh" {
+			return pick(r, s.zh, p)
+		}
+		return pick(r, s.en, p)
+	}
+	subj, act, obj, place := w(storySubjects[ev.subj], p), w(storyActions[ev.act], p), w(storyObjects[ev.obj], p), w(storyPlaces[ev.place], 0)
+	c1, c2 := w(storyClauses[ev.clauses[0]], 0), w(storyClauses[ev.clauses[1]], 0)
+	wsubj, wact, wobj := w(storySubjects[ev.subj], 0), w(storyActions[ev.act], 0), w(storyObjects[ev.obj], 0)
+	if lang == "zh" {
+		title = place + subj + act + obj
+		if copy && r.IntN(2) == 0 {
+			title = subj + act + place + obj
+		}
+		summary = fmt.Sprintf("%s%s%d日%s%s，%s。%s。", place, wsubj, ev.figure%28+1, wact, wobj, c1, c2)
+		if copy && r.IntN(3) == 0 {
+			summary = fmt.Sprintf("%s%s%d日%s%s，%s。", place, wsubj, ev.figure%28+1, wact, wobj, c1)
+		}
+		return title, summary
+	}
+	title = fmt.Sprintf("%s %s %s in %s", capitalize(subj), act, obj, place)
+	if copy {
+		switch r.IntN(3) {
+		case 0:
+			title = fmt.Sprintf("%s: %s %s %s", place, subj, act, obj)
+		case 1:
+			title = fmt.Sprintf("%s %s %s", capitalize(subj), act, obj) // place dropped
+		}
+	}
+	summary = fmt.Sprintf("The %s in %s %s its %s by %d percent on Monday, %s. Officials said the change %s.", wsubj, place, wact, wobj, ev.figure, c1, c2)
+	if copy && r.IntN(3) == 0 {
+		summary = fmt.Sprintf("The %s in %s %s its %s by %d percent on Monday, %s.", wsubj, place, wact, wobj, ev.figure, c1)
+	}
+	return title, summary
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

@@ -1,0 +1,324 @@
+package news
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/newsrank/newsrank/internal/rdb"
+	"github.com/newsrank/newsrank/minhash"
+)
+
+// Stories.
+//
+// With news.rank_by: story, every article the store creates from a crawl
+// gets a MinHash signature of its title + summary (minhash.Of) and is
+// filed in a locality-sensitive index: one ZSET per band value
+// (band:<i>:<hex>, id → post time) for each of the signature's
+// minhash.NumBands bands. Its candidates are the members of its buckets
+// posted within the window, at most MaxBandCandidates newest per bucket;
+// each stands for its story, compared through the story's lead (so a
+// story does not drift by chaining copies of copies); the most similar
+// lead whose estimated Jaccard similarity is at least
+// news.story.min_similarity gives its story, or the article starts one. A
+// story's id is its lead's id: the first article of it the store saw.
+// storyCmd does this atomically per batch, so two copies ingested at once
+// cannot start two stories.
+//
+// An article of a story of two or more has the field story (the lead's
+// id) in its hash, and story:<lead> lists the members with their source.
+
+// MaxBandCandidates bounds how many articles of one band bucket an
+// ingested article is compared with (the newest ones): the work per
+// article is at most minhash.NumBands × MaxBandCandidates comparisons
+// whatever the data.
+const MaxBandCandidates = 16
+
+// Member is one article of a story, as listings show it ("also: ...").
+type Member struct {
+	ID string `json:"id"`
+	// Source is the article's outlet (its source field; may be "").
+	Source string `json:"source,omitempty"`
+}
+
+// storyText is the text an article is fingerprinted on.
+func storyText(title, summary string) string { return title + "\n" + summary }
+
+// storyCmd files newly created articles in the band index and gives each
+// a story, and ranks by story: an article that joins a story leaves time:,
+// votes: and score: (only leads are ranked), its votes are added to the
+// story's votes (svotes on the lead's hash; set to the lead's own votes
+// when the story forms) and the lead is rescored with them and its own
+// post time. Keys built in the script (news:<c>, story:<lead>) are under
+// the same {news} hash tag as the declared ones, so they are in the same
+// cluster slot. A lead posted before the cutoff (its story is closed)
+// takes no new member.
+//
+// The rankings' changes go out at the end of the call, one command per
+// key, not one per article.
+//
+// KEYS[1], KEYS[2], KEYS[3] -> time:, votes:, score: ZSETs
+// KEYS[4] -> touched: SET (touchLua)
+// then, per article: its news:<id> HASH, its NumBands band:<i>:<hex> ZSETs
+// and the cache:score:<g> and cache:time:<g> ZSETs of each of its groups
+// ARGV[1] -> key base (prefix + "{news}:")
+// ARGV[2] -> least similarity, in equal signature positions (of NumHashes)
+// ARGV[3] -> cutoff (Unix s): bucket entries posted before it are skipped
+// ARGV[4] -> candidates per bucket (MaxBandCandidates)
+// ARGV[5] -> bands per article (NumBands)
+// ARGV[6], ARGV[7] -> formula name and parameter
+// ARGV[8] -> now (Unix s)
+// then, per article: id, signature (8 hex digits per position), band
+// values (8 hex digits each), post time (Unix s), time to live (s: post
+// time + window + grace − now), source, number of groups, its votes
+//
+// Returns per article its story id ("" when it is alone so far).
+var storyCmd = redis.NewScript(formulaLua + touchLua + `
+local base, mineq, cutoff, nc, nb = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
+local formula, param, now = ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8])
+-- same counts the equal 8-digit positions of two signatures.
+local function same(a, b)
+  local n = 0
+  for i = 1, #a, 8 do
+    if string.sub(a, i, i + 7) == string.sub(b, i, i + 7) then n = n + 1 end
+  end
+  return n
+end
+local function keepFor(key, ttl)
+  if redis.call('EXPIRE', key, ttl, 'NX') == 0 then redis.call('EXPIRE', key, ttl, 'GT') end
+end
+local out, expired, unrank, rescored, leads = {}, {}, {}, {}, {}
+local k, a = 5, 9
+while ARGV[a] do
+  local id, mh, bands, t, exp, src, ng, own = ARGV[a], ARGV[a+1], ARGV[a+2], ARGV[a+3], ARGV[a+4], ARGV[a+5], tonumber(ARGV[a+6]), tonumber(ARGV[a+7])
+  local best, beste, seen = nil, mineq - 1, {}
+  for b = 1, nb do
+    for _, c in ipairs(redis.call('ZREVRANGEBYSCORE', KEYS[k+b], '+inf', cutoff, 'LIMIT', 0, nc)) do
+      if c ~= id and not seen[c] then
+        seen[c] = true
+        -- a member of a story stands for its story: compare with the lead
+        local h = redis.call('HMGET', base .. 'news:' .. c, 'mh', 'story')
+        local lead = h[2] or c
+        if h[2] and h[2] ~= c and not seen[lead] then
+          h = redis.call('HMGET', base .. 'news:' .. lead, 'mh', 'time')
+          if not tonumber(h[2]) or tonumber(h[2]) < tonumber(cutoff) then h = {} end
+        elseif h[2] and h[2] ~= c then
+          h = {}
+        end
+        seen[lead] = true
+        if h[1] then
+          local e = same(mh, h[1])
+          if e > beste then best, beste = lead, e end
+        end
+      end
+    end
+  end
+  if best then
+    local sk, lk = base .. 'story:' .. best, base .. 'news:' .. best
+    local lh = redis.call('HMGET', lk, 'time', 'votes', 'svotes', 'source', 'story')
+    local sv = (tonumber(lh[3]) or tonumber(lh[2]) or 0) + own
+    if not lh[5] then
+      redis.call('HSET', lk, 'story', best, 'svotes', num(sv))
+      redis.call('HSET', sk, best, lh[4] or '', id, src)
+      local ttl = redis.call('TTL', lk)
+      if ttl < 0 then ttl = exp end
+      keepFor(sk, ttl)
+    else
+      redis.call('HSET', lk, 'svotes', num(sv))
+      redis.call('HSET', sk, id, src)
+    end
+    keepFor(sk, exp)
+    redis.call('HSET', KEYS[k], 'mh', mh, 'bands', bands, 'story', best)
+    unrank[#unrank+1] = id
+    if not rescored[best] then leads[#leads+1] = best end
+    rescored[best] = {num(sv), num(rank(formula, param, tonumber(lh[1]), sv, now))}
+    for g = 1, 2 * ng do expired[#expired+1] = KEYS[k+nb+g] end
+    out[#out+1] = best
+  else
+    redis.call('HSET', KEYS[k], 'mh', mh, 'bands', bands)
+    out[#out+1] = ''
+  end
+  for b = 1, nb do
+    redis.call('ZADD', KEYS[k+b], t, id)
+  end
+  k, a = k + 1 + nb + 2 * ng, a + 8
+end
+if #unrank > 0 then
+  for i = 1, 3 do redis.call('ZREM', KEYS[i], unpack(unrank)) end
+  local vz, sz = {}, {}
+  for _, l in ipairs(leads) do
+    vz[#vz+1] = rescored[l][1]; vz[#vz+1] = l
+    sz[#sz+1] = rescored[l][2]; sz[#sz+1] = l
+    unrank[#unrank+1] = l
+  end
+  redis.call('ZADD', KEYS[2], unpack(vz))
+  redis.call('ZADD', KEYS[3], unpack(sz))
+  touch(KEYS[4], unpack(unrank))
+end
+if #expired > 0 then redis.call('UNLINK', unpack(expired)) end
+return out
+`)
+
+// storyCall is one created article for storyCmd.
+type storyCall struct {
+	keys []string
+	args []any
+}
+
+// storyCallFor builds the storyCmd part of a created article, or ok false
+// when its text has no feature to fingerprint.
+func (s *Store) storyCallFor(a Article, id string, votes float64, post, now time.Time) (storyCall, bool) {
+	sig, ok := minhash.Of(storyText(a.Title, a.Summary))
+	if !ok {
+		return storyCall{}, false
+	}
+	keys := make([]string, 0, 1+minhash.NumBands+2*len(a.Groups))
+	keys = append(keys, s.keys.Article(id))
+	var bands strings.Builder
+	for i, b := range sig.Bands() {
+		v := fmt.Sprintf("%08x", b)
+		bands.WriteString(v)
+		keys = append(keys, s.keys.Band(i, v))
+	}
+	for _, g := range a.Groups {
+		keys = append(keys, s.keys.groupCaches(g)...)
+	}
+	ttl := int64(post.Add(s.opts.Window+Grace).Sub(now) / time.Second)
+	return storyCall{keys: keys, args: []any{id, sig.Hex(), bands.String(), post.Unix(), ttl,
+		strings.TrimSpace(a.Source), len(a.Groups), formatNum(votes)}}, true
+}
+
+// groupStories runs storyCmd on the articles of as that ingest created,
+// IngestChunk per call, in one pipeline, and sets their results' Story.
+func (s *Store) groupStories(ctx context.Context, as []Article, res []IngestResult, now time.Time) error {
+	var calls []storyCall
+	var at []int
+	for i, a := range as {
+		if res[i].Err != nil || res[i].Status != Created {
+			continue
+		}
+		post := a.PostTime
+		if post.IsZero() || post.After(now) {
+			post = now
+		}
+		if c, ok := s.storyCallFor(a, res[i].ID, res[i].Votes, post, now); ok {
+			calls = append(calls, c)
+			at = append(at, i)
+		}
+	}
+	if len(calls) == 0 {
+		return nil
+	}
+	cutoff := now.Add(-s.opts.Window).Unix()
+	name, param := s.formula.scriptArgs()
+	chunks := (len(calls) + IngestChunk - 1) / IngestChunk
+	cmds, err := rdb.EvalEach(ctx, s.c, storyCmd, chunks, func(c int) ([]string, []any) {
+		part := calls[c*IngestChunk : min(len(calls), (c+1)*IngestChunk)]
+		keys := []string{s.keys.Time(), s.keys.Votes(), s.keys.Score(), s.keys.Touched()}
+		args := []any{s.keys.base, s.minEqual(), cutoff, MaxBandCandidates, minhash.NumBands, name, param, now.Unix()}
+		for _, sc := range part {
+			keys = append(keys, sc.keys...)
+			args = append(args, sc.args...)
+		}
+		return keys, args
+	})
+	if err != nil {
+		return fmt.Errorf("group %d articles into stories: %w", len(calls), err)
+	}
+	n := 0
+	for _, cmd := range cmds {
+		vals, err := cmd.StringSlice()
+		if err != nil {
+			return fmt.Errorf("group %d articles into stories: %w", len(calls), err)
+		}
+		for _, v := range vals {
+			if n < len(at) {
+				res[at[n]].Story = v
+			}
+			n++
+		}
+	}
+	if n != len(at) {
+		return fmt.Errorf("group %d articles into stories: %d replies", len(at), n)
+	}
+	return nil
+}
+
+// minEqual is news.story.min_similarity in equal signature positions:
+// the least count whose share of minhash.NumHashes reaches it.
+func (s *Store) minEqual() int {
+	return int(math.Ceil(s.opts.StoryMinSimilarity*minhash.NumHashes - 1e-9))
+}
+
+// fillAlso sets the Also of the items of p that belong to a story of two
+// or more: the story's other members, in one round trip (nothing is read
+// when no item has a story).
+func (s *Store) fillAlso(ctx context.Context, p *Page) error {
+	cmds := make(map[string]*redis.MapStringStringCmd)
+	pipe := s.c.Pipeline()
+	for _, it := range p.Items {
+		if it.Story != "" && cmds[it.Story] == nil {
+			cmds[it.Story] = pipe.HGetAll(ctx, s.keys.Story(it.Story))
+		}
+	}
+	if len(cmds) == 0 {
+		return nil
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return fmt.Errorf("read %d stories: %w", len(cmds), err)
+	}
+	for i := range p.Items {
+		it := &p.Items[i]
+		if it.Story == "" {
+			continue
+		}
+		it.Also = alsoOf(it.ID, it.Story, cmds[it.Story].Val())
+	}
+	return nil
+}
+
+// alsoOf lists the members of story sid other than id: the lead first,
+// then by id.
+func alsoOf(id, sid string, members map[string]string) []Member {
+	out := make([]Member, 0, len(members))
+	for m, src := range members {
+		if m != id {
+			out = append(out, Member{ID: m, Source: src})
+		}
+	}
+	rank := func(m Member) string {
+		if m.ID == sid {
+			return ""
+		}
+		return m.ID
+	}
+	slices.SortFunc(out, func(a, b Member) int { return strings.Compare(rank(a), rank(b)) })
+	return out
+}
+
+// StoryOf returns the members of article id's story (id itself included,
+// the lead first), or just id when it is alone.
+func (s *Store) StoryOf(ctx context.Context, id string) (lead string, members []Member, err error) {
+	if err := checkID(id); err != nil {
+		return "", nil, err
+	}
+	sid, err := s.c.HGet(ctx, s.keys.Article(id), "story").Result()
+	if errors.Is(err, redis.Nil) || err == nil && sid == "" {
+		return id, []Member{{ID: id}}, nil
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("story of %s: %w", id, err)
+	}
+	m, err := s.c.HGetAll(ctx, s.keys.Story(sid)).Result()
+	if err != nil {
+		return "", nil, fmt.Errorf("story %s: %w", sid, err)
+	}
+	all := alsoOf("", sid, m)
+	return sid, all, nil
+}

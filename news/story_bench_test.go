@@ -1,0 +1,110 @@
+package news
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/newsrank/newsrank/internal/clock"
+)
+
+// storyBenchArticles are n crawled articles of varied text: titles of 8
+// and summaries of 30 words drawn from 3,000, one article in three a copy
+// of an earlier one with two words of its title changed (so stories form).
+func storyBenchArticles(n int) []Article {
+	r := rand.New(rand.NewPCG(7, 7))
+	words := make([]string, 3000)
+	for i := range words {
+		words[i] = fmt.Sprintf("w%x", r.Uint32()%0xfffff)
+	}
+	text := func(k int) []string {
+		out := make([]string, k)
+		for i := range out {
+			out[i] = words[r.IntN(len(words))]
+		}
+		return out
+	}
+	as := make([]Article, n)
+	for i := range as {
+		a := benchArticle(i, true)
+		title, summary := text(8), strings.Join(text(30), " ")
+		if i > 0 && r.IntN(3) == 0 {
+			j := r.IntN(i)
+			title = strings.Fields(as[j].Title)
+			title[r.IntN(len(title))] = words[r.IntN(len(words))]
+			title[r.IntN(len(title))] = words[r.IntN(len(words))]
+			summary = as[j].Summary
+		}
+		a.Title, a.Summary = strings.Join(title, " "), summary
+		as[i] = a
+	}
+	return as
+}
+
+// BenchmarkIngestStories: 20,000 articles in batches of 100, IngestBatch
+// with news.rank_by: story against the same with article (today's
+// ingest), batch for batch in turn into two key prefixes on one server.
+// The ratio reported is stories-on over stories-off throughput, the
+// median over 10 rounds of 2,000 articles. Target: ratio >= 0.8.
+func BenchmarkIngestStories(b *testing.B) {
+	const n, batch, rounds = 20_000, 100, 10
+	e := newBenchEnv(b)
+	o := DefaultOptions()
+	o.RankBy = RankByStory
+	st, err := New(e.c, "bench-story:", o, WithClock(clock.NewFake(t0)),
+		WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		b.Fatal(err)
+	}
+	as := storyBenchArticles(n)
+	var off, on time.Duration
+	var ratios []float64
+	stories := 0
+	for range b.N {
+		e.flush(b)
+		stories = 0
+		per := n / rounds
+		for r := range rounds {
+			var offR, onR time.Duration
+			if err := batches(per, batch, func(lo, hi int) error {
+				lo, hi = lo+r*per, hi+r*per
+				start := time.Now()
+				if _, err := e.s.IngestBatch(e.ctx, as[lo:hi]); err != nil {
+					return err
+				}
+				offR += time.Since(start)
+				start = time.Now()
+				rs, err := st.IngestBatch(e.ctx, as[lo:hi])
+				onR += time.Since(start)
+				for _, r := range rs {
+					if r.Err != nil || r.Status != Created {
+						return fmt.Errorf("%+v", r)
+					}
+					if r.Story != "" {
+						stories++
+					}
+				}
+				return err
+			}); err != nil {
+				b.Fatal(err)
+			}
+			off += offR
+			on += onR
+			ratios = append(ratios, offR.Seconds()/onR.Seconds())
+		}
+	}
+	offRate := float64(n*b.N) / off.Seconds()
+	onRate := float64(n*b.N) / on.Seconds()
+	slices.Sort(ratios)
+	ratio := ratios[len(ratios)/2]
+	b.ReportMetric(offRate, "articles/s-off")
+	b.ReportMetric(onRate, "articles/s-stories")
+	b.ReportMetric(ratio, "ratio")
+	b.Logf("ingest with stories %.0f articles/s, without %.0f/s (%d of %d joined a story): median ratio %.2f (rounds %.2f..%.2f; target >= 0.8)",
+		onRate, offRate, stories, n, ratio, ratios[0], ratios[len(ratios)-1])
+}

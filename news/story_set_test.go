@@ -1,0 +1,133 @@
+package news_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/newsrank/newsrank/demosite"
+	"github.com/newsrank/newsrank/internal/clock"
+	"github.com/newsrank/newsrank/internal/redistest"
+	"github.com/newsrank/newsrank/news"
+)
+
+// storySetQuality is the pairwise grouping quality of one labelled set:
+// precision and recall over pairs of articles in the same language, and
+// the bilingual pairs found, counted apart.
+type storySetQuality struct {
+	precision, recall     float64
+	tp, fp, fn            int
+	crossFound, crossPair int
+}
+
+func (q storySetQuality) String() string {
+	return fmt.Sprintf("precision %.3f recall %.3f (tp %d fp %d fn %d); bilingual pairs found %d of %d",
+		q.precision, q.recall, q.tp, q.fp, q.fn, q.crossFound, q.crossPair)
+}
+
+// measureStorySet ingests demosite.StorySet(seed, 400) into a fresh store
+// ranking by story and measures its grouping.
+func measureStorySet(t *testing.T, c *redistest.Server, seed int64, o news.Options) storySetQuality {
+	t.Helper()
+	now := time.Date(2025, 3, 3, 12, 0, 0, 0, time.UTC)
+	set := demosite.StorySet(seed, 400, now)
+	s, err := news.New(c.Client(), fmt.Sprintf("q%d:", seed), o, news.WithClock(clock.NewFake(now)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]string, len(set))
+	for i, a := range set {
+		r, err := s.Ingest(context.Background(), news.Article{URL: a.URL, Title: a.Title, Summary: a.Summary,
+			Source: a.Source, PostTime: a.PostTime, CrawlTime: a.PostTime})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A story's id is its lead's id, so a lone article's own id is
+		// its story.
+		got[i] = r.Story
+		if got[i] == "" {
+			got[i] = r.ID
+		}
+	}
+	var q storySetQuality
+	for i := range set {
+		for j := i + 1; j < len(set); j++ {
+			same, grouped := set[i].Story == set[j].Story, got[i] == got[j]
+			cross := set[i].Lang != set[j].Lang
+			switch {
+			case same && cross:
+				q.crossPair++
+				if grouped {
+					q.crossFound++
+				}
+			case same && grouped:
+				q.tp++
+			case same:
+				q.fn++
+			case grouped:
+				q.fp++
+			}
+		}
+	}
+	q.precision = float64(q.tp) / float64(q.tp+q.fp)
+	q.recall = float64(q.tp) / float64(q.tp+q.fn)
+	return q
+}
+
+// TestStorySetQuality measures the story grouping on the demo site's
+// labelled set: two sets of 400 stories, seed 1 (on which
+// news.story.min_similarity and the signature's shape were tuned) and
+// seed 2 (held out). Pairs of a story's English and Chinese copies are
+// counted apart and not in the target: shingles of words and character
+// bigrams share nothing between a text and its translation, so no
+// lexical method finds them.
+//
+// The target is 0.95 precision and 0.95 recall; it is not met.
+// At min_similarity 0.55 seed 1 gives precision 0.939 recall 0.740, seed 2
+// precision 0.904 recall 0.792. Even the exact Jaccard similarity of word
+// pairs cannot separate this set (at best precision 0.968 with recall
+// 0.941, pair by pair, before any grouping): its unrelated stories are
+// drawn from a small vocabulary in one summary template, so about one
+// pair in a thousand shares half its word pairs, more than real outlets'
+// unrelated stories do. A lower threshold trades precision for recall
+// (0.50: 0.823 / 0.829 on seed 1); precision is kept, as a wrong merge
+// hides a story while a missed one only shows it twice.
+func TestStorySetQuality(t *testing.T) {
+	c := redistest.Start(t)
+	o := news.DefaultOptions()
+	o.RankBy = news.RankByStory
+	for _, seed := range []int64{1, 2} {
+		q := measureStorySet(t, c, seed, o)
+		t.Logf("seed %d: %s", seed, q)
+		if q.precision < minStoryPrecision || q.recall < minStoryRecall {
+			t.Errorf("seed %d: %s: want precision >= %.2f and recall >= %.2f", seed, q, minStoryPrecision, minStoryRecall)
+		}
+	}
+}
+
+// The floors TestStorySetQuality holds: the measured figures, rounded
+// down (target 0.95 both, not met).
+const (
+	minStoryPrecision = 0.90
+	minStoryRecall    = 0.73
+)
+
+// TestStorySetTune prints the quality on seed 1 for a range of
+// thresholds (go test -run StorySetTune -v -tune).
+func TestStorySetTune(t *testing.T) {
+	if !*tune {
+		t.Skip("-tune not set")
+	}
+	c := redistest.Start(t)
+	for _, m := range []float64{0.45, 0.5, 0.55, 0.6} {
+		o := news.DefaultOptions()
+		o.RankBy = news.RankByStory
+		o.StoryMinSimilarity = m
+		c.Client().FlushAll(context.Background())
+		t.Logf("min_similarity %.2f seed 1: %s", m, measureStorySet(t, c, 1, o))
+	}
+}
+
+var tune = flag.Bool("tune", false, "run TestStorySetTune")

@@ -1,0 +1,124 @@
+package news
+
+import (
+	"testing"
+	"time"
+)
+
+func storyArticle(url, title, summary, source string, post time.Time) Article {
+	return Article{URL: url, Title: title, Summary: summary, Source: source, PostTime: post, CrawlTime: post}
+}
+
+func TestStoryGrouping(t *testing.T) {
+	e := newEnv(t, func(o *Options) { o.RankBy = RankByStory })
+	post := t0.Add(-time.Hour)
+	const sum = "The central bank raised its main interest rate by half a point on Tuesday, citing inflation."
+	lead := e.ingest(t, storyArticle("https://a.example.com/1", "Central bank raises interest rates to fight inflation", sum, "Outlet A", post))
+	if lead.Story != "" {
+		t.Fatalf("lead alone has story %q", lead.Story)
+	}
+	copy1 := e.ingest(t, storyArticle("https://b.example.com/1", "To fight inflation, central bank raises interest rates", sum, "Outlet B", post.Add(time.Minute)))
+	other := e.ingest(t, storyArticle("https://c.example.com/1", "Local team wins football championship after extra time",
+		"A late goal settled the final in front of a full stadium.", "Outlet C", post))
+	copy2 := e.ingest(t, storyArticle("https://d.example.com/1", "Central Bank Raises Interest Rates To Fight Inflation!", sum, "Outlet D", post.Add(2*time.Minute)))
+	if copy1.Story != lead.ID || copy2.Story != lead.ID {
+		t.Errorf("copies joined %q and %q, want the lead %s", copy1.Story, copy2.Story, lead.ID)
+	}
+	if other.Story != "" {
+		t.Errorf("unrelated article joined story %q", other.Story)
+	}
+
+	sid, members, err := e.s.StoryOf(e.ctx, copy2.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sid != lead.ID || len(members) != 3 || members[0].ID != lead.ID || members[0].Source != "Outlet A" {
+		t.Errorf("StoryOf = %s %+v", sid, members)
+	}
+
+	p, err := e.s.List(e.ctx, ByTime, 1, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range p.Items {
+		switch it.ID {
+		case lead.ID:
+			if it.Story != lead.ID || len(it.Also) != 2 || it.Also[0].Source == "Outlet A" {
+				t.Errorf("lead item: story %q also %+v", it.Story, it.Also)
+			}
+		case copy1.ID:
+			if it.Story != lead.ID || len(it.Also) != 2 || it.Also[0] != (Member{ID: lead.ID, Source: "Outlet A"}) {
+				t.Errorf("copy item: story %q also %+v", it.Story, it.Also)
+			}
+		case other.ID:
+			if it.Story != "" || it.Also != nil {
+				t.Errorf("lone item: story %q also %+v", it.Story, it.Also)
+			}
+		}
+	}
+
+	// The story expires with its articles; band buckets have no expiry
+	// (the prune empties them: TestStoryPrune).
+	for _, k := range []string{e.s.keys.Story(lead.ID)} {
+		ttl, err := e.c.TTL(e.ctx, k).Result()
+		if err != nil || ttl <= 0 || ttl > week+Grace {
+			t.Errorf("TTL %s = %v, %v", k, ttl, err)
+		}
+	}
+	keys, _ := e.c.Keys(e.ctx, "test:{news}:band:*").Result()
+	if len(keys) == 0 {
+		t.Fatal("no band keys")
+	}
+	for _, k := range keys {
+		if ttl, _ := e.c.TTL(e.ctx, k).Result(); ttl != -1 {
+			t.Errorf("TTL %s = %v, want none", k, ttl)
+		}
+	}
+}
+
+func TestStoryOffByDefault(t *testing.T) {
+	e := newEnv(t, nil)
+	post := t0.Add(-time.Hour)
+	a := e.ingest(t, storyArticle("https://a.example.com/1", "Central bank raises rates", "", "A", post))
+	b := e.ingest(t, storyArticle("https://b.example.com/1", "Central bank raises rates", "", "B", post))
+	if a.Story != "" || b.Story != "" {
+		t.Errorf("stories with rank_by article: %q %q", a.Story, b.Story)
+	}
+	if n, _ := e.c.Keys(e.ctx, "test:{news}:band:*").Result(); len(n) != 0 {
+		t.Errorf("band keys with rank_by article: %v", n)
+	}
+	if f, _ := e.c.HGet(e.ctx, e.s.keys.Article(a.ID), "mh").Result(); f != "" {
+		t.Errorf("signature stored with rank_by article")
+	}
+}
+
+func TestStoryWindow(t *testing.T) {
+	e := newEnv(t, func(o *Options) { o.RankBy = RankByStory })
+	old := e.ingest(t, storyArticle("https://a.example.com/1", "Central bank raises rates again", "", "A", t0.Add(-week+time.Hour)))
+	e.clock.Advance(2 * time.Hour) // old is now out of the window
+	fresh := e.ingest(t, storyArticle("https://b.example.com/1", "Central bank raises rates again", "", "B", t0))
+	if fresh.Story != "" {
+		t.Errorf("joined %q, a story older than the window (%s)", fresh.Story, old.ID)
+	}
+}
+
+func TestStoryPrune(t *testing.T) {
+	e := newEnv(t, func(o *Options) { o.RankBy = RankByStory })
+	post := t0.Add(-week + time.Hour)
+	a := e.ingest(t, storyArticle("https://a.example.com/1", "Central bank raises rates again", "", "A", post))
+	b := e.ingest(t, storyArticle("https://b.example.com/1", "Central bank raises rates again", "", "B", post.Add(time.Minute)))
+	if b.Story != a.ID {
+		t.Fatalf("b joined %q", b.Story)
+	}
+	e.clock.Advance(2 * time.Hour)
+	if _, err := e.s.Prune(e.ctx, e.clock.Now(), PruneOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := e.c.Exists(e.ctx, e.s.keys.Story(a.ID)).Result(); n != 0 {
+		t.Error("story key left after prune")
+	}
+	keys, _ := e.c.Keys(e.ctx, "test:{news}:band:*").Result()
+	if len(keys) != 0 {
+		t.Errorf("band keys left after prune: %v", keys)
+	}
+}
