@@ -6,9 +6,9 @@ import (
 )
 
 // feedItems lists a section's public articles for a feed.
-func feedItems(base string, sec *section, date func(time.Time) string) []feedItem {
+func feedItems(base string, sec *section, as []*article, date func(time.Time) string) []feedItem {
 	var items []feedItem
-	for _, a := range sec.public {
+	for _, a := range as {
 		items = append(items, feedItem{
 			Title: a.title, Link: base + a.path, ID: "urn:demonews:article:" + a.id,
 			Date: date(a.post), Author: a.author, Category: sec.name, Summary: a.summary,
@@ -21,21 +21,38 @@ func feedItems(base string, sec *section, date func(time.Time) string) []feedIte
 // rss serves the World section as RSS 2.0 (every article, newest first).
 func (s *Site) rss(w http.ResponseWriter, r *http.Request) {
 	base, sec := baseURL(r), s.byID["world"]
+	as := s.shown(sec.public)
+	if s.notModified(w, r, as) {
+		return
+	}
 	date := func(t time.Time) string { return t.In(sec.zone).Format(time.RFC1123Z) }
 	renderText(w, "rss.xml", ctRSS, feedView{
 		Title: "Demo News - World", Link: base + sec.listPath(1), Self: base + "/world/rss.xml",
 		Description: "World news from Demo News", Language: "en-us",
-		Updated: date(s.opts.Now), Items: feedItems(base, sec, date),
+		Updated: date(s.updated(as)), Items: feedItems(base, sec, as, date),
 	})
 }
 
 // atom serves the Sports section as an Atom feed (every article).
 func (s *Site) atom(w http.ResponseWriter, r *http.Request) {
 	base, sec := baseURL(r), s.byID["sports"]
+	as := s.shown(sec.public)
+	if s.notModified(w, r, as) {
+		return
+	}
 	date := func(t time.Time) string { return t.In(sec.zone).Format(time.RFC3339) }
 	renderText(w, "atom.xml", ctAtom, feedView{
 		Title: "Demo News - Sports", Link: base + sec.listPath(1), Self: base + "/sports/atom.xml",
-		Description: "Match reports and transfer news", Updated: date(s.opts.Now),
-		Items: feedItems(base, sec, date),
+		Description: "Match reports and transfer news", Updated: date(s.updated(as)),
+		Items: feedItems(base, sec, as, date),
 	})
+}
+
+// updated is a feed's update time: Options.Now, or with a clock the
+// newest shown article's post time (so an unchanged feed stays the same).
+func (s *Site) updated(as []*article) time.Time {
+	if s.opts.Clock == nil {
+		return s.opts.Now
+	}
+	return s.newest(as)
 }

@@ -69,8 +69,12 @@ func (s *Site) listAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	base, sec := baseURL(r), s.byID["news"]
+	all := s.shown(sec.public)
+	if s.notModified(w, r, all) {
+		return
+	}
 	items := []apiItem{}
-	for _, a := range sec.public[min(offset, len(sec.public)):min(offset+limit, len(sec.public))] {
+	for _, a := range all[min(offset, len(all)):min(offset+limit, len(all))] {
 		ptime := sec.timeText(a.post)
 		items = append(items, apiItem{
 			DocID: a.id, Title: a.title, Digest: a.summary, URL: base + a.path,

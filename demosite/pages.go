@@ -44,7 +44,8 @@ func (s *Site) home(w http.ResponseWriter, r *http.Request) {
 	v := homeView{common: common{Nav: s.nav(nil)}}
 	for _, sec := range s.sections {
 		b := homeBlock{ID: sec.id, Name: sec.name, Path: sec.listPath(1)}
-		for _, a := range sec.public[:min(5, len(sec.public))] {
+		as := s.shown(sec.public)
+		for _, a := range as[:min(5, len(as))] {
 			b.Items = append(b.Items, sec.listItem(a))
 		}
 		v.Blocks = append(v.Blocks, b)
@@ -56,14 +57,14 @@ func (s *Site) home(w http.ResponseWriter, r *http.Request) {
 func (s *Site) page(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.Path
 	if ref, ok := s.lists[p]; ok {
-		s.list(w, ref.sec, ref.page)
+		s.list(w, r, ref.sec, ref.page)
 		return
 	}
 	if sm, ok := s.sitemaps[p]; ok {
 		s.sitemap(w, r, sm)
 		return
 	}
-	if a, ok := s.byPath[p]; ok {
+	if a, ok := s.byPath[p]; ok && s.published(a) {
 		s.article(w, r, a)
 		return
 	}
@@ -75,9 +76,16 @@ func (s *Site) notFound(w http.ResponseWriter, r *http.Request) {
 		notFoundView{common: common{Nav: s.nav(nil)}, Path: r.URL.Path})
 }
 
-func (s *Site) list(w http.ResponseWriter, sec *section, page int) {
-	lo := (page - 1) * pageSize
-	hi := min(lo+pageSize, len(sec.entries))
+// list serves a list page. With a clock, the pages past the last one
+// with published articles are served empty.
+func (s *Site) list(w http.ResponseWriter, r *http.Request, sec *section, page int) {
+	entries := s.shown(sec.entries)
+	if s.notModified(w, r, entries) {
+		return
+	}
+	pages := max(1, (len(entries)+pageSize-1)/pageSize)
+	lo := min((page-1)*pageSize, len(entries))
+	hi := min(lo+pageSize, len(entries))
 	v := listView{
 		common:  common{Nav: s.nav(sec)},
 		Lang:    sec.lang,
@@ -91,17 +99,17 @@ func (s *Site) list(w http.ResponseWriter, sec *section, page int) {
 	} else {
 		v.PageTitle = fmt.Sprintf("%s News - Page %d - Demo News", sec.name, page)
 	}
-	for _, a := range sec.entries[lo:hi] {
+	for _, a := range entries[lo:hi] {
 		v.Items = append(v.Items, sec.listItem(a))
 	}
 	if page > 1 {
 		v.Prev = sec.listPath(page - 1)
 	}
-	if page < sec.pages {
+	if page < pages {
 		v.Next = sec.listPath(page + 1)
 	}
 	first := max(1, page-4)
-	last := min(sec.pages, first+9)
+	last := min(pages, first+9)
 	for n := first; n <= last; n++ {
 		v.PageLinks = append(v.PageLinks, pageLink{N: n, Path: sec.listPath(n), Current: n == page})
 	}

@@ -32,6 +32,8 @@ import (
 	"slices"
 	"time"
 	_ "time/tzdata" // the site renders Asia/Shanghai, America/New_York and Europe/Berlin on any host
+
+	"github.com/newsrank/newsrank/internal/clock"
 )
 
 // Options configures a Site. The zero value gives a small site of
@@ -50,6 +52,14 @@ type Options struct {
 	// Delay is added before every response (respecting the request's
 	// context), to simulate a slow site.
 	Delay time.Duration
+	// Clock, when set, makes the site publish over time: an article is
+	// shown (listed, in feeds, sitemaps and the list API, and served) only
+	// once the clock reaches its post time, and list pages, feeds,
+	// sitemaps and the list API send an ETag and Last-Modified and answer
+	// conditional requests with 304 Not Modified. Set Now after the
+	// clock's start for articles still to come. Nil: every article is
+	// shown, no validators are sent.
+	Clock clock.Clock
 }
 
 // DefaultArticles is the site size when Options.Articles is not set.
@@ -170,8 +180,9 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
-// Articles returns the ground truth: every public article, newest first.
-// Private articles are not included (see PrivateArticles).
+// Articles returns the ground truth: every public article, newest first,
+// those a clock has not published yet included. Private articles are not
+// included (see PrivateArticles).
 func (s *Site) Articles() []ArticleInfo {
 	return infos(s.public)
 }

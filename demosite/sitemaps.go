@@ -42,11 +42,22 @@ func (s *Site) buildSitemaps() {
 
 func (s *Site) sitemapIndex(w http.ResponseWriter, r *http.Request) {
 	base, sec := baseURL(r), s.byID["finance"]
+	all := s.shown(sec.public)
+	if s.notModified(w, r, all) {
+		return
+	}
 	entries := make([]sitemapEntry, 0, len(s.smIndex))
 	for _, sm := range s.smIndex {
+		as := s.shown(sm.articles)
+		if len(as) == 0 && !sm.news && s.opts.Clock != nil {
+			continue // a day still to come
+		}
 		mod := s.opts.Now
-		if len(sm.articles) > 0 {
-			mod = sm.articles[0].post
+		switch {
+		case len(as) > 0:
+			mod = as[0].post
+		case s.opts.Clock != nil:
+			mod = s.newest(all)
 		}
 		entries = append(entries, sitemapEntry{Loc: base + sm.path, Lastmod: sec.timeISO(mod)})
 	}
@@ -55,8 +66,12 @@ func (s *Site) sitemapIndex(w http.ResponseWriter, r *http.Request) {
 
 func (s *Site) sitemap(w http.ResponseWriter, r *http.Request, sm *sitemapFile) {
 	base, sec := baseURL(r), s.byID["finance"]
-	entries := make([]sitemapEntry, len(sm.articles))
-	for i, a := range sm.articles {
+	as := s.shown(sm.articles)
+	if s.notModified(w, r, as) {
+		return
+	}
+	entries := make([]sitemapEntry, len(as))
+	for i, a := range as {
 		entries[i] = sitemapEntry{Loc: base + a.path, Lastmod: sec.timeISO(a.post), Title: a.title}
 	}
 	name := "sitemap.xml"

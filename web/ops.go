@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/newsrank/newsrank/crawler"
 	"github.com/newsrank/newsrank/jobs"
 	"github.com/newsrank/newsrank/queue"
 )
@@ -35,6 +36,9 @@ type opsView struct {
 	Total   queueCounts
 	// Dead is the sources with dead letters.
 	Dead []opsQueueView
+	// Polls is each source's poll schedule; HasPolls: Options.Polls is set.
+	Polls    []opsPollView
+	HasPolls bool
 	// Admin: the visitor is signed in until AdminUntil; CanSignIn: admin
 	// tokens are configured.
 	Admin      bool
@@ -50,6 +54,12 @@ type opsQueueView struct {
 	queueJSON
 	Label    string
 	DeadList []queue.DeadLetter
+}
+
+// opsPollView is one source's poll schedule.
+type opsPollView struct {
+	crawler.PollState
+	Label string
 }
 
 // MoreDead is how many dead letters are not listed.
@@ -76,6 +86,16 @@ func (s *Server) opsPage(w http.ResponseWriter, r *http.Request) error {
 		v.HasJobs = true
 		if v.Jobs, err = s.jobStatus(ctx, m, opsRuns); err != nil {
 			return err
+		}
+	}
+	if ps := s.opts.Polls; ps != nil {
+		v.HasPolls = true
+		states, err := ps.PollStates(ctx)
+		if err != nil {
+			return err
+		}
+		for _, st := range states {
+			v.Polls = append(v.Polls, opsPollView{PollState: st, Label: s.label(st.Source)})
 		}
 	}
 	qs, total, err := s.queueStats(ctx)

@@ -1,10 +1,12 @@
 package web
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
 	"github.com/newsrank/newsrank/board"
+	"github.com/newsrank/newsrank/crawler"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/jobs"
@@ -70,10 +72,19 @@ type Options struct {
 	Queues []*queue.Queue
 	// Jobs runs and lists the batch jobs.
 	Jobs *jobs.Manager
+	// Polls tells each crawl source's poll schedule (last poll, new
+	// articles, next poll and why) for the operations page; nil: not
+	// shown. *crawler.Crawler is one.
+	Polls PollSchedules
 	// Clock tells the time for ages and boards; nil is the real clock.
 	Clock clock.Clock
 	// Log receives request errors; nil is slog.Default().
 	Log *slog.Logger
+}
+
+// PollSchedules tells the crawl sources' adaptive poll schedules.
+type PollSchedules interface {
+	PollStates(ctx context.Context) ([]crawler.PollState, error)
 }
 
 // DefaultOptions are the server's defaults: no tokens, 64KiB bodies, a

@@ -121,6 +121,7 @@ func (a *app) webServer() (*web.Server, error) {
 	o.Invites = a.invites
 	o.Queues = a.queues
 	o.Jobs = a.jobs
+	o.Polls = a.crawler
 	o.Clock = a.clock
 	o.Log = a.log
 	return web.New(o)

@@ -43,13 +43,14 @@ func TestCrawlOnceDemoSite(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	for _, want := range []string{"source", "guonei", "news", "total", "article pages/s"} {
+	for _, want := range []string{"source", "not modified", "unchanged", "guonei", "news", "total", "article pages/s"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
 	}
 
-	// Again, as JSON, for one source: nothing new to fetch.
+	// Again, as JSON, for one source: nothing new to fetch, and the list
+	// API's answer is the same as last time (the site sends no validators).
 	code, out, errOut = runCLI(t, "crawl", "-once", "-config", cfg, "-progress", "none", "-json", "-source", "news")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -57,14 +58,17 @@ func TestCrawlOnceDemoSite(t *testing.T) {
 	var rep struct {
 		Sources []struct{ Source string } `json:"sources"`
 		Total   struct {
-			New     int   `json:"urls_new"`
-			Fetched int64 `json:"fetched"`
+			New         int   `json:"urls_new"`
+			Fetched     int64 `json:"fetched"`
+			NotModified int   `json:"list_pages_not_modified"`
+			Unchanged   int   `json:"list_pages_unchanged"`
 		} `json:"total"`
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("-json output: %v\n%s", err, out)
 	}
-	if len(rep.Sources) != 1 || rep.Sources[0].Source != "news" || rep.Total.New != 0 || rep.Total.Fetched != 0 {
+	if len(rep.Sources) != 1 || rep.Sources[0].Source != "news" || rep.Total.New != 0 || rep.Total.Fetched != 0 ||
+		rep.Total.Unchanged < 1 || rep.Total.NotModified != 0 {
 		t.Errorf("second run = %+v", rep)
 	}
 }

@@ -20,19 +20,15 @@ func printCrawlSummary(w io.Writer, rep crawler.Report) {
 		prod[p.Name] = p
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "source\tlist pages\tURLs found\tnew\trefreshed\tpushes retried\tfetched\tstored\tupdated\ttoo old\tfailed\trobots\tdead\tleft\tretry later\t")
+	fmt.Fprintln(tw, "source\tlist pages\tnot modified\tunchanged\tURLs found\tnew\trefreshed\tpushes retried\tfetched\tstored\tupdated\ttoo old\tfailed\trobots\tdead\tleft\tretry later\t")
 	var tp crawler.SourceProduce
 	row := func(s crawler.SourceReport, p crawler.SourceProduce) {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", s.Name, p.Pages, p.Found, p.New, p.Refreshed, p.Retried,
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", s.Name, p.Pages, p.NotModified, p.Unchanged, p.Found, p.New, p.Refreshed, p.Retried,
 			s.Fetched, s.Created, s.Updated, s.TooOld, s.Failures()-s.Disallowed(), s.Disallowed(), s.Dead, s.Left.Pending+s.Left.InFlight, s.Left.Delayed)
 	}
 	for _, s := range rep.Sources {
 		p := prod[s.Name]
-		tp.Pages += p.Pages
-		tp.Found += p.Found
-		tp.New += p.New
-		tp.Refreshed += p.Refreshed
-		tp.Retried += p.Retried
+		addProduce(&tp, p)
 		row(s, p)
 	}
 	t := rep.Totals()
@@ -73,25 +69,41 @@ func printCrawlSummary(w io.Writer, rep crawler.Report) {
 	fmt.Fprintf(w, "took %s, %.1f article pages/s\n", rep.Elapsed.Round(time.Millisecond), rate)
 }
 
+// addProduce adds a source's list counts to the totals tp.
+func addProduce(tp *crawler.SourceProduce, p crawler.SourceProduce) {
+	tp.Pages += p.Pages
+	tp.NotModified += p.NotModified
+	tp.Unchanged += p.Unchanged
+	tp.PageErrors += p.PageErrors
+	tp.Found += p.Found
+	tp.New += p.New
+	tp.Refreshed += p.Refreshed
+	tp.Retried += p.Retried
+}
+
 // crawlJSON is the -json summary of one source or of the total.
 type crawlJSON struct {
-	Source     string           `json:"source"`
-	ListPages  int              `json:"list_pages"`
-	PageErrors int              `json:"list_page_errors"`
-	Found      int              `json:"urls_found"`
-	New        int              `json:"urls_new"`
-	Refreshed  int              `json:"refreshed"`
-	Retried    int              `json:"pushes_retried"`
-	Fetched    int64            `json:"fetched"`
-	Created    int64            `json:"stored"`
-	Updated    int64            `json:"updated"`
-	TooOld     int64            `json:"too_old"`
-	Failed     map[string]int64 `json:"failed"`
-	Robots     int64            `json:"robots"`
-	Dead       int64            `json:"dead"`
-	Left       int64            `json:"left"`
-	RetryLater int64            `json:"retry_later"`
-	Error      string           `json:"error,omitempty"`
+	Source    string `json:"source"`
+	ListPages int    `json:"list_pages"`
+	// NotModified list pages answered 304, Unchanged ones had the same
+	// body as at their last answer: neither was parsed again.
+	NotModified int              `json:"list_pages_not_modified"`
+	Unchanged   int              `json:"list_pages_unchanged"`
+	PageErrors  int              `json:"list_page_errors"`
+	Found       int              `json:"urls_found"`
+	New         int              `json:"urls_new"`
+	Refreshed   int              `json:"refreshed"`
+	Retried     int              `json:"pushes_retried"`
+	Fetched     int64            `json:"fetched"`
+	Created     int64            `json:"stored"`
+	Updated     int64            `json:"updated"`
+	TooOld      int64            `json:"too_old"`
+	Failed      map[string]int64 `json:"failed"`
+	Robots      int64            `json:"robots"`
+	Dead        int64            `json:"dead"`
+	Left        int64            `json:"left"`
+	RetryLater  int64            `json:"retry_later"`
+	Error       string           `json:"error,omitempty"`
 }
 
 func printCrawlJSON(w io.Writer, rep crawler.Report) {
@@ -100,7 +112,7 @@ func printCrawlJSON(w io.Writer, rep crawler.Report) {
 		prod[p.Name] = p
 	}
 	view := func(s crawler.SourceReport, p crawler.SourceProduce) crawlJSON {
-		v := crawlJSON{Source: s.Name, ListPages: p.Pages, PageErrors: p.PageErrors, Found: p.Found, New: p.New, Refreshed: p.Refreshed, Retried: p.Retried,
+		v := crawlJSON{Source: s.Name, ListPages: p.Pages, NotModified: p.NotModified, Unchanged: p.Unchanged, PageErrors: p.PageErrors, Found: p.Found, New: p.New, Refreshed: p.Refreshed, Retried: p.Retried,
 			Fetched: s.Fetched, Created: s.Created, Updated: s.Updated, TooOld: s.TooOld, Failed: s.Failed, Robots: s.Disallowed(), Dead: s.Dead,
 			Left: s.Left.Pending + s.Left.InFlight, RetryLater: s.Left.Delayed}
 		if p.Err != nil {
@@ -119,12 +131,7 @@ func printCrawlJSON(w io.Writer, rep crawler.Report) {
 	var tp crawler.SourceProduce
 	for _, s := range rep.Sources {
 		p := prod[s.Name]
-		tp.Pages += p.Pages
-		tp.PageErrors += p.PageErrors
-		tp.Found += p.Found
-		tp.New += p.New
-		tp.Refreshed += p.Refreshed
-		tp.Retried += p.Retried
+		addProduce(&tp, p)
 		out.Sources = append(out.Sources, view(s, p))
 	}
 	out.Total = view(rep.Totals(), tp)

@@ -1,0 +1,289 @@
+package crawler
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/newsrank/newsrank/canonurl"
+	"github.com/newsrank/newsrank/demosite"
+	"github.com/newsrank/newsrank/internal/clock"
+	"github.com/newsrank/newsrank/internal/redistest"
+	"github.com/newsrank/newsrank/news"
+	"github.com/newsrank/newsrank/queue"
+)
+
+// BenchmarkFreshness runs the demo site on a simulated clock for two days
+// (its articles appear at their post times: about 1,400 in the week before
+// the end, so about 400 during the two days, ~1.4 an hour per section),
+// served by a real HTTP server into a real redis-server, and crawls it
+// three ways with every source kind (HTML lists, RSS, Atom, sitemaps,
+// JSONP list API):
+//
+//   - fixed-6h: a full crawl every 6 hours, every list page read in full
+//     (the list validators are dropped before each crawl: the crawl as it
+//     was before conditional GET);
+//   - fixed-15m: the same every 15 minutes;
+//   - adaptive: PollDue as the daemon's poller runs it (crawler.poll
+//     defaults, 10 min to 6 h), with conditional GET, the clock moved to
+//     each next poll.
+//
+// Each crawl's articles are fetched and stored at the simulated time of
+// the crawl. For each way it reports the median delay from an article's
+// publication to its storage in news (articles never stored count as
+// slower than every stored one), and the list-page bytes (bodies served for
+// list pages, feeds, sitemaps and the list API) per new article; the first
+// crawl, which reads the backlog, is left out of the bytes.
+//
+// Target: adaptive within 2x fixed-15m's median delay, with <= 10% of its
+// list bytes per new article.
+func BenchmarkFreshness(b *testing.B) {
+	const articles = 1400
+	span := 48 * time.Hour
+	end := time.Date(2026, 3, 3, 12, 0, 0, 0, time.UTC)
+	start := end.Add(-span)
+	clk := clock.NewFake(start)
+	site := demosite.New(demosite.Options{Articles: articles, Now: end, Seed: 7, Clock: clk})
+	cs := &countingSite{h: site, articles: map[string]bool{}}
+	for _, a := range slices.Concat(site.Articles(), site.PrivateArticles()) {
+		cs.articles[a.Path] = true
+	}
+	srv := httptest.NewServer(cs)
+	defer srv.Close()
+	r := redistest.Start(b)
+	b.Logf("target: adaptive polling + conditional GET within 2x the median delay of a fixed 15 min crawl, with <= 10%% of its list bytes per new article")
+	for range b.N {
+		fr := &freshRun{b: b, rdb: r.Client(), site: site, cs: cs, clk: clk, start: start, end: end, base: srv.URL}
+		res := map[string]freshResult{}
+		for _, way := range []string{"fixed-6h", "fixed-15m", "adaptive"} {
+			res[way] = fr.run(way)
+			x := res[way]
+			b.Logf("%-9s median delay %s, %d of %d new articles stored, %d list requests (%d answered 304), %.0f list bytes per new article",
+				way, x.median.Round(time.Second), x.stored, x.published, x.requests, x.notModified, x.bytesPerNew)
+		}
+		a, f := res["adaptive"], res["fixed-15m"]
+		delayRatio := a.median.Seconds() / f.median.Seconds()
+		bytesRatio := a.bytesPerNew / f.bytesPerNew
+		met := delayRatio <= 2 && bytesRatio <= 0.10
+		b.Logf("adaptive vs fixed-15m: %.2fx the median delay, %.1f%% of the list bytes per new article: target %s",
+			delayRatio, 100*bytesRatio, map[bool]string{true: "met", false: "NOT met"}[met])
+		for _, way := range []string{"fixed-6h", "fixed-15m", "adaptive"} {
+			b.ReportMetric(res[way].median.Minutes(), way+"-delay-min")
+			b.ReportMetric(res[way].bytesPerNew/1024, way+"-KiB/new")
+		}
+		b.ReportMetric(delayRatio, "delay-ratio")
+		b.ReportMetric(bytesRatio, "bytes-ratio")
+	}
+}
+
+// countingSite serves the demo site and counts the bytes of the list
+// pages it serves (everything but article pages, robots.txt, images and
+// static files).
+type countingSite struct {
+	h           http.Handler
+	articles    map[string]bool
+	bytes       atomic.Int64
+	requests    atomic.Int64
+	notModified atomic.Int64
+}
+
+func (cs *countingSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p := r.URL.Path
+	if cs.articles[p] || p == "/robots.txt" || strings.HasPrefix(p, "/img/") || strings.HasPrefix(p, "/static/") {
+		cs.h.ServeHTTP(w, r)
+		return
+	}
+	cw := &countingWriter{ResponseWriter: w}
+	cs.h.ServeHTTP(cw, r)
+	cs.requests.Add(1)
+	cs.bytes.Add(cw.n)
+	if cw.status == http.StatusNotModified {
+		cs.notModified.Add(1)
+	}
+}
+
+func (cs *countingSite) reset() {
+	cs.bytes.Store(0)
+	cs.requests.Store(0)
+	cs.notModified.Store(0)
+}
+
+type countingWriter struct {
+	http.ResponseWriter
+	n      int64
+	status int
+}
+
+func (w *countingWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	n, err := w.ResponseWriter.Write(p)
+	w.n += int64(n)
+	return n, err
+}
+
+// stampStore is the news store noting when (on the simulated clock) each
+// URL was first stored.
+type stampStore struct {
+	*news.Store
+	clk clock.Clock
+	mu  sync.Mutex
+	at  map[string]time.Time
+}
+
+func (s *stampStore) note(url string, r news.IngestResult) {
+	if r.Err != nil || (r.Status != news.Created && r.Status != news.Updated) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.at[url]; !ok {
+		s.at[url] = s.clk.Now()
+	}
+}
+
+func (s *stampStore) Ingest(ctx context.Context, a news.Article) (news.IngestResult, error) {
+	r, err := s.Store.Ingest(ctx, a)
+	if err == nil {
+		s.note(a.URL, r)
+	}
+	return r, err
+}
+
+func (s *stampStore) IngestBatch(ctx context.Context, as []news.Article) ([]news.IngestResult, error) {
+	rs, err := s.Store.IngestBatch(ctx, as)
+	if err == nil {
+		for i, r := range rs {
+			s.note(as[i].URL, r)
+		}
+	}
+	return rs, err
+}
+
+type freshResult struct {
+	median                time.Duration
+	published, stored     int
+	requests, notModified int64
+	bytesPerNew           float64
+}
+
+type freshRun struct {
+	b          *testing.B
+	rdb        *redis.Client
+	site       *demosite.Site
+	cs         *countingSite
+	clk        *clock.Fake
+	start, end time.Time
+	base       string
+}
+
+// run crawls the site over the simulated span one way.
+func (fr *freshRun) run(way string) freshResult {
+	b, ctx := fr.b, context.Background()
+	fr.rdb.FlushAll(ctx)
+	fr.clk.Set(fr.start)
+	ns, err := news.New(fr.rdb, "f:", news.DefaultOptions(), news.WithLogger(quietLog()), news.WithClock(fr.clk))
+	if err != nil {
+		b.Fatal(err)
+	}
+	store := &stampStore{Store: ns, clk: fr.clk, at: map[string]time.Time{}}
+	opts := DefaultOptions()
+	opts.Workers, opts.PerHostParallelism = 8, 8
+	opts.Delay, opts.Jitter = 0, 0
+	opts.Sources = demoSources(fr.site.Sources(fr.base))
+	c, err := New(opts, queue.DefaultOptions(), fr.rdb, "f:", store, WithLogger(quietLog()), WithClock(fr.clk),
+		WithQueueOptions(queue.WithLogger(quietLog())))
+	if err != nil {
+		b.Fatal(err)
+	}
+	first := true
+	round := func() {
+		if first {
+			fr.cs.reset() // the backlog's crawl is not counted
+		}
+		first = false
+	}
+	switch way {
+	case "adaptive":
+		for {
+			next, err := c.PollDue(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := c.newRun(c.sources, true).run(ctx); err != nil {
+				b.Fatal(err)
+			}
+			round()
+			if next.After(fr.end) {
+				break
+			}
+			fr.clk.Set(later(next, fr.clk.Now().Add(time.Second)))
+		}
+	default:
+		every := 6 * time.Hour
+		if way == "fixed-15m" {
+			every = 15 * time.Minute
+		}
+		for t := fr.start; !t.After(fr.end); t = t.Add(every) {
+			fr.clk.Set(t)
+			for _, s := range c.Sources() {
+				fr.rdb.Del(ctx, c.listsKey(s))
+			}
+			if _, err := c.RunOnce(ctx, nil); err != nil {
+				b.Fatal(err)
+			}
+			round()
+		}
+	}
+	return fr.result(store)
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// result is the median delay of the articles published during the span
+// and the list bytes per new article.
+func (fr *freshRun) result(store *stampStore) freshResult {
+	var res freshResult
+	var delays []time.Duration
+	for _, a := range fr.site.Articles() {
+		if !a.PostTime.After(fr.start) || a.PostTime.After(fr.end) {
+			continue
+		}
+		res.published++
+		u, err := canonurl.Canonical(fr.base + a.Path)
+		if err != nil {
+			fr.b.Fatal(err)
+		}
+		at, ok := store.at[u]
+		if !ok {
+			delays = append(delays, time.Duration(1<<62)) // never stored: slower than all
+			continue
+		}
+		res.stored++
+		delays = append(delays, at.Sub(a.PostTime))
+	}
+	if res.published == 0 {
+		fr.b.Fatal("no article published during the span")
+	}
+	slices.Sort(delays)
+	res.median = delays[len(delays)/2]
+	res.requests, res.notModified = fr.cs.requests.Load(), fr.cs.notModified.Load()
+	res.bytesPerNew = float64(fr.cs.bytes.Load()) / float64(res.published)
+	return res
+}
