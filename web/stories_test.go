@@ -119,7 +119,7 @@ func TestStoryPages(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("GET / = %d", code)
 	}
-	want := `also: <a href="/news/` + members[0] + `">` + labels[members[0]] + `</a>, <a href="/news/` + members[1] + `">` + labels[members[1]] + `</a>`
+	want := `also: <a href="/news/` + members[0] + `">` + labels[members[0]] + `</a><span class="sep">, </span><a href="/news/` + members[1] + `">` + labels[members[1]] + `</a>`
 	if !strings.Contains(page, want) {
 		t.Errorf("the hot list lacks %s", want)
 	}
@@ -128,7 +128,7 @@ func TestStoryPages(t *testing.T) {
 	}
 
 	_, mp := b.get("/news/" + members[0])
-	wantPage := `also: <a href="/news/` + lead + `">Outlet A</a>, <a href="/news/` + members[1] + `">`
+	wantPage := `also: <a href="/news/` + lead + `">Outlet A</a><span class="sep">, </span><a href="/news/` + members[1] + `">`
 	if !strings.Contains(mp, wantPage) {
 		t.Errorf("the member's page lacks %s", wantPage)
 	}
