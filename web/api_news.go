@@ -38,6 +38,12 @@ type itemJSON struct {
 	Votes      float64   `json:"votes"`
 	Score      float64   `json:"score"`
 	VotingOpen bool      `json:"voting_open"`
+	// Story, Also and StoryVotes are set with news.rank_by: story on an
+	// article of a story of two or more (news.Item): absent otherwise, so
+	// the article mode's replies are unchanged.
+	Story      string        `json:"story,omitempty"`
+	Also       []news.Member `json:"also,omitempty"`
+	StoryVotes float64       `json:"story_votes,omitempty"`
 }
 
 func (s *Server) itemJSON(it news.Item) itemJSON {
@@ -45,6 +51,7 @@ func (s *Server) itemJSON(it news.Item) itemJSON {
 		ID: it.ID, Title: it.Title, URL: it.URL, Source: it.Source, Summary: it.Summary, Image: it.Image,
 		User: it.User, PostTime: it.PostTime.UTC(), CrawlTime: it.CrawlTime.UTC(), Comments: it.Comments,
 		Up: it.Up, Down: it.Down, Votes: it.Votes, Score: it.Score, VotingOpen: s.votingOpen(it),
+		Story: it.Story, Also: it.Also, StoryVotes: it.StoryVotes,
 	}
 }
 
@@ -144,6 +151,9 @@ func (s *Server) apiGetNews(w http.ResponseWriter, r *http.Request) error {
 	}
 	it, err := st.Get(r.Context(), id)
 	if err != nil {
+		return err
+	}
+	if it.Also, err = s.alsoOf(r.Context(), it); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, s.itemJSON(it))
@@ -247,6 +257,9 @@ type voteJSON struct {
 	Score    float64 `json:"score"`
 	// VotesText is Votes as text (whole numbers without a fraction).
 	VotesText string `json:"votes_text,omitempty"`
+	// Story is, with news.rank_by: story, the lead of the story the vote
+	// went to; Up, Down, Votes and Score are then the story's.
+	Story string `json:"story,omitempty"`
 }
 
 // POST /api/news/{id}/vote {"user": "...", "dir": "up|down|none"}
@@ -279,5 +292,5 @@ func (s *Server) apiVote(w http.ResponseWriter, r *http.Request) error {
 
 func voteReply(user string, d news.Dir, res news.VoteResult) voteJSON {
 	return voteJSON{ID: res.ID, User: user, Dir: d.String(), Previous: res.Previous.String(),
-		Up: res.Up, Down: res.Down, Votes: res.Votes, Score: res.Score, VotesText: votesText(res.Votes)}
+		Up: res.Up, Down: res.Down, Votes: res.Votes, Score: res.Score, VotesText: votesText(res.Votes), Story: res.Story}
 }

@@ -360,3 +360,23 @@ func TestBrowserBoards(t *testing.T) {
 		{"boards-archived", "/boards?period=day&date=2025-06-02", "Archived top 100"},
 	})
 }
+
+// TestBrowserStories shows a story (news.rank_by: story) on the hot list
+// and on a member's page at 1280 px and 390 px: the "also" line fits and
+// its links are 44 px tap targets on the phone; a click on the member's
+// page votes for the story.
+func TestBrowserStories(t *testing.T) {
+	e, lead, members, _ := storyEnv(t)
+	wd := startChromium(t)
+	wd.visitPages(e, []pageVisit{
+		{"story-home", "/", "also:"}, {"story-member", "/news/" + members[0], "Outlet A"},
+	})
+	wd.open(e.ts.URL + "/news/" + members[0])
+	wd.click(wd.find(".article-vote button.up"))
+	proctest.WaitFor(t, 20*time.Second, "the story's points to change", func() bool { return wd.text(wd.find(".article-vote .count")) == "1" })
+	var it itemJSON
+	e.get("/api/news/"+lead, &it)
+	if it.Up != 1 {
+		t.Errorf("the story's lead has %d up-votes after a click on a member's page, want 1", it.Up)
+	}
+}

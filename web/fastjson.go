@@ -104,6 +104,7 @@ func (it *itemJSON) appendJSON(b []byte) []byte {
 	b = appendJSONFloat(b, it.Score)
 	b = append(b, `,"voting_open":`...)
 	b = strconv.AppendBool(b, it.VotingOpen)
+	b = it.appendStoryJSON(b)
 	return append(b, '}')
 }
 

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/newsrank/newsrank/news"
 )
 
 // TestFastJSONMatchesEncodingJSON: the hand-written listing encoder gives
@@ -37,6 +39,13 @@ func TestFastJSONMatchesEncodingJSON(t *testing.T) {
 				Comments: r.Int64N(1e6) - 10, Up: r.Int64N(100), Down: r.Int64N(100),
 				Votes: floats[r.IntN(len(floats))], Score: floats[r.IntN(len(floats))], VotingOpen: r.IntN(2) == 0,
 			})
+			if r.IntN(2) == 0 { // a story's article (news.rank_by: story)
+				it := &p.Items[len(p.Items)-1]
+				it.Story, it.StoryVotes = pick(strs), floats[r.IntN(len(floats))]
+				for range r.IntN(3) {
+					it.Also = append(it.Also, news.Member{ID: pick(strs), Source: pick(strs)})
+				}
+			}
 		}
 		want, err := json.Marshal(p)
 		if err != nil {

@@ -46,6 +46,8 @@ type itemView struct {
 	PostTime               time.Time
 	Comments               int64
 	Vote                   voteView
+	// Also are the story's other articles (news.rank_by: story).
+	Also []alsoView
 }
 
 // listView is a list of articles with its pager.
@@ -83,7 +85,7 @@ func (s *Server) listView(p page, np news.Page, base, group, empty string) listV
 		Base: base, Empty: empty, Now: p.Now, PastEnd: np.Total > 0 && np.Page > np.Pages}
 	for i, it := range np.Items {
 		lv.Items = append(lv.Items, itemView{Rank: lv.First + i, ID: it.ID, Title: it.Title, URL: it.URL, Source: s.label(it.Source),
-			PostTime: it.PostTime, Comments: it.Comments, Vote: s.voteView(p, it)})
+			PostTime: it.PostTime, Comments: it.Comments, Vote: s.voteView(p, it), Also: s.alsoViews(it.Also)})
 	}
 	return lv
 }
@@ -235,6 +237,9 @@ type articleView struct {
 	Up, Down int64
 	Summary  string
 	Image    string
+	// Also are the other articles of its story (news.rank_by: story);
+	// Up, Down and the vote widget are then the story's.
+	Also []alsoView
 }
 
 // GET /news/{id} — one article; the view counts as the visitor's visit
@@ -261,15 +266,25 @@ func (s *Server) articlePage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var v articleView
-	v.Item.Item = it
-	v.Item.Vote = s.voteView(p, it)
-	mine, err := s.myVotes(r.Context(), returning, p.User, []string{id})
+	lead, err := s.storyLead(r.Context(), it)
 	if err != nil {
 		return err
 	}
-	v.Item.Vote.Mine = int(mine[id])
-	v.Up, v.Down = it.Up, it.Down
+	var v articleView
+	v.Item.Item = it
+	v.Item.Vote = s.voteView(p, lead)
+	v.Item.Vote.Title = it.Title
+	mine, err := s.myVotes(r.Context(), returning, p.User, []string{lead.ID})
+	if err != nil {
+		return err
+	}
+	v.Item.Vote.Mine = int(mine[lead.ID])
+	v.Up, v.Down = lead.Up, lead.Down
+	also, err := s.alsoOf(r.Context(), it)
+	if err != nil {
+		return err
+	}
+	v.Also = s.alsoViews(also)
 	v.Item.Source = s.label(it.Source)
 	v.Summary = it.Summary
 	if u, err := url.Parse(it.Image); err == nil && (u.Scheme == "https" || u.Scheme == "http") {
@@ -316,6 +331,10 @@ func (s *Server) voteForm(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, http.StatusOK, voteReply(uid, d, res))
 		return nil
 	}
-	redirectBack(w, r, r.PostForm.Get("return"), "a-"+id)
+	anchor := id
+	if res.Story != "" { // the lists show the story's lead
+		anchor = res.Story
+	}
+	redirectBack(w, r, r.PostForm.Get("return"), "a-"+anchor)
 	return nil
 }

@@ -29,8 +29,10 @@ document.addEventListener("submit", async (ev) => {
     }
     // Points are up-votes minus down-votes; comments are shown apart.
     const points = data.up - data.down;
-    // Every form for this article on the page (hot list and latest).
-    document.querySelectorAll('form.vote[data-id="' + data.id + '"]').forEach((f) => {
+    // Every form for this article on the page (hot list and latest); a
+    // vote on a story's article is the story's, whose forms carry its lead.
+    const key = data.story || data.id;
+    document.querySelectorAll('form.vote[data-id="' + key + '"]').forEach((f) => {
       const count = f.querySelector(".count");
       if (count) count.textContent = String(points);
       const unit = f.querySelector(".unit");
