@@ -30,13 +30,16 @@ func (lw *listWalk) html(ctx context.Context) error {
 			if p.unchanged {
 				break
 			}
-			n, err := lw.push(ctx, p.items)
+			n, added, err := lw.push(ctx, p.items)
 			if err != nil {
 				return err
 			}
 			lw.cache.seen(page, p.resp, lw.c.clock.Now(), nil)
 			if n == 0 && page != raw {
 				break // nothing new: the end, or a loop
+			}
+			if lw.poll && added == 0 {
+				break // a poll: nothing past this page is new
 			}
 			page = ""
 			if p.next != "" {
@@ -73,13 +76,13 @@ func (lw *listWalk) sequence(ctx context.Context, tmpl string, first int, budget
 		if err != nil || p == nil || p.unchanged {
 			return err
 		}
-		added, err := lw.push(ctx, p.items)
+		n, added, err := lw.push(ctx, p.items)
 		if err != nil {
 			return err
 		}
 		lw.cache.seen(page, p.resp, lw.c.clock.Now(), nil)
-		if added == 0 {
-			return nil
+		if n == 0 || lw.poll && added == 0 {
+			return nil // nothing new to this run (a poll: to the queue)
 		}
 	}
 	return nil
@@ -152,7 +155,7 @@ func (lw *listWalk) xml(ctx context.Context) error {
 		}
 		children := lw.childSitemaps(l.Sitemaps)
 		todo = append(todo, children...)
-		if _, err := lw.push(ctx, l.Items); err != nil {
+		if _, _, err := lw.push(ctx, l.Items); err != nil {
 			return err
 		}
 		lw.cache.seen(page, resp, lw.c.clock.Now(), children)
@@ -213,13 +216,13 @@ func (lw *listWalk) json(ctx context.Context) error {
 			if len(items) == 0 {
 				break // past the last page
 			}
-			n, err := lw.push(ctx, items)
+			n, added, err := lw.push(ctx, items)
 			if err != nil {
 				return err
 			}
 			lw.cache.seen(page, resp, lw.c.clock.Now(), nil)
-			if n == 0 {
-				break // the API repeats itself: nothing new to this run
+			if n == 0 || lw.poll && added == 0 {
+				break // the API repeats itself: nothing new to this run (a poll: to the queue)
 			}
 		}
 	}

@@ -119,7 +119,7 @@ func (c *Crawler) PollDue(ctx context.Context) (time.Time, error) {
 		}
 	}
 	if len(due) > 0 {
-		rep, err := c.Produce(ctx, due...)
+		rep, err := c.produceAll(ctx, nil, true, due...)
 		if err != nil {
 			return time.Time{}, err
 		}

@@ -134,3 +134,74 @@ func TestPollHonoursMaxAgeAndRetryAfter(t *testing.T) {
 		t.Errorf("with Retry-After: %+v (next in %v)", st, st.Next.Sub(e.clk.Now()))
 	}
 }
+
+// TestPollStopsAtTheFirstPageWithNothingNew: a newest-first list of three
+// pages (no validators, the bodies change as articles are published). The
+// first poll reads every page; once one article is published, a poll reads
+// page 1 (the new article), then page 2, whose articles the queue already
+// has, and stops there; a crawl (Produce) still reads every changed page.
+func TestPollStopsAtTheFirstPageWithNothingNew(t *testing.T) {
+	e := &pollEnv{env: newEnv(t), clk: clock.NewFake(time.Date(2024, 5, 1, 8, 0, 0, 0, time.UTC))}
+	e.opts.Poll = PollOptions{Min: 10 * time.Minute, Max: 6 * time.Hour}
+	const per = 5
+	var newest int // the newest article's number; the list shows newest first
+	e.mu.Lock()
+	newest = 15
+	e.mu.Unlock()
+	for p := 1; p <= 3; p++ {
+		e.site.handle(fmt.Sprintf("%s/news/%d", host, p), func(w http.ResponseWriter, r *http.Request) {
+			e.mu.Lock()
+			top := newest
+			e.mu.Unlock()
+			var b strings.Builder
+			b.WriteString(`<ul class="list">`)
+			for i := top - (p-1)*per; i > top-p*per && i > 0; i-- {
+				fmt.Fprintf(&b, `<a class="t" href="/a/%d.html">x</a>`, i)
+			}
+			b.WriteString(`</ul>`)
+			if p < 3 {
+				fmt.Fprintf(&b, `<a class="next" href="/news/%d">next</a>`, p+1)
+			}
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, b.String())
+		})
+	}
+	e.c = e.newCrawler([]Source{{Name: "p", Kind: "html", URLs: []string{"http://" + host + "/news/1"},
+		LinkSelector: sel("a.t"), NextSelector: sel("a.next"), MaxPages: 3}},
+		WithTransport(e.site.transport()), WithClock(e.clk))
+	hits := func() (n [3]int) {
+		for p := range 3 {
+			n[p] = e.site.hitCount(fmt.Sprintf("%s/news/%d", host, p+1))
+		}
+		return n
+	}
+
+	if st := e.poll(t); st.New != 15 {
+		t.Fatalf("first poll: %+v, want 15 new", st)
+	}
+	if h := hits(); h != [3]int{1, 1, 1} {
+		t.Fatalf("first poll read pages %v times, want each once", h)
+	}
+	e.mu.Lock()
+	newest = 16 // one article published: every page shifts by one
+	e.mu.Unlock()
+	st, _ := e.c.PollStates(context.Background())
+	e.advance(st[0])
+	if st := e.poll(t); st.New != 1 {
+		t.Fatalf("second poll: %+v, want 1 new", st)
+	}
+	if h := hits(); h != [3]int{2, 2, 1} {
+		t.Fatalf("after the second poll pages were read %v times, want [2 2 1]: page 2 adds nothing new, page 3 is not read", h)
+	}
+	// A crawl walks every page that changed: one more article shifts them
+	// all, and the crawl reads on past page 2, which adds nothing new.
+	e.mu.Lock()
+	newest = 17
+	e.mu.Unlock()
+	if _, err := e.c.Produce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if h := hits(); h != [3]int{3, 3, 2} {
+		t.Fatalf("after a crawl pages were read %v times, want [3 3 2]", h)
+	}
+}

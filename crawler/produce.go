@@ -25,12 +25,15 @@ const defaultMaxPages = 100
 // SourceProduce.Err, not as the returned error, which is for an unknown
 // source name or a cancelled context.
 func (c *Crawler) Produce(ctx context.Context, names ...string) (ProduceReport, error) {
-	return c.produceAll(ctx, nil, names...)
+	return c.produceAll(ctx, nil, false, names...)
 }
 
 // produceAll is Produce, keeping running totals in counts (nil: none) for
-// RunOnce's progress line.
-func (c *Crawler) produceAll(ctx context.Context, counts *produceCounts, names ...string) (ProduceReport, error) {
+// RunOnce's progress line. A poll (Poll) stops each walk at the first list
+// page that adds no URL new to the queue, as a newest-first list has
+// nothing new past it; a crawl walks every page, refreshing the comment
+// counts the lists carry.
+func (c *Crawler) produceAll(ctx context.Context, counts *produceCounts, poll bool, names ...string) (ProduceReport, error) {
 	srcs, err := c.pick(names)
 	if err != nil {
 		return ProduceReport{}, err
@@ -49,7 +52,7 @@ func (c *Crawler) produceAll(ctx context.Context, counts *produceCounts, names .
 				rep.Sources[i] = SourceProduce{Name: s.cfg.Name, Err: ctx.Err()}
 				return
 			}
-			rep.Sources[i] = c.produce(ctx, s, counts)
+			rep.Sources[i] = c.produce(ctx, s, counts, poll)
 		}()
 	}
 	wg.Wait()
@@ -69,11 +72,14 @@ type listWalk struct {
 	lastErr error
 	counts  *produceCounts
 	cache   *listCache // the list pages' validators (validators.go)
+	// poll: stop at the first list page that adds no URL new to the
+	// queue (see produceAll).
+	poll bool
 }
 
-func (c *Crawler) produce(ctx context.Context, s *source, counts *produceCounts) SourceProduce {
+func (c *Crawler) produce(ctx context.Context, s *source, counts *produceCounts, poll bool) SourceProduce {
 	defer counts.sourceDone()
-	lw := &listWalk{c: c, s: s, rep: SourceProduce{Name: s.cfg.Name}, seen: map[string]bool{}, visited: map[string]bool{}, counts: counts}
+	lw := &listWalk{c: c, s: s, rep: SourceProduce{Name: s.cfg.Name}, seen: map[string]bool{}, visited: map[string]bool{}, counts: counts, poll: poll}
 	start := time.Now()
 	lw.loadLists(ctx)
 	var err error
@@ -221,8 +227,9 @@ func (lw *listWalk) skip(raw string, err error) {
 // push canonicalises items, drops those off the allowed domains and those
 // already found in this run, queues them with their fields, and
 // refreshes the comment counts of the articles already stored. It returns
-// how many URLs were new to this run.
-func (lw *listWalk) push(ctx context.Context, items []ListItem) (int, error) {
+// how many URLs were new to this run (found) and how many of those were
+// new to the queue (added: not pending, done or dead there).
+func (lw *listWalk) push(ctx context.Context, items []ListItem) (found, added int, err error) {
 	var urls []string
 	var keep []ListItem
 	var entries []queue.Entry
@@ -250,12 +257,11 @@ func (lw *listWalk) push(ctx context.Context, items []ListItem) (int, error) {
 		entries = append(entries, e)
 	}
 	if len(urls) == 0 {
-		return 0, nil
+		return 0, 0, nil
 	}
 	lw.rep.Found += len(urls)
 	r := &redisRetry{lw: lw, what: fmt.Sprintf("push of %d URLs", len(urls))}
-	added := 0
-	err := r.do(ctx, func(ctx context.Context) error {
+	err = r.do(ctx, func(ctx context.Context) error {
 		n, err := lw.s.queue.PushEntries(ctx, entries...)
 		added += n // a retry pushes them all again: the queue counts only the new ones
 		if err != nil {
@@ -266,13 +272,13 @@ func (lw *listWalk) push(ctx context.Context, items []ListItem) (int, error) {
 	lw.rep.New += added
 	lw.counts.urls(len(urls), added)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if err := r.do(ctx, func(ctx context.Context) error { return lw.refresh(ctx, urls, keep) }); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	r.done()
-	return len(urls), nil
+	return len(urls), added, nil
 }
 
 // refresh hands the comment counts of a list page's items to the store
