@@ -65,6 +65,22 @@ func TestClusterPipeline(t *testing.T) {
 	t.Logf("article pages fetched per consumer process: %v", served)
 	n := s.checkDemoCrawl(d)
 	fresh, _, _, _ := d.truth(cfg.News.Window.D())
+
+	// Poll: each source's first poll runs on the cluster (its schedule and
+	// its lists' validators have hash tags of their own) and finds nothing
+	// new, the crawl having queued every URL.
+	if _, err := s.cr.PollDue(ctx); err != nil {
+		t.Fatalf("PollDue on the cluster: %v", err)
+	}
+	states, err := s.cr.PollStates(ctx)
+	if err != nil || len(states) != len(cfg.Crawler.Sources) {
+		t.Fatalf("PollStates on the cluster: %+v, %v", states, err)
+	}
+	for _, st := range states {
+		if st.Last.IsZero() || st.New != 0 || !st.Next.After(st.Last) {
+			t.Errorf("poll of %s on the cluster: %+v, want a poll that found nothing new", st.Source, st)
+		}
+	}
 	if t.Failed() {
 		t.FailNow()
 	}
