@@ -101,6 +101,37 @@ func batches(n, size int, f func(lo, hi int) error) error {
 	return nil
 }
 
+// inTurn runs n items in rounds, batch for batch through base and then
+// through ours (each given the batch's bounds), and returns the time each
+// took over the run and the per-round ratios of ours' throughput to
+// base's, sorted (their median is robust to a burst of load in one round).
+func inTurn(n, batch, rounds int, base, ours func(lo, hi int) error) (baseT, oursT time.Duration, ratios []float64, err error) {
+	per := n / rounds
+	for r := range rounds {
+		var baseR, oursR time.Duration
+		err = batches(per, batch, func(lo, hi int) error {
+			lo, hi = lo+r*per, hi+r*per
+			start := time.Now()
+			if err := base(lo, hi); err != nil {
+				return err
+			}
+			baseR += time.Since(start)
+			start = time.Now()
+			err := ours(lo, hi)
+			oursR += time.Since(start)
+			return err
+		})
+		if err != nil {
+			return baseT, oursT, ratios, err
+		}
+		baseT += baseR
+		oursT += oursR
+		ratios = append(ratios, baseR.Seconds()/oursR.Seconds())
+	}
+	slices.Sort(ratios)
+	return baseT, oursT, ratios, nil
+}
+
 // BenchmarkIngest: 20,000 articles in batches of 100, IngestBatch against
 // raw pipelined HSET+ZADD, batch for batch in turn (each into its own key
 // prefix on the same server), so that load from elsewhere on the machine
@@ -119,32 +150,21 @@ func BenchmarkIngest(b *testing.B) {
 	var ratios []float64
 	for range b.N {
 		e.flush(b)
-		per := n / rounds
-		for r := range rounds {
-			var rawR, oursR time.Duration
-			if err := batches(per, batch, func(lo, hi int) error {
-				lo, hi = lo+r*per, hi+r*per
-				start := time.Now()
-				if err := rawIngest(e.ctx, e.c, rawKeys, as[lo:hi]); err != nil {
-					return err
-				}
-				rawR += time.Since(start)
-				start = time.Now()
+		rawT, oursT, rs, err := inTurn(n, batch, rounds,
+			func(lo, hi int) error { return rawIngest(e.ctx, e.c, rawKeys, as[lo:hi]) },
+			func(lo, hi int) error {
 				rs, err := e.s.IngestBatch(e.ctx, as[lo:hi])
-				oursR += time.Since(start)
 				for _, r := range rs {
 					if r.Err != nil || r.Status != Created {
 						return fmt.Errorf("%+v", r)
 					}
 				}
 				return err
-			}); err != nil {
-				b.Fatal(err)
-			}
-			raw += rawR
-			ours += oursR
-			ratios = append(ratios, rawR.Seconds()/oursR.Seconds())
+			})
+		if err != nil {
+			b.Fatal(err)
 		}
+		raw, ours, ratios = raw+rawT, ours+oursT, append(ratios, rs...)
 	}
 	rawRate := float64(n*b.N) / raw.Seconds()
 	ourRate := float64(n*b.N) / ours.Seconds()

@@ -68,19 +68,13 @@ func BenchmarkIngestStories(b *testing.B) {
 	for range b.N {
 		e.flush(b)
 		stories = 0
-		per := n / rounds
-		for r := range rounds {
-			var offR, onR time.Duration
-			if err := batches(per, batch, func(lo, hi int) error {
-				lo, hi = lo+r*per, hi+r*per
-				start := time.Now()
-				if _, err := e.s.IngestBatch(e.ctx, as[lo:hi]); err != nil {
-					return err
-				}
-				offR += time.Since(start)
-				start = time.Now()
+		offT, onT, rs, err := inTurn(n, batch, rounds,
+			func(lo, hi int) error {
+				_, err := e.s.IngestBatch(e.ctx, as[lo:hi])
+				return err
+			},
+			func(lo, hi int) error {
 				rs, err := st.IngestBatch(e.ctx, as[lo:hi])
-				onR += time.Since(start)
 				for _, r := range rs {
 					if r.Err != nil || r.Status != Created {
 						return fmt.Errorf("%+v", r)
@@ -90,13 +84,11 @@ func BenchmarkIngestStories(b *testing.B) {
 					}
 				}
 				return err
-			}); err != nil {
-				b.Fatal(err)
-			}
-			off += offR
-			on += onR
-			ratios = append(ratios, offR.Seconds()/onR.Seconds())
+			})
+		if err != nil {
+			b.Fatal(err)
 		}
+		off, on, ratios = off+offT, on+onT, append(ratios, rs...)
 	}
 	offRate := float64(n*b.N) / off.Seconds()
 	onRate := float64(n*b.N) / on.Seconds()
