@@ -29,8 +29,8 @@ func fillBoard(b *testing.B, c redis.UniversalClient, key string, members int, r
 	}
 }
 
-// p50 runs f calls times and returns its median latency in ms.
-func p50(b *testing.B, calls int, f func() error) float64 {
+// latencies runs f calls times and returns its latencies, sorted.
+func latencies(b *testing.B, calls int, f func() error) []time.Duration {
 	b.Helper()
 	lat := make([]time.Duration, 0, calls)
 	for range calls {
@@ -41,6 +41,13 @@ func p50(b *testing.B, calls int, f func() error) float64 {
 		lat = append(lat, time.Since(t0))
 	}
 	slices.Sort(lat)
+	return lat
+}
+
+// p50 runs f calls times and returns its median latency in ms.
+func p50(b *testing.B, calls int, f func() error) float64 {
+	b.Helper()
+	lat := latencies(b, calls, f)
 	return float64(lat[len(lat)/2]) / float64(time.Millisecond)
 }
 

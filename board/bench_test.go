@@ -157,15 +157,7 @@ func BenchmarkTop(b *testing.B) {
 		}
 	}
 	measure := func(f func() error) (p50, p99 float64) {
-		lat := make([]time.Duration, 0, calls)
-		for range calls {
-			t0 := time.Now()
-			if err := f(); err != nil {
-				b.Fatal(err)
-			}
-			lat = append(lat, time.Since(t0))
-		}
-		slices.Sort(lat)
+		lat := latencies(b, calls, f)
 		ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 		return ms(lat[len(lat)/2]), ms(lat[len(lat)*99/100])
 	}
