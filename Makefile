@@ -34,6 +34,7 @@ lint: fmt-check vet
 # corpus (f.Add inputs and testdata/fuzz/) only. Random fuzzing is make fuzz.
 test: deps lint
 	$(GO) test $(TESTFLAGS) ./...
+	cd third_party/go-dateparser && $(GO) test $(TESTFLAGS) ./internal/regexp/
 
 # Random fuzzing, never part of make test: FUZZTIME=5m make fuzz. Inputs that
 # fail land in the package's testdata/fuzz/; commit them to the seed corpus.

@@ -55,3 +55,5 @@ require (
 	google.golang.org/appengine v1.6.8 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
+
+replace github.com/markusmobius/go-dateparser => ./third_party/go-dateparser

@@ -29,7 +29,7 @@ func TestCodeSize(t *testing.T) {
 			return err
 		}
 		if d.IsDir() {
-			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
+			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules" || name == "third_party") {
 				return filepath.SkipDir
 			}
 			return nil
