@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -63,7 +64,23 @@ type listCache struct {
 
 // listsKey is the HASH of a source's list validators.
 func (c *Crawler) listsKey(source string) string {
-	return c.prefix + "{crawl:" + source + "}:lists"
+	return listsKey(c.prefix, source)
+}
+
+func listsKey(prefix, source string) string {
+	return prefix + "{crawl:" + source + "}:lists"
+}
+
+// ForgetLists deletes what the crawler remembers of a source's list
+// pages (their validators and body hashes), so that its next walk reads
+// every list page in full. A queue purge calls it: with the queue's done
+// memory gone, lists answered 304 or unchanged would otherwise push
+// nothing until they change.
+func ForgetLists(ctx context.Context, c redis.Cmdable, prefix, source string) error {
+	if err := c.Unlink(ctx, listsKey(prefix, source)).Err(); err != nil {
+		return fmt.Errorf("forget the list pages of %s: %w", source, err)
+	}
+	return nil
 }
 
 // loadLists reads a source's list validators; a Redis error only costs

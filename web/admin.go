@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/newsrank/newsrank/crawler"
 	"github.com/newsrank/newsrank/internal/human"
 	"github.com/newsrank/newsrank/jobs"
 	"github.com/newsrank/newsrank/queue"
@@ -232,9 +233,12 @@ func (s *Server) opsPurge(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if r.PostForm.Get("confirm") != "yes" {
-		return invalidf("purging deletes every pending URL, lease, retry, dead letter and the done memory of the %s queue: tick the box to confirm", q.Name())
+		return invalidf("purging deletes every pending URL, lease, retry, dead letter and the done memory of the %s queue, and the list pages' validators: tick the box to confirm", q.Name())
 	}
 	if err := q.Purge(r.Context()); err != nil {
+		return err
+	}
+	if err := crawler.ForgetLists(r.Context(), s.opts.Redis, s.opts.Redis.Prefix, q.Name()); err != nil {
 		return err
 	}
 	return s.backToOps(w, r, "queue-"+q.Name(), "The %s queue is purged.", s.labelled(q.Name()))

@@ -277,7 +277,10 @@ img.src = document.querySelector('link[rel="icon"]').href;`)
 			t.Errorf("/ops reloaded instead of refreshing in place")
 		}
 
-		// Sign in, in the browser.
+		// Sign in, in the browser, on a page that does not refresh
+		// itself while the test types (a refresh replaces the form: the
+		// element found would be stale).
+		wd.open(e.ts.URL + "/ops?refresh=3600")
 		wd.value(wd.find("#admin-token"), adminToken)
 		wd.click(wd.find(`form.admin button[type="submit"]`))
 		wd.waitText("Signed in as an admin until")

@@ -264,11 +264,23 @@ func TestOpsAdmin(t *testing.T) {
 	if code, _, body := a.post("/ops/queues/guonei/purge", nil); code != http.StatusBadRequest || !strings.Contains(body, "tick the box") {
 		t.Errorf("purge unconfirmed = %d", code)
 	}
+	// The purge forgets the source's list pages too (else, with the done
+	// memory gone, lists answered 304 would push nothing) and only its.
+	lists := func(source string) string { return e.rdb.Prefix + "{crawl:" + source + "}:lists" }
+	for _, src := range []string{"guonei", "guoji"} {
+		e.rdb.HSet(context.Background(), lists(src), "https://news.example.cn/"+src+"/", `{"e":"\"v1\"","t":1}`)
+	}
 	if code, _, _ := a.post("/ops/queues/guonei/purge", url.Values{"confirm": {"yes"}}); code != http.StatusSeeOther {
 		t.Errorf("purge = %d", code)
 	}
 	if st, _ := guonei.Stats(context.Background()); st != (queue.Stats{}) {
 		t.Errorf("after purge the queue holds %+v", st)
+	}
+	if n, _ := e.rdb.Exists(context.Background(), lists("guonei")).Result(); n != 0 {
+		t.Errorf("after purge the guonei list validators are still there")
+	}
+	if n, _ := e.rdb.Exists(context.Background(), lists("guoji")).Result(); n != 1 {
+		t.Errorf("purging guonei deleted guoji's list validators")
 	}
 
 	// A signed-in admin's buttons still need the form token and this site.

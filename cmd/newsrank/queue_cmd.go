@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/crawler"
 	"github.com/newsrank/newsrank/queue"
 )
 
@@ -21,7 +22,10 @@ Inspect and repair the URL queues, one per crawler source:
                  time, last error (-limit N)
   requeue-dead   put dead letters back in the queue with fresh attempts:
                  the URLs given as arguments, or all of them
-  purge          delete every key of the queue (needs -yes)
+  purge          delete every key of the queue, and what the crawler
+                 remembers of the source's list pages (validators, body
+                 hashes), so the next crawl reads every list in full and
+                 finds every listed URL again (needs -yes)
 
 Without -source every source of crawler.sources is meant.`
 
@@ -92,7 +96,10 @@ func runQueue(ctx context.Context, std *stdio, args []string) error {
 			if err := q.Purge(ctx); err != nil {
 				return err
 			}
-			fmt.Fprintf(std.out, "%s: queue purged\n", q.Name())
+			if err := crawler.ForgetLists(ctx, rc, rc.Prefix, q.Name()); err != nil {
+				return err
+			}
+			fmt.Fprintf(std.out, "%s: queue purged (and the list pages' validators)\n", q.Name())
 		}
 	}
 	return nil

@@ -113,6 +113,7 @@ func (s *Server) args() []string {
 func (s *Server) start() error {
 	cmd := exec.Command(s.bin, s.args()...)
 	cmd.Dir = s.dir
+	cmd.SysProcAttr = procAttr()
 	if err := cmd.Start(); err != nil {
 		return err
 	}
