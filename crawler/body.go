@@ -126,7 +126,10 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 // over-limit body fails before any of it is kept, then for the reader.
 // With truncate it is inflated once, as it is read.
 func (b *boundedBody) open() error {
-	br := bufio.NewReader(b.raw)
+	// A 16-byte buffer (bufio's least) is enough to peek at the magic
+	// bytes; reads larger than it bypass it, so a plain body is read
+	// straight into the caller's slice (no 4 KB buffer per response).
+	br := bufio.NewReaderSize(b.raw, 16)
 	if head, _ := br.Peek(len(gzipMagic)); !bytes.Equal(head, gzipMagic) {
 		b.r = br // a read error, if any, surfaces on Read
 		return nil

@@ -22,6 +22,18 @@ func (r *consumeRun) claim(ctx context.Context, n int, lease time.Duration) (*qu
 	}
 	poll := min(r.c.qopt.IdlePoll, 50*time.Millisecond)
 	for {
+		// The queue the producer pushed to last, first: the first list
+		// page's URLs are claimed in one call, not after a call per queue.
+		if q := r.prod.lastPush.Swap(nil); q != nil && r.byQueue[q] != nil {
+			entries, err := q.TryClaimEntries(ctx, n, lease)
+			if err != nil {
+				return nil, nil, err
+			}
+			if len(entries) > 0 {
+				r.retryDue.Store(0)
+				return q, entries, nil
+			}
+		}
 		for range r.qs {
 			q := r.qs[r.nextQueue%len(r.qs)]
 			r.nextQueue++

@@ -271,7 +271,7 @@ func (lw *listWalk) push(ctx context.Context, items []ListItem) (found, added in
 		return nil
 	})
 	lw.rep.New += added
-	lw.counts.urls(len(urls), added)
+	lw.counts.urls(lw.s.queue, len(urls), added)
 	if err != nil {
 		return 0, 0, err
 	}

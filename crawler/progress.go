@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync/atomic"
 	"time"
+
+	"github.com/newsrank/newsrank/queue"
 )
 
 // Progress is a snapshot of a RunOnce, for a progress line.
@@ -53,6 +55,9 @@ type produceCounts struct {
 	// pushed, when not nil, is signalled when URLs were queued or a
 	// source is done, so RunOnce's consumers claim them at once.
 	pushed chan struct{}
+	// lastPush is the queue URLs were last queued to, for the consumers
+	// to claim from first (not one claim per queue in turn).
+	lastPush atomic.Pointer[queue.Queue]
 }
 
 // wakeConsumers signals pushed without waiting.
@@ -85,11 +90,12 @@ func (p *produceCounts) page(n int64) {
 	}
 }
 
-func (p *produceCounts) urls(found, added int) {
+func (p *produceCounts) urls(q *queue.Queue, found, added int) {
 	if p != nil {
 		p.found.Add(int64(found))
 		p.new.Add(int64(added))
 		if added > 0 {
+			p.lastPush.Store(q)
 			p.wakeConsumers()
 		}
 	}

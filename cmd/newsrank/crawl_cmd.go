@@ -99,6 +99,7 @@ func runCrawl(ctx context.Context, std *stdio, args []string) error {
 		return err
 	}
 	embeddedNotice(std.err, "crawl", cfg.Redis)
+	tuneCrawlGC(cfg.Redis.Mode() == "embedded")
 	if *cpuProfile != "" {
 		stop, err := startCPUProfile(*cpuProfile)
 		if err != nil {
