@@ -3,7 +3,9 @@ package crawler
 import (
 	"context"
 	"net/http/httptest"
+	"os"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -44,7 +46,30 @@ import (
 //
 // Target: adaptive within 2x fixed-15m's median delay, with <= 10% of its
 // list bytes per new article.
+//
+// It runs twice: on feeds of the newest 50 entries (feeds=50), as real
+// feeds carry, and on feeds of every article (feeds=all), the demo site's
+// default, for a one-shot crawl to find them all. FRESH_SEED (default 7)
+// picks another demo site.
 func BenchmarkFreshness(b *testing.B) {
+	seed := int64(7)
+	if v := os.Getenv("FRESH_SEED"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			b.Fatalf("FRESH_SEED: %v", err)
+		}
+		seed = n
+	}
+	for _, feeds := range []int{50, 0} {
+		name := "feeds=" + strconv.Itoa(feeds)
+		if feeds == 0 {
+			name = "feeds=all"
+		}
+		b.Run(name, func(b *testing.B) { benchFreshness(b, seed, feeds) })
+	}
+}
+
+func benchFreshness(b *testing.B, seed int64, feedItems int) {
 	const articles = 1400
 	span := 48 * time.Hour
 	// The simulated days lie ahead of the wall clock: Redis expires the
@@ -54,7 +79,7 @@ func BenchmarkFreshness(b *testing.B) {
 	end := time.Now().Add(span + 24*time.Hour).Truncate(time.Hour)
 	start := end.Add(-span)
 	clk := clock.NewFake(start)
-	site := demosite.New(demosite.Options{Articles: articles, Now: end, Seed: 7, Clock: clk})
+	site := demosite.New(demosite.Options{Articles: articles, Now: end, Seed: seed, Clock: clk, FeedItems: feedItems})
 	cs := &countingSite{h: site, articles: map[string]bool{}}
 	for _, a := range slices.Concat(site.Articles(), site.PrivateArticles()) {
 		cs.articles[a.Path] = true
