@@ -31,9 +31,9 @@ func (c *Crawler) Produce(ctx context.Context, names ...string) (ProduceReport, 
 
 // produceAll is Produce, keeping running totals in counts (nil: none) for
 // RunOnce's progress line. A poll (Poll) stops each walk at the first list
-// page that adds no URL new to the queue, as a newest-first list has
-// nothing new past it; a crawl walks every page, refreshing the comment
-// counts the lists carry.
+// page whose last (oldest) URL the queue already had, as a newest-first
+// list has nothing new past it; a crawl walks every page, refreshing the
+// comment counts the lists carry.
 func (c *Crawler) produceAll(ctx context.Context, counts *produceCounts, poll bool, names ...string) (ProduceReport, error) {
 	srcs, err := c.pick(names)
 	if err != nil {
@@ -73,8 +73,8 @@ type listWalk struct {
 	lastErr error
 	counts  *produceCounts
 	cache   *listCache // the list pages' validators (validators.go)
-	// poll: stop at the first list page that adds no URL new to the
-	// queue (see produceAll).
+	// poll: stop at the first list page whose last URL the queue
+	// already had (see produceAll).
 	poll bool
 }
 
