@@ -2,12 +2,11 @@ package crawler
 
 import (
 	"context"
-	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
-	"strings"
+	"strconv"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -41,11 +40,36 @@ import (
 // publication to its storage in news (articles never stored count as
 // slower than every stored one), and the list-page bytes (bodies served for
 // list pages, feeds, sitemaps and the list API) per new article; the first
-// crawl, which reads the backlog, is left out of the bytes.
+// crawl, which reads the backlog, is left out of the bytes. A table on
+// stdout splits the figures of fixed-15m and adaptive by source (and
+// kind): list requests, 304s, bytes, new articles and their median delay.
 //
 // Target: adaptive within 2x fixed-15m's median delay, with <= 10% of its
 // list bytes per new article.
+//
+// It runs twice: on feeds of the newest 50 entries (feeds=50), as real
+// feeds carry, and on feeds of every article (feeds=all), the demo site's
+// default, for a one-shot crawl to find them all. FRESH_SEED (default 7)
+// picks another demo site.
 func BenchmarkFreshness(b *testing.B) {
+	seed := int64(7)
+	if v := os.Getenv("FRESH_SEED"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			b.Fatalf("FRESH_SEED: %v", err)
+		}
+		seed = n
+	}
+	for _, feeds := range []int{50, 0} {
+		name := "feeds=" + strconv.Itoa(feeds)
+		if feeds == 0 {
+			name = "feeds=all"
+		}
+		b.Run(name, func(b *testing.B) { benchFreshness(b, seed, feeds) })
+	}
+}
+
+func benchFreshness(b *testing.B, seed int64, feedItems int) {
 	const articles = 1400
 	span := 48 * time.Hour
 	// The simulated days lie ahead of the wall clock: Redis expires the
@@ -55,10 +79,14 @@ func BenchmarkFreshness(b *testing.B) {
 	end := time.Now().Add(span + 24*time.Hour).Truncate(time.Hour)
 	start := end.Add(-span)
 	clk := clock.NewFake(start)
-	site := demosite.New(demosite.Options{Articles: articles, Now: end, Seed: 7, Clock: clk})
+	site := demosite.New(demosite.Options{Articles: articles, Now: end, Seed: seed, Clock: clk, FeedItems: feedItems})
 	cs := &countingSite{h: site, articles: map[string]bool{}}
 	for _, a := range slices.Concat(site.Articles(), site.PrivateArticles()) {
 		cs.articles[a.Path] = true
+	}
+	kinds := map[string]string{}
+	for _, s := range site.Sources("") {
+		kinds[s.Name] = s.Kind
 	}
 	srv := httptest.NewServer(cs)
 	defer srv.Close()
@@ -77,6 +105,7 @@ func BenchmarkFreshness(b *testing.B) {
 		delayRatio := a.median.Seconds() / f.median.Seconds()
 		bytesRatio := a.bytesPerNew / f.bytesPerNew
 		met := delayRatio <= 2 && bytesRatio <= 0.10
+		printSources(kinds, res)
 		b.Logf("adaptive vs fixed-15m: %.2fx the median delay, %.1f%% of the list bytes per new article: target %s",
 			delayRatio, 100*bytesRatio, map[bool]string{true: "met", false: "NOT met"}[met])
 		for _, way := range []string{"fixed-6h", "fixed-15m", "adaptive"} {
@@ -86,55 +115,6 @@ func BenchmarkFreshness(b *testing.B) {
 		b.ReportMetric(delayRatio, "delay-ratio")
 		b.ReportMetric(bytesRatio, "bytes-ratio")
 	}
-}
-
-// countingSite serves the demo site and counts the bytes of the list
-// pages it serves (everything but article pages, robots.txt, images and
-// static files).
-type countingSite struct {
-	h           http.Handler
-	articles    map[string]bool
-	bytes       atomic.Int64
-	requests    atomic.Int64
-	notModified atomic.Int64
-}
-
-func (cs *countingSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	p := r.URL.Path
-	if cs.articles[p] || p == "/robots.txt" || strings.HasPrefix(p, "/img/") || strings.HasPrefix(p, "/static/") {
-		cs.h.ServeHTTP(w, r)
-		return
-	}
-	cw := &countingWriter{ResponseWriter: w}
-	cs.h.ServeHTTP(cw, r)
-	cs.requests.Add(1)
-	cs.bytes.Add(cw.n)
-	if cw.status == http.StatusNotModified {
-		cs.notModified.Add(1)
-	}
-}
-
-func (cs *countingSite) reset() {
-	cs.bytes.Store(0)
-	cs.requests.Store(0)
-	cs.notModified.Store(0)
-}
-
-type countingWriter struct {
-	http.ResponseWriter
-	n      int64
-	status int
-}
-
-func (w *countingWriter) WriteHeader(code int) {
-	w.status = code
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *countingWriter) Write(p []byte) (int, error) {
-	n, err := w.ResponseWriter.Write(p)
-	w.n += int64(n)
-	return n, err
 }
 
 // stampStore is the news store noting when (on the simulated clock) each
@@ -176,10 +156,11 @@ func (s *stampStore) IngestBatch(ctx context.Context, as []news.Article) ([]news
 }
 
 type freshResult struct {
-	median                time.Duration
-	published, stored     int
-	requests, notModified int64
-	bytesPerNew           float64
+	median            time.Duration
+	published, stored int
+	listCount
+	bytesPerNew float64
+	sources     map[string]sourceResult
 }
 
 type freshRun struct {
@@ -263,31 +244,41 @@ func later(a, b time.Time) time.Time {
 // result is the median delay of the articles published during the span
 // and the list bytes per new article.
 func (fr *freshRun) result(store *stampStore) freshResult {
-	var res freshResult
+	per, total := fr.cs.counts()
+	res := freshResult{listCount: total, sources: map[string]sourceResult{}}
+	for s, n := range per {
+		res.sources[s] = sourceResult{listCount: n}
+	}
 	var delays []time.Duration
 	for _, a := range fr.site.Articles() {
 		if !a.PostTime.After(fr.start) || a.PostTime.After(fr.end) {
 			continue
 		}
 		res.published++
+		sr := res.sources[a.Section]
+		sr.published++
 		u, err := canonurl.Canonical(fr.base + a.Path)
 		if err != nil {
 			fr.b.Fatal(err)
 		}
 		at, ok := store.at[u]
-		if !ok {
-			delays = append(delays, time.Duration(1<<62)) // never stored: slower than all
-			continue
+		if ok {
+			sr.stored++
 		}
-		res.stored++
-		delays = append(delays, at.Sub(a.PostTime))
+		d := time.Duration(1 << 62) // never stored: slower than all
+		if ok {
+			d = at.Sub(a.PostTime)
+			res.stored++
+		}
+		sr.delays = append(sr.delays, d)
+		res.sources[a.Section] = sr
+		delays = append(delays, d)
 	}
 	if res.published == 0 {
 		fr.b.Fatal("no article published during the span")
 	}
 	slices.Sort(delays)
 	res.median = delays[len(delays)/2]
-	res.requests, res.notModified = fr.cs.requests.Load(), fr.cs.notModified.Load()
-	res.bytesPerNew = float64(fr.cs.bytes.Load()) / float64(res.published)
+	res.bytesPerNew = float64(res.bytes) / float64(res.published)
 	return res
 }

@@ -11,10 +11,14 @@ import (
 // page_template sequence. A sequence ends at the page cap, at a page that
 // fails, at a page that lists nothing new to this run, or at a page that
 // is unchanged since the last run (a 304, or the same body): the start
-// page included, whose next pages are then not read.
+// page included, whose next pages are then not read. A poll that stops
+// so on the last start URL's walk does not read the page_template
+// sequence either: it continues that walk.
 func (lw *listWalk) html(ctx context.Context) error {
 	budget := lw.maxPages()
+	done := false // a poll: the last start URL's walk saw all that is new
 	for _, raw := range lw.s.cfg.URLs {
+		done = false
 		if strings.Contains(raw, "{page}") {
 			if err := lw.sequence(ctx, raw, lw.firstPage(1), &budget); err != nil {
 				return err
@@ -28,17 +32,19 @@ func (lw *listWalk) html(ctx context.Context) error {
 				return err
 			}
 			if p.unchanged {
+				done = lw.poll
 				break
 			}
-			n, added, err := lw.push(ctx, p.items)
+			pu, err := lw.push(ctx, p.items)
 			if err != nil {
 				return err
 			}
 			lw.cache.seen(page, p.resp, lw.c.clock.Now(), nil)
-			if n == 0 && page != raw {
+			if pu.found == 0 && page != raw {
 				break // nothing new: the end, or a loop
 			}
-			if lw.poll && added == 0 {
+			if lw.poll && !pu.more() {
+				done = true
 				break // a poll: nothing past this page is new
 			}
 			page = ""
@@ -51,7 +57,7 @@ func (lw *listWalk) html(ctx context.Context) error {
 			}
 		}
 	}
-	if tmpl := lw.s.cfg.PageTemplate; tmpl != "" {
+	if tmpl := lw.s.cfg.PageTemplate; tmpl != "" && !done {
 		return lw.sequence(ctx, tmpl, lw.firstPage(2), &budget)
 	}
 	return nil
@@ -76,13 +82,13 @@ func (lw *listWalk) sequence(ctx context.Context, tmpl string, first int, budget
 		if err != nil || p == nil || p.unchanged {
 			return err
 		}
-		n, added, err := lw.push(ctx, p.items)
+		pu, err := lw.push(ctx, p.items)
 		if err != nil {
 			return err
 		}
 		lw.cache.seen(page, p.resp, lw.c.clock.Now(), nil)
-		if n == 0 || lw.poll && added == 0 {
-			return nil // nothing new to this run (a poll: to the queue)
+		if pu.found == 0 || lw.poll && !pu.more() {
+			return nil // nothing new to this run (a poll: past it)
 		}
 	}
 	return nil
@@ -155,7 +161,7 @@ func (lw *listWalk) xml(ctx context.Context) error {
 		}
 		children := lw.childSitemaps(l.Sitemaps)
 		todo = append(todo, children...)
-		if _, _, err := lw.push(ctx, l.Items); err != nil {
+		if _, err := lw.push(ctx, l.Items); err != nil {
 			return err
 		}
 		lw.cache.seen(page, resp, lw.c.clock.Now(), children)
@@ -216,13 +222,13 @@ func (lw *listWalk) json(ctx context.Context) error {
 			if len(items) == 0 {
 				break // past the last page
 			}
-			n, added, err := lw.push(ctx, items)
+			pu, err := lw.push(ctx, items)
 			if err != nil {
 				return err
 			}
 			lw.cache.seen(page, resp, lw.c.clock.Now(), nil)
-			if n == 0 || lw.poll && added == 0 {
-				break // the API repeats itself: nothing new to this run (a poll: to the queue)
+			if pu.found == 0 || lw.poll && !pu.more() {
+				break // the API repeats itself: nothing new to this run (a poll: past it)
 			}
 		}
 	}

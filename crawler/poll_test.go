@@ -138,8 +138,10 @@ func TestPollHonoursMaxAgeAndRetryAfter(t *testing.T) {
 // TestPollStopsAtTheFirstPageWithNothingNew: a newest-first list of three
 // pages (no validators, the bodies change as articles are published). The
 // first poll reads every page; once one article is published, a poll reads
-// page 1 (the new article), then page 2, whose articles the queue already
-// has, and stops there; a crawl (Produce) still reads every changed page.
+// page 1 (the new article), whose last (oldest) article the queue already
+// has, and stops there; once seven are, it reads page 1 (all new) and
+// page 2 (two new, then known ones) and stops there; a crawl (Produce)
+// still reads every changed page.
 func TestPollStopsAtTheFirstPageWithNothingNew(t *testing.T) {
 	e := &pollEnv{env: newEnv(t), clk: clock.NewFake(time.Date(2024, 5, 1, 8, 0, 0, 0, time.UTC))}
 	e.opts.Poll = PollOptions{Min: 10 * time.Minute, Max: 6 * time.Hour}
@@ -194,18 +196,29 @@ func TestPollStopsAtTheFirstPageWithNothingNew(t *testing.T) {
 	if st := e.poll(t); st.New != 1 {
 		t.Fatalf("second poll: %+v, want 1 new", st)
 	}
-	if h := hits(); h != [3]int{2, 2, 1} {
-		t.Fatalf("after the second poll pages were read %v times, want [2 2 1]: page 2 adds nothing new, page 3 is not read", h)
+	if h := hits(); h != [3]int{2, 1, 1} {
+		t.Fatalf("after the second poll pages were read %v times, want [2 1 1]: page 1 ends with a known article", h)
+	}
+	e.mu.Lock()
+	newest = 23 // seven published: more than a page
+	e.mu.Unlock()
+	st, _ = e.c.PollStates(context.Background())
+	e.advance(st[0])
+	if st := e.poll(t); st.New != 7 {
+		t.Fatalf("third poll: %+v, want 7 new", st)
+	}
+	if h := hits(); h != [3]int{3, 2, 1} {
+		t.Fatalf("after the third poll pages were read %v times, want [3 2 1]: page 2 ends with a known article", h)
 	}
 	// A crawl walks every page that changed: one more article shifts them
 	// all, and the crawl reads on past page 2, which adds nothing new.
 	e.mu.Lock()
-	newest = 17
+	newest = 24
 	e.mu.Unlock()
 	if _, err := e.c.Produce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if h := hits(); h != [3]int{3, 3, 2} {
-		t.Fatalf("after a crawl pages were read %v times, want [3 3 2]", h)
+	if h := hits(); h != [3]int{4, 3, 2} {
+		t.Fatalf("after a crawl pages were read %v times, want [4 3 2]", h)
 	}
 }

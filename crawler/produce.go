@@ -31,9 +31,9 @@ func (c *Crawler) Produce(ctx context.Context, names ...string) (ProduceReport, 
 
 // produceAll is Produce, keeping running totals in counts (nil: none) for
 // RunOnce's progress line. A poll (Poll) stops each walk at the first list
-// page that adds no URL new to the queue, as a newest-first list has
-// nothing new past it; a crawl walks every page, refreshing the comment
-// counts the lists carry.
+// page whose last (oldest) URL the queue already had, as a newest-first
+// list has nothing new past it; a crawl walks every page, refreshing the
+// comment counts the lists carry.
 func (c *Crawler) produceAll(ctx context.Context, counts *produceCounts, poll bool, names ...string) (ProduceReport, error) {
 	srcs, err := c.pick(names)
 	if err != nil {
@@ -73,8 +73,8 @@ type listWalk struct {
 	lastErr error
 	counts  *produceCounts
 	cache   *listCache // the list pages' validators (validators.go)
-	// poll: stop at the first list page that adds no URL new to the
-	// queue (see produceAll).
+	// poll: stop at the first list page whose last URL the queue
+	// already had (see produceAll).
 	poll bool
 }
 
@@ -225,12 +225,24 @@ func (lw *listWalk) skip(raw string, err error) {
 	lw.c.log.Log(context.Background(), lvl, "listed URL skipped", "source", lw.s.cfg.Name, "err", err)
 }
 
+// pushed is what a list page's push did: how many URLs were new to this
+// run (found), how many of those were new to the queue (added: not
+// pending, done or dead there), and whether the last of them (the
+// oldest, on a newest-first list) was new to the queue.
+type pushed struct {
+	found, added int
+	lastNew      bool
+}
+
+// more reports whether a poll reads on past the page: a newest-first list
+// has nothing new past a page whose last (oldest) URL the queue knew.
+func (p pushed) more() bool { return p.added > 0 && p.lastNew }
+
 // push canonicalises items, drops those off the allowed domains and those
 // already found in this run, queues them with their fields, and
-// refreshes the comment counts of the articles already stored. It returns
-// how many URLs were new to this run (found) and how many of those were
-// new to the queue (added: not pending, done or dead there).
-func (lw *listWalk) push(ctx context.Context, items []ListItem) (found, added int, err error) {
+// refreshes the comment counts of the articles already stored. The last
+// URL is pushed on its own, to tell whether it was new to the queue.
+func (lw *listWalk) push(ctx context.Context, items []ListItem) (pushed, error) {
 	var urls []string
 	var keep []ListItem
 	var entries []queue.Entry
@@ -258,28 +270,36 @@ func (lw *listWalk) push(ctx context.Context, items []ListItem) (found, added in
 		entries = append(entries, e)
 	}
 	if len(urls) == 0 {
-		return 0, 0, nil
+		return pushed{}, nil
 	}
 	lw.rep.Found += len(urls)
+	res := pushed{found: len(urls)}
 	r := &redisRetry{lw: lw, what: fmt.Sprintf("push of %d URLs", len(urls))}
-	err = r.do(ctx, func(ctx context.Context) error {
-		n, err := lw.s.queue.PushEntries(ctx, entries...)
-		added += n // a retry pushes them all again: the queue counts only the new ones
+	err := r.do(ctx, func(ctx context.Context) error {
+		// A retry pushes them all again: the queue counts only the new ones.
+		last := len(entries) - 1
+		n, err := lw.s.queue.PushEntries(ctx, entries[:last]...)
+		res.added += n
+		if err == nil {
+			n, err = lw.s.queue.PushEntries(ctx, entries[last])
+			res.added += n
+			res.lastNew = res.lastNew || n == 1
+		}
 		if err != nil {
 			return fmt.Errorf("source %s: push %d URLs: %w", lw.s.cfg.Name, len(urls), err)
 		}
 		return nil
 	})
-	lw.rep.New += added
-	lw.counts.urls(lw.s.queue, len(urls), added)
+	lw.rep.New += res.added
+	lw.counts.urls(lw.s.queue, len(urls), res.added)
 	if err != nil {
-		return 0, 0, err
+		return pushed{}, err
 	}
 	if err := r.do(ctx, func(ctx context.Context) error { return lw.refresh(ctx, urls, keep) }); err != nil {
-		return 0, 0, err
+		return pushed{}, err
 	}
 	r.done()
-	return len(urls), added, nil
+	return res, nil
 }
 
 // refresh hands the comment counts of a list page's items to the store

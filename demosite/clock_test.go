@@ -60,3 +60,28 @@ func TestClockPublishes(t *testing.T) {
 		t.Fatal("the feed does not list the article once published")
 	}
 }
+
+// TestFeedItems checks that Options.FeedItems cuts the feeds to their
+// newest entries, and that without it they carry every article.
+func TestFeedItems(t *testing.T) {
+	for _, n := range []int{0, 5} {
+		s, srv := serve(t, Options{Articles: 300, Now: testNow, Seed: 3, FeedItems: n})
+		want := 0
+		for _, a := range s.Articles() {
+			if a.Section == "world" {
+				want++
+			}
+		}
+		if n > 0 {
+			want = n
+		}
+		feed := getOK(t, srv, "/world/rss.xml", "application/rss+xml")
+		if got := strings.Count(string(feed.body), "<item>"); got != want {
+			t.Errorf("FeedItems %d: the RSS feed has %d items, want %d", n, got, want)
+		}
+		atom := getOK(t, srv, "/sports/atom.xml", "application/atom+xml")
+		if n > 0 && strings.Count(string(atom.body), "<entry>") != n {
+			t.Errorf("FeedItems %d: the Atom feed has %d entries", n, strings.Count(string(atom.body), "<entry>"))
+		}
+	}
+}

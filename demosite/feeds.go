@@ -18,10 +18,21 @@ func feedItems(base string, sec *section, as []*article, date func(time.Time) st
 	return items
 }
 
-// rss serves the World section as RSS 2.0 (every article, newest first).
+// feedShown is what a feed of as (newest first) carries: the shown
+// articles, the newest Options.FeedItems of them when that is set.
+func (s *Site) feedShown(as []*article) []*article {
+	as = s.shown(as)
+	if n := s.opts.FeedItems; n > 0 && len(as) > n {
+		return as[:n]
+	}
+	return as
+}
+
+// rss serves the World section as RSS 2.0 (every article, or the newest
+// Options.FeedItems, newest first).
 func (s *Site) rss(w http.ResponseWriter, r *http.Request) {
 	base, sec := baseURL(r), s.byID["world"]
-	as := s.shown(sec.public)
+	as := s.feedShown(sec.public)
 	if s.notModified(w, r, as) {
 		return
 	}
@@ -33,10 +44,11 @@ func (s *Site) rss(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// atom serves the Sports section as an Atom feed (every article).
+// atom serves the Sports section as an Atom feed (every article, or the
+// newest Options.FeedItems).
 func (s *Site) atom(w http.ResponseWriter, r *http.Request) {
 	base, sec := baseURL(r), s.byID["sports"]
-	as := s.shown(sec.public)
+	as := s.feedShown(sec.public)
 	if s.notModified(w, r, as) {
 		return
 	}

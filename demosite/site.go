@@ -60,6 +60,12 @@ type Options struct {
 	// clock's start for articles still to come. Nil: every article is
 	// shown, no validators are sent.
 	Clock clock.Clock
+	// FeedItems, when > 0, is how many entries (the newest) the RSS and
+	// Atom feeds carry, as real feeds do (WordPress 10, news sites 20 to
+	// 50); a crawl then finds the older articles of world and sports
+	// only if it read the feeds when they were new. 0: every article, so
+	// that one crawl of Sources finds every article.
+	FeedItems int
 }
 
 // DefaultArticles is the site size when Options.Articles is not set.

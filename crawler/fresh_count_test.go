@@ -1,0 +1,143 @@
+package crawler
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// listCount is what the demo site served for one source's lists.
+type listCount struct {
+	requests, notModified, bytes int64
+}
+
+// countingSite serves the demo site and counts, per source, the list
+// pages it serves (everything but article pages, robots.txt, images and
+// static files): requests, 304 answers and body bytes.
+type countingSite struct {
+	h        http.Handler
+	articles map[string]bool
+	mu       sync.Mutex
+	per      map[string]*listCount
+}
+
+func (cs *countingSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p := r.URL.Path
+	if cs.articles[p] || p == "/robots.txt" || strings.HasPrefix(p, "/img/") || strings.HasPrefix(p, "/static/") {
+		cs.h.ServeHTTP(w, r)
+		return
+	}
+	cw := &countingWriter{ResponseWriter: w}
+	cs.h.ServeHTTP(cw, r)
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.per == nil {
+		cs.per = map[string]*listCount{}
+	}
+	n := cs.per[listSource(p)]
+	if n == nil {
+		n = &listCount{}
+		cs.per[listSource(p)] = n
+	}
+	n.requests++
+	n.bytes += cw.n
+	if cw.status == http.StatusNotModified {
+		n.notModified++
+	}
+}
+
+// listSource is the demo source a list path belongs to: its first
+// segment (the section), or the channel of the list API.
+func listSource(p string) string {
+	seg := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	if seg[0] == "api" && len(seg) > 2 {
+		return seg[2]
+	}
+	return seg[0]
+}
+
+// counts returns the counts per source and their total, and starts
+// counting afresh.
+func (cs *countingSite) counts() (map[string]listCount, listCount) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	out, total := map[string]listCount{}, listCount{}
+	for s, n := range cs.per {
+		out[s] = *n
+		total.requests += n.requests
+		total.notModified += n.notModified
+		total.bytes += n.bytes
+	}
+	return out, total
+}
+
+func (cs *countingSite) reset() {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	cs.per = nil
+}
+
+type countingWriter struct {
+	http.ResponseWriter
+	n      int64
+	status int
+}
+
+func (w *countingWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	n, err := w.ResponseWriter.Write(p)
+	w.n += int64(n)
+	return n, err
+}
+
+// sourceResult is one source's share of a way's figures.
+type sourceResult struct {
+	listCount
+	published, stored int
+	delays            []time.Duration
+}
+
+// median is the median of the source's delays (never stored: slower
+// than all).
+func (sr sourceResult) median() time.Duration {
+	if len(sr.delays) == 0 {
+		return 0
+	}
+	d := slices.Clone(sr.delays)
+	slices.Sort(d)
+	return d[len(d)/2]
+}
+
+// printSources prints, per source (and kind), the list requests, 304s,
+// bytes, new articles and their median delay of fixed-15m and adaptive,
+// and adaptive's bytes against fixed-15m's (to stdout: a benchmark's log
+// is cut at 10 lines).
+func printSources(kinds map[string]string, res map[string]freshResult) {
+	var names []string
+	for s := range kinds {
+		names = append(names, s)
+	}
+	slices.Sort(names)
+	fmt.Println("per source: list requests (304s), list KiB, new articles stored/published, their median delay; adaptive's list bytes against fixed-15m's")
+	for _, s := range names {
+		line := fmt.Sprintf("%-8s %-7s", s, kinds[s])
+		for _, way := range []string{"fixed-15m", "adaptive"} {
+			x := res[way].sources[s]
+			line += fmt.Sprintf(" | %-9s %5d (%4d) %6.0f KiB %3d/%3d %7s", way, x.requests, x.notModified, float64(x.bytes)/1024,
+				x.stored, x.published, x.median().Round(time.Second))
+		}
+		a, f := res["adaptive"].sources[s], res["fixed-15m"].sources[s]
+		if f.bytes > 0 {
+			line += fmt.Sprintf(" | %5.1f%% of its bytes, %4.1f%% of all fixed-15m's", 100*float64(a.bytes)/float64(f.bytes),
+				100*float64(a.bytes)/float64(res["fixed-15m"].bytes))
+		}
+		fmt.Println(line)
+	}
+}
