@@ -21,6 +21,7 @@ import (
 	"encoding/hex"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -39,6 +40,10 @@ type Signature [NumHashes]uint32
 
 // Of returns the signature of text. A text with no shingle (empty, or
 // punctuation only) has ok false: it is like nothing.
+//
+// Each shingle is hashed once (64 bits, Shingles); the NumHashes hash
+// functions are derived from that hash by multiply-add-shift
+// (Dietzfelbinger: (a·x + b) >> 32 with odd a), one multiplication each.
 func Of(text string) (sig Signature, ok bool) {
 	for i := range sig {
 		sig[i] = ^uint32(0)
@@ -47,7 +52,7 @@ func Of(text string) (sig Signature, ok bool) {
 	Shingles(text, func(h uint64) {
 		n++
 		for i := range sig {
-			if v := uint32(mix(h ^ seeds[i])); v < sig[i] {
+			if v := uint32((h*mulA[i] + addB[i]) >> 32); v < sig[i] {
 				sig[i] = v
 			}
 		}
@@ -91,71 +96,87 @@ func (sig Signature) Hex() string {
 	return hex.EncodeToString(b[:])
 }
 
-// seeds make NumHashes hash functions out of one: h_i(x) = mix(x ^ seeds[i]).
-var seeds = func() (s [NumHashes]uint64) {
+// mulA and addB are the NumHashes hash functions' parameters (mulA odd).
+var mulA, addB = func() (a, b [NumHashes]uint64) {
 	x := uint64(0x9e3779b97f4a7c15)
-	for i := range s {
+	for i := range a {
 		x += 0x9e3779b97f4a7c15
-		s[i] = mix(x)
+		a[i] = mix(x) | 1
+		x += 0x9e3779b97f4a7c15
+		b[i] = mix(x)
 	}
-	return s
+	return a, b
 }()
 
 // Shingles calls emit with the hash of each shingle of text: each pair
 // of adjacent words of a Latin (or other space-separated) script, stop
 // words left out (a lone word is a shingle by itself), and each pair of
 // adjacent characters of a CJK run (a lone CJK character likewise). A
-// shingle that recurs is emitted again.
+// shingle that recurs is emitted again. Words are folded to lower case
+// and lose a plural s (stem).
 //
 // Word pairs rather than single words: copies of a story share their
 // wording, while different stories of one kind share many single words
 // ("central bank", "interest rates") but fewer pairs of them.
 func Shingles(text string, emit func(uint64)) {
-	text = norm.NFKC.String(text)
-	var word strings.Builder
+	if !isASCII(text) {
+		text = norm.NFKC.String(text)
+	}
+	var buf [64]byte
+	word := buf[:0]
 	var prev rune // previous CJK character of the current run, 0 if none
 	cjkRun := 0
 	var prevWord uint64 // hash of the previous word of the current run, 0 if none
 	words := 0
 	flushWord := func() {
-		if word.Len() > 0 {
-			w := word.String()
-			if !stopWords[w] {
-				h := fnv(w)
-				if prevWord != 0 {
-					emit(mix(prevWord) ^ h)
-				}
-				prevWord = h
-				words++
-			}
-			word.Reset()
+		if len(word) == 0 {
+			return
 		}
+		if !stopWords[string(word)] {
+			h := fnv(stem(word))
+			if prevWord != 0 {
+				emit(mix(prevWord ^ h<<1))
+			}
+			prevWord = h
+			words++
+		}
+		word = word[:0]
 	}
 	endWords := func() {
 		if words == 1 {
-			emit(prevWord)
+			emit(mix(prevWord))
 		}
 		prevWord, words = 0, 0
 	}
 	flushRun := func() {
 		if cjkRun == 1 {
-			emit(fnv(string(prev)))
+			emit(mix(uint64(prev)))
 		}
 		cjkRun, prev = 0, 0
 	}
 	for _, r := range text {
 		switch {
+		case r < 0x80:
+			flushRun()
+			switch {
+			case 'a' <= r && r <= 'z' || '0' <= r && r <= '9':
+				word = append(word, byte(r))
+			case 'A' <= r && r <= 'Z':
+				word = append(word, byte(r+'a'-'A'))
+			default:
+				flushWord()
+			}
 		case isCJK(r):
 			flushWord()
 			endWords()
 			if prev != 0 {
-				emit(fnv(string([]rune{prev, r})))
+				emit(mix(uint64(prev)<<32 | uint64(r)))
 			}
 			prev = r
 			cjkRun++
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			flushRun()
-			word.WriteRune(unicode.ToLower(r))
+			word = utf8.AppendRune(word, unicode.ToLower(r))
 		default:
 			flushRun()
 			flushWord()
@@ -166,14 +187,32 @@ func Shingles(text string, emit func(uint64)) {
 	endWords()
 }
 
+// stem drops a plural s: "rates" and "rate" are one word ("ss" and words
+// of three letters or fewer are kept).
+func stem(w []byte) []byte {
+	if n := len(w); n > 3 && w[n-1] == 's' && w[n-2] != 's' {
+		return w[:n-1]
+	}
+	return w
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
 // isCJK reports whether r is written without spaces between words: Han,
 // kana, Hangul.
 func isCJK(r rune) bool {
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+	return r >= 0x2e80 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
 
 // fnv is 64-bit FNV-1a.
-func fnv(s string) uint64 {
+func fnv(s []byte) uint64 {
 	h := uint64(14695981039346656037)
 	for i := 0; i < len(s); i++ {
 		h ^= uint64(s[i])
