@@ -1,17 +1,17 @@
 // Package minhash estimates how alike two short texts are from small
-// signatures: text is normalised (NFKC, lower case, punctuation and a few
-// English stop words dropped) and cut into shingles — character bigrams
-// for CJK text, words for Latin and other space-separated scripts — and
-// its signature keeps, for each of NumHashes hash functions, the least
-// hash over the shingles (MinHash, Broder). The share of equal positions
-// of two signatures estimates the Jaccard similarity of their shingle
-// sets. Bands cuts a signature into NumBands bands of Rows positions each
-// and hashes each to a 32-bit value: two texts with Jaccard similarity s
-// share at least one band with probability 1 − (1 − s^Rows)^NumBands
-// (0.75 at s = 0.4, 0.90 at s = 0.5, 0.94 at s = 0.55, 0.995 at s = 0.7), which is what a locality-sensitive
-// index files a signature under.
+// sketches: text is normalised (NFKC, lower case, punctuation and a few
+// English stop words dropped, a plural s cut) and cut into shingles —
+// character bigrams for CJK text, pairs of words for Latin and other
+// space-separated scripts — and each shingle is hashed once. A text's
+// sketch keeps the least K of its distinct hashes (bottom-k MinHash,
+// Broder): for news titles and summaries that is usually all of them, so
+// the similarity of two sketches is the exact Jaccard similarity of the
+// texts' shingle sets, and an estimate of it for longer texts. The least
+// IndexKeys hashes of a sketch are what an index files it under: two
+// texts share one of them with a probability that grows with their
+// similarity.
 //
-// Signatures compare texts in one language: a translation shares no
+// Sketches compare texts in one language: a translation shares no
 // shingle with its original, so bilingual copies of a story are not
 // near-duplicates here.
 package minhash
@@ -19,6 +19,7 @@ package minhash
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -26,87 +27,71 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// NumHashes is the length of a signature. Its first NumBands × Rows
-// positions are banded (Bands); all of them estimate the similarity, so
-// the estimate is finer than the index's banding.
+// K is the most hashes a sketch keeps; IndexKeys is how many of them
+// (the least) an index files a text under.
 const (
-	NumHashes = 64
-	Rows      = 2
-	NumBands  = 8
+	K         = 64
+	IndexKeys = 8
 )
 
-// Signature is the MinHash signature of a text.
-type Signature [NumHashes]uint32
+// Sketch is the bottom-K sketch of a text: the least K distinct 32-bit
+// hashes of its shingles, in increasing order (all of them when the text
+// has fewer than K distinct shingles).
+type Sketch []uint32
 
-// Of returns the signature of text. A text with no shingle (empty, or
+// Of returns the sketch of text. A text with no shingle (empty, or
 // punctuation only) has ok false: it is like nothing.
-//
-// Each shingle is hashed once (64 bits, Shingles); the NumHashes hash
-// functions are derived from that hash by multiply-add-shift
-// (Dietzfelbinger: (a·x + b) >> 32 with odd a), one multiplication each.
-func Of(text string) (sig Signature, ok bool) {
-	for i := range sig {
-		sig[i] = ^uint32(0)
+func Of(text string) (sk Sketch, ok bool) {
+	var buf [4 * K]uint32
+	hs := buf[:0]
+	Shingles(text, func(h uint64) { hs = append(hs, uint32(h>>32)) })
+	if len(hs) == 0 {
+		return nil, false
 	}
-	n := 0
-	Shingles(text, func(h uint64) {
-		n++
-		for i := range sig {
-			if v := uint32((h*mulA[i] + addB[i]) >> 32); v < sig[i] {
-				sig[i] = v
-			}
-		}
-	})
-	return sig, n > 0
+	slices.Sort(hs)
+	hs = slices.Compact(hs)
+	return Sketch(slices.Clone(hs[:min(len(hs), K)])), true
 }
 
-// Similarity estimates the Jaccard similarity of the texts of a and b:
-// the share of equal positions, 0 to 1.
-func Similarity(a, b Signature) float64 {
-	eq := 0
-	for i := range a {
-		if a[i] == b[i] {
-			eq++
+// Similarity estimates the Jaccard similarity of the shingle sets of the
+// texts of a and b: of the least K hashes of the union of a and b, the
+// share that is in both (Broder's bottom-k estimator, exact when both
+// texts have fewer than K distinct shingles).
+func Similarity(a, b Sketch) float64 {
+	i, j, union, both := 0, 0, 0, 0
+	for union < K && (i < len(a) || j < len(b)) {
+		switch {
+		case j == len(b) || i < len(a) && a[i] < b[j]:
+			i++
+		case i == len(a) || b[j] < a[i]:
+			j++
+		default:
+			i, j = i+1, j+1
+			both++
 		}
+		union++
 	}
-	return float64(eq) / NumHashes
+	if union == 0 {
+		return 0
+	}
+	return float64(both) / float64(union)
 }
 
-// Bands returns the NumBands band values of sig: band i hashes positions
-// i×Rows to (i+1)×Rows−1.
-func (sig Signature) Bands() [NumBands]uint32 {
-	var b [NumBands]uint32
-	for i := range b {
-		h := uint64(i) << 56
-		for _, v := range sig[i*Rows : (i+1)*Rows] {
-			h = mix(h ^ uint64(v))
-		}
-		b[i] = uint32(h)
-	}
-	return b
-}
+// Keys returns the least IndexKeys hashes of sk (all of them when it has
+// fewer): two texts whose shingle sets have Jaccard similarity s share
+// the least hash of their union with probability s, and some one of
+// their IndexKeys least with a probability close to 1 − (1 − s)^IndexKeys.
+func (sk Sketch) Keys() []uint32 { return sk[:min(len(sk), IndexKeys)] }
 
-// Hex returns sig as 8 hex digits per position, big-endian: equal
-// positions are equal 8-digit substrings.
-func (sig Signature) Hex() string {
-	var b [NumHashes * 4]byte
-	for i, v := range sig {
+// Hex returns sk as 8 hex digits per hash, big-endian: the order of the
+// 8-digit substrings is the order of the hashes.
+func (sk Sketch) Hex() string {
+	b := make([]byte, 4*len(sk))
+	for i, v := range sk {
 		binary.BigEndian.PutUint32(b[4*i:], v)
 	}
-	return hex.EncodeToString(b[:])
+	return hex.EncodeToString(b)
 }
-
-// mulA and addB are the NumHashes hash functions' parameters (mulA odd).
-var mulA, addB = func() (a, b [NumHashes]uint64) {
-	x := uint64(0x9e3779b97f4a7c15)
-	for i := range a {
-		x += 0x9e3779b97f4a7c15
-		a[i] = mix(x) | 1
-		x += 0x9e3779b97f4a7c15
-		b[i] = mix(x)
-	}
-	return a, b
-}()
 
 // Shingles calls emit with the hash of each shingle of text: each pair
 // of adjacent words of a Latin (or other space-separated) script, stop
