@@ -99,9 +99,6 @@ local function similarity(a, b)
   end
   return both, union
 end
-local function keepFor(key, ttl)
-  if redis.call('EXPIRE', key, ttl, 'NX') == 0 then redis.call('EXPIRE', key, ttl, 'GT') end
-end
 local fields, filed, a = {}, {}, 8
 while ARGV[a] do
   local ks = ARGV[a+2]
@@ -119,16 +116,16 @@ local k = 6
 a = 8
 while ARGV[a] do
   local id, mh, ks, t, exp, src, ng, own = ARGV[a], ARGV[a+1], ARGV[a+2], ARGV[a+3], ARGV[a+4], ARGV[a+5], tonumber(ARGV[a+6]), tonumber(ARGV[a+7])
-  local best, bestb, bestu, seen = nil, 0, 1, {}
+  local best, bestb, bestu, lh, seen = nil, 0, 1, nil, {}
   for i = 1, #ks, 8 do
     local lead = filed[string.sub(ks, i, i + 7)]
     if lead and lead ~= id and not seen[lead] then
       seen[lead] = true
-      local h = redis.call('HMGET', base .. 'news:' .. lead, 'mh', 'time')
+      local h = redis.call('HMGET', base .. 'news:' .. lead, 'mh', 'time', 'votes', 'svotes', 'source', 'story')
       if h[1] and tonumber(h[2]) and tonumber(h[2]) >= cutoff then
         local b, u = similarity(mh, h[1])
         -- b/u >= minsim, and above the best so far (b/u > bestb/bestu)
-        if b >= minsim * u - 1e-9 and b * bestu > bestb * u then best, bestb, bestu = lead, b, u end
+        if b >= minsim * u - 1e-9 and b * bestu > bestb * u then best, bestb, bestu, lh = lead, b, u, h end
       end
     end
   end
@@ -141,23 +138,22 @@ while ARGV[a] do
   end
   if best then
     local sk, lk = base .. 'story:' .. best, base .. 'news:' .. best
-    local lh = redis.call('HMGET', lk, 'time', 'votes', 'svotes', 'source', 'story')
-    local sv = (tonumber(lh[3]) or tonumber(lh[2]) or 0) + own
-    if not lh[5] then
-      redis.call('HSET', lk, 'story', best, 'svotes', num(sv))
-      redis.call('HSET', sk, best, lh[4] or '', id, src)
+    local sv = (tonumber(lh[4]) or tonumber(lh[3]) or 0) + own
+    if not lh[6] then
+      -- the story forms: lead and member, kept as long as the longer-lived
       local ttl = redis.call('TTL', lk)
-      if ttl < 0 then ttl = exp end
-      keepFor(sk, ttl)
+      redis.call('HSET', lk, 'story', best, 'svotes', num(sv))
+      redis.call('HSET', sk, best, lh[5] or '', id, src)
+      redis.call('EXPIRE', sk, math.max(ttl, exp))
     else
       redis.call('HSET', lk, 'svotes', num(sv))
       redis.call('HSET', sk, id, src)
+      redis.call('EXPIRE', sk, exp, 'GT')
     end
-    keepFor(sk, exp)
     redis.call('HSET', KEYS[k], 'mh', mh, 'mhkeys', ks, 'story', best)
     unrank[#unrank+1] = id
     if not rescored[best] then leads[#leads+1] = best end
-    rescored[best] = {num(sv), num(rank(formula, param, tonumber(lh[1]), sv, now))}
+    rescored[best] = {num(sv), num(rank(formula, param, tonumber(lh[2]), sv, now))}
     for g = 1, 2 * ng do expired[#expired+1] = KEYS[k+g] end
     out[#out+1] = best
   else
