@@ -53,12 +53,10 @@ func Of(text string) (sk Sketch, ok bool) {
 	return Sketch(slices.Clone(hs[:min(len(hs), K)])), true
 }
 
-// Similarity estimates the Jaccard similarity of the shingle sets of the
-// texts of a and b: of the least K hashes of the union of a and b, the
-// share that is in both (Broder's bottom-k estimator, exact when both
-// texts have fewer than K distinct shingles).
-func Similarity(a, b Sketch) float64 {
-	i, j, union, both := 0, 0, 0, 0
+// sample merges the least K hashes of the union of a and b: how many there
+// are, and how many of them are in a, in b, and in both.
+func sample(a, b Sketch) (union, inA, inB, both int) {
+	i, j := 0, 0
 	for union < K && (i < len(a) || j < len(b)) {
 		switch {
 		case j == len(b) || i < len(a) && a[i] < b[j]:
@@ -71,6 +69,29 @@ func Similarity(a, b Sketch) float64 {
 		}
 		union++
 	}
+	return union, i, j, both
+}
+
+// Overlap estimates the share of the shingles of the shorter of the texts
+// of a and b that the other has (the overlap coefficient, |A∩B| /
+// min(|A|, |B|)): of the least K hashes of their union, those in both
+// over those in the one with fewer. It is exact when both texts have
+// fewer than K distinct shingles. A copy that drops a sentence of the
+// original keeps its overlap where its Jaccard similarity falls.
+func Overlap(a, b Sketch) float64 {
+	_, inA, inB, both := sample(a, b)
+	if m := min(inA, inB); m > 0 {
+		return float64(both) / float64(m)
+	}
+	return 0
+}
+
+// Similarity estimates the Jaccard similarity of the shingle sets of the
+// texts of a and b: of the least K hashes of the union of a and b, the
+// share that is in both (Broder's bottom-k estimator, exact when both
+// texts have fewer than K distinct shingles).
+func Similarity(a, b Sketch) float64 {
+	union, _, _, both := sample(a, b)
 	if union == 0 {
 		return 0
 	}
@@ -93,16 +114,16 @@ func (sk Sketch) Hex() string {
 	return hex.EncodeToString(b)
 }
 
-// Shingles calls emit with the hash of each shingle of text: each pair
-// of adjacent words of a Latin (or other space-separated) script, stop
-// words left out (a lone word is a shingle by itself), and each pair of
-// adjacent characters of a CJK run (a lone CJK character likewise). A
-// shingle that recurs is emitted again. Words are folded to lower case
-// and lose a plural s (stem).
+// Shingles calls emit with the hash of each shingle of text: each word
+// of a Latin (or other space-separated) script and each pair of adjacent
+// words, stop words left out, and each pair of adjacent characters of a
+// CJK run (a lone CJK character by itself). A shingle that recurs is
+// emitted again. Words are folded to lower case and lose a plural s
+// (stem).
 //
-// Word pairs rather than single words: copies of a story share their
-// wording, while different stories of one kind share many single words
-// ("central bank", "interest rates") but fewer pairs of them.
+// Words and word pairs: the words carry a story's facts (names, places,
+// figures) whatever the order a copy puts them in, the pairs its wording,
+// which copies share more than different stories of one kind do.
 func Shingles(text string, emit func(uint64)) {
 	if !isASCII(text) {
 		text = norm.NFKC.String(text)
@@ -112,27 +133,21 @@ func Shingles(text string, emit func(uint64)) {
 	var prev rune // previous CJK character of the current run, 0 if none
 	cjkRun := 0
 	var prevWord uint64 // hash of the previous word of the current run, 0 if none
-	words := 0
 	flushWord := func() {
 		if len(word) == 0 {
 			return
 		}
 		if !stopWords[string(word)] {
 			h := fnv(stem(word))
+			emit(mix(h))
 			if prevWord != 0 {
 				emit(mix(prevWord ^ h<<1))
 			}
 			prevWord = h
-			words++
 		}
 		word = word[:0]
 	}
-	endWords := func() {
-		if words == 1 {
-			emit(mix(prevWord))
-		}
-		prevWord, words = 0, 0
-	}
+	endWords := func() { prevWord = 0 }
 	flushRun := func() {
 		if cjkRun == 1 {
 			emit(mix(uint64(prev)))

@@ -23,8 +23,9 @@ import (
 // filed under it most recently (its lead's id). The article's candidates
 // are the stories filed under its own keys; each is compared through its
 // lead (so a story does not drift by chaining copies of copies), and the
-// most similar lead posted within the window whose Jaccard similarity is
-// at least news.story.min_similarity gives its story, or the article
+// most similar lead posted within the window whose overlap (minhash.Overlap:
+// the share of the shorter text's shingles the other has) is at least
+// news.story.min_similarity gives its story, or the article
 // starts one. A story's id is its lead's id: the first article of it the
 // store saw. storyCmd does this atomically per batch, so two copies
 // ingested at once cannot start two stories.
@@ -67,7 +68,7 @@ func storyText(title, summary string) string { return title + "\n" + summary }
 // then, per article: its news:<id> HASH and the cache:score:<g> and
 // cache:time:<g> ZSETs of each of its groups
 // ARGV[1] -> key base (prefix + "{news}:")
-// ARGV[2] -> least similarity (news.story.min_similarity)
+// ARGV[2] -> least overlap (news.story.min_similarity)
 // ARGV[3] -> cutoff (Unix s): leads posted before it take no member
 // ARGV[4] -> hashes per sketch at most (minhash.K)
 // ARGV[5], ARGV[6] -> formula name and parameter
@@ -81,10 +82,10 @@ func storyText(title, summary string) string { return title + "\n" + summary }
 var storyCmd = redis.NewScript(formulaLua + touchLua + `
 local base, minsim, cutoff, kmax = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local formula, param, now = ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
--- similarity is the Jaccard estimate of two sketches (minhash.Similarity):
--- of the least kmax hashes of their union, the share in both; 8-digit
--- hex strings compare as their numbers.
-local function similarity(a, b)
+-- overlap is the overlap estimate of two sketches (minhash.Overlap): of
+-- the least kmax hashes of their union, those in both, and those in the
+-- one with fewer; 8-digit hex strings compare as their numbers.
+local function overlap(a, b)
   local i, j, union, both, na, nb = 1, 1, 0, 0, #a, #b
   while union < kmax and (i <= na or j <= nb) do
     local x, y = string.sub(a, i, i + 7), string.sub(b, j, j + 7)
@@ -97,7 +98,7 @@ local function similarity(a, b)
     end
     union = union + 1
   end
-  return both, union
+  return both, math.min((i - 1) / 8, (j - 1) / 8)
 end
 local fields, filed, a = {}, {}, 8
 while ARGV[a] do
@@ -123,7 +124,7 @@ while ARGV[a] do
       seen[lead] = true
       local h = redis.call('HMGET', base .. 'news:' .. lead, 'mh', 'time', 'votes', 'svotes', 'source', 'story')
       if h[1] and tonumber(h[2]) and tonumber(h[2]) >= cutoff then
-        local b, u = similarity(mh, h[1])
+        local b, u = overlap(mh, h[1])
         -- b/u >= minsim, and above the best so far (b/u > bestb/bestu)
         if b >= minsim * u - 1e-9 and b * bestu > bestb * u then best, bestb, bestu, lh = lead, b, u, h end
       end
