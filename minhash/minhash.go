@@ -44,7 +44,14 @@ type Sketch []uint32
 func Of(text string) (sk Sketch, ok bool) {
 	var buf [4 * K]uint32
 	hs := buf[:0]
-	Shingles(text, func(h uint64) { hs = append(hs, uint32(h>>32)) })
+	shingles(text, func(h uint64, pair bool) {
+		// pairs have odd hashes, words even ones (Keys)
+		if v := uint32(h >> 32); pair {
+			hs = append(hs, v|1)
+		} else {
+			hs = append(hs, v&^1)
+		}
+	})
 	if len(hs) == 0 {
 		return nil, false
 	}
@@ -98,11 +105,24 @@ func Similarity(a, b Sketch) float64 {
 	return float64(both) / float64(union)
 }
 
-// Keys returns the least IndexKeys hashes of sk (all of them when it has
-// fewer): two texts whose shingle sets have Jaccard similarity s share
-// the least hash of their union with probability s, and some one of
-// their IndexKeys least with a probability close to 1 − (1 − s)^IndexKeys.
-func (sk Sketch) Keys() []uint32 { return sk[:min(len(sk), IndexKeys)] }
+// Keys returns the least IndexKeys hashes of sk's word pairs and CJK
+// bigrams (all of them when it has fewer): two texts whose sets of those
+// have Jaccard similarity s share the least hash of their union with
+// probability s, and some one of their IndexKeys least with a probability
+// close to 1 − (1 − s)^IndexKeys. Single words are left out: a common word
+// would make every text that has it a candidate of every other.
+func (sk Sketch) Keys() []uint32 {
+	keys := make([]uint32, 0, IndexKeys)
+	for _, v := range sk {
+		if v&1 == 1 {
+			keys = append(keys, v)
+			if len(keys) == IndexKeys {
+				break
+			}
+		}
+	}
+	return keys
+}
 
 // Hex returns sk as 8 hex digits per hash, big-endian: the order of the
 // 8-digit substrings is the order of the hashes.
@@ -125,6 +145,12 @@ func (sk Sketch) Hex() string {
 // figures) whatever the order a copy puts them in, the pairs its wording,
 // which copies share more than different stories of one kind do.
 func Shingles(text string, emit func(uint64)) {
+	shingles(text, func(h uint64, _ bool) { emit(h) })
+}
+
+// shingles is Shingles telling pairs (of words, of CJK characters) from
+// single words and characters.
+func shingles(text string, emit func(h uint64, pair bool)) {
 	if !isASCII(text) {
 		text = norm.NFKC.String(text)
 	}
@@ -139,9 +165,9 @@ func Shingles(text string, emit func(uint64)) {
 		}
 		if !stopWords[string(word)] {
 			h := fnv(stem(word))
-			emit(mix(h))
+			emit(mix(h), false)
 			if prevWord != 0 {
-				emit(mix(prevWord ^ h<<1))
+				emit(mix(prevWord^h<<1), true)
 			}
 			prevWord = h
 		}
@@ -150,7 +176,7 @@ func Shingles(text string, emit func(uint64)) {
 	endWords := func() { prevWord = 0 }
 	flushRun := func() {
 		if cjkRun == 1 {
-			emit(mix(uint64(prev)))
+			emit(mix(uint64(prev)), false)
 		}
 		cjkRun, prev = 0, 0
 	}
@@ -170,7 +196,7 @@ func Shingles(text string, emit func(uint64)) {
 			flushWord()
 			endWords()
 			if prev != 0 {
-				emit(mix(uint64(prev)<<32 | uint64(r)))
+				emit(mix(uint64(prev)<<32|uint64(r)), true)
 			}
 			prev = r
 			cjkRun++

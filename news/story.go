@@ -74,7 +74,7 @@ func storyText(title, summary string) string { return title + "\n" + summary }
 // ARGV[5], ARGV[6] -> formula name and parameter
 // ARGV[7] -> now (Unix s)
 // then, per article: id, sketch (8 hex digits per hash, increasing), its
-// index keys (the sketch's first minhash.IndexKeys hashes), post time
+// index keys (minhash.Sketch.Keys), post time
 // (Unix s), time to live (s: post time + window + grace − now), source,
 // number of groups, its votes
 //
@@ -198,9 +198,8 @@ func (s *Store) storyCallFor(a Article, id string, votes float64, post, now time
 	for _, g := range a.Groups {
 		keys = append(keys, s.keys.groupCaches(g)...)
 	}
-	mh := sk.Hex()
 	ttl := int64(post.Add(s.opts.Window+Grace).Sub(now) / time.Second)
-	return storyCall{keys: keys, args: []any{id, mh, mh[:8*len(sk.Keys())], post.Unix(), ttl,
+	return storyCall{keys: keys, args: []any{id, sk.Hex(), minhash.Sketch(sk.Keys()).Hex(), post.Unix(), ttl,
 		strings.TrimSpace(a.Source), len(a.Groups), formatNum(votes)}}, true
 }
 

@@ -84,10 +84,11 @@ func measureStorySet(t *testing.T, c *redistest.Server, seed int64, o news.Optio
 // share nothing between a text and its translation, so no lexical method
 // finds them.
 //
-// The target is 0.95 precision and 0.95 recall; it is not quite
-// met. At min_similarity 0.6 seed 1 gives precision 0.946 recall 0.941,
-// seed 2 precision 0.968 recall 0.936 (0.61 gives 0.977 / 0.947 on seed
-// 1). The set names each story's actor, place, weekday and figure, and
+// The target is 0.95 precision and 0.95 recall; precision meets
+// it, recall does not quite. At min_similarity 0.61 seed 1 gives
+// precision 0.973 recall 0.944, seed 2 precision 0.976 recall 0.928 (at
+// 0.6, 0.938 / 0.934 on seed 1: overlaps of exactly 3/5 are mostly wrong
+// merges; at 0.65, 0.985 / 0.899). The set names each story's actor, place, weekday and figure, and
 // words its summary in one of three patterns; a copy paraphrases the
 // title, swaps words for synonyms, takes another summary pattern one time
 // in three and may drop the last sentence. The missed pairs are mostly
@@ -110,10 +111,10 @@ func TestStorySetQuality(t *testing.T) {
 }
 
 // The floors TestStorySetQuality holds: the measured figures, rounded
-// down (target 0.95 both, not met).
+// down (target 0.95 both; recall not met).
 const (
-	minStoryPrecision = 0.94
-	minStoryRecall    = 0.93
+	minStoryPrecision = 0.97
+	minStoryRecall    = 0.92
 )
 
 // TestStorySetTune prints the quality on seed 1 for a range of
@@ -123,7 +124,7 @@ func TestStorySetTune(t *testing.T) {
 		t.Skip("-tune not set")
 	}
 	c := redistest.Start(t)
-	for _, m := range []float64{0.5, 0.55, 0.6, 0.61, 0.65, 0.7} {
+	for _, m := range []float64{0.55, 0.6, 0.61, 0.65, 0.7} {
 		o := news.DefaultOptions()
 		o.RankBy = news.RankByStory
 		o.StoryMinSimilarity = m
