@@ -124,6 +124,15 @@ func (sk Sketch) Keys() []uint32 {
 	return keys
 }
 
+// Bytes returns sk as 4 bytes per hash, big-endian.
+func (sk Sketch) Bytes() []byte {
+	b := make([]byte, 4*len(sk))
+	for i, v := range sk {
+		binary.BigEndian.PutUint32(b[4*i:], v)
+	}
+	return b
+}
+
 // Hex returns sk as 8 hex digits per hash, big-endian: the order of the
 // 8-digit substrings is the order of the hashes.
 func (sk Sketch) Hex() string {

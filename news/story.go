@@ -73,7 +73,7 @@ func storyText(title, summary string) string { return title + "\n" + summary }
 // ARGV[4] -> hashes per sketch at most (minhash.K)
 // ARGV[5], ARGV[6] -> formula name and parameter
 // ARGV[7] -> now (Unix s)
-// then, per article: id, sketch (8 hex digits per hash, increasing), its
+// then, per article: id, sketch (4 bytes per hash, big-endian, increasing), its
 // index keys (minhash.Sketch.Keys), post time
 // (Unix s), time to live (s: post time + window + grace − now), source,
 // number of groups, its votes
@@ -82,23 +82,30 @@ func storyText(title, summary string) string { return title + "\n" + summary }
 var storyCmd = redis.NewScript(formulaLua + touchLua + `
 local base, minsim, cutoff, kmax = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local formula, param, now = ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
+-- hashes unpacks a sketch (4 bytes a hash, big-endian) into numbers, in
+-- one call of struct.unpack.
+local formats = {}
+local function hashes(s)
+  local n = #s / 4
+  if not formats[n] then formats[n] = '>' .. string.rep('I4', n) end
+  return {struct.unpack(formats[n], s)}, n
+end
 -- overlap is the overlap estimate of two sketches (minhash.Overlap): of
 -- the least kmax hashes of their union, those in both, and those in the
--- one with fewer; 8-digit hex strings compare as their numbers.
-local function overlap(a, b)
-  local i, j, union, both, na, nb = 1, 1, 0, 0, #a, #b
+-- one with fewer.
+local function overlap(a, na, b, nb)
+  local i, j, union, both = 1, 1, 0, 0
   while union < kmax and (i <= na or j <= nb) do
-    local x, y = string.sub(a, i, i + 7), string.sub(b, j, j + 7)
-    if j > nb or (i <= na and x < y) then
-      i = i + 8
-    elseif i > na or y < x then
-      j = j + 8
+    if j > nb or (i <= na and a[i] < b[j]) then
+      i = i + 1
+    elseif i > na or b[j] < a[i] then
+      j = j + 1
     else
-      i, j, both = i + 8, j + 8, both + 1
+      i, j, both = i + 1, j + 1, both + 1
     end
     union = union + 1
   end
-  return both, math.min((i - 1) / 8, (j - 1) / 8)
+  return both, math.min(i - 1, j - 1)
 end
 local fields, filed, a = {}, {}, 8
 while ARGV[a] do
@@ -117,14 +124,16 @@ local k = 6
 a = 8
 while ARGV[a] do
   local id, mh, ks, t, exp, src, ng, own = ARGV[a], ARGV[a+1], ARGV[a+2], ARGV[a+3], ARGV[a+4], ARGV[a+5], tonumber(ARGV[a+6]), tonumber(ARGV[a+7])
-  local best, bestb, bestu, lh, seen = nil, 0, 1, nil, {}
+  local best, bestb, bestu, lh, seen, mine, nmine = nil, 0, 1, nil, {}, nil, 0
   for i = 1, #ks, 8 do
     local lead = filed[string.sub(ks, i, i + 7)]
     if lead and lead ~= id and not seen[lead] then
       seen[lead] = true
       local h = redis.call('HMGET', base .. 'news:' .. lead, 'mh', 'time', 'votes', 'svotes', 'source', 'story')
       if h[1] and tonumber(h[2]) and tonumber(h[2]) >= cutoff then
-        local b, u = overlap(mh, h[1])
+        if not mine then mine, nmine = hashes(mh) end
+        local theirs, ntheirs = hashes(h[1])
+        local b, u = overlap(mine, nmine, theirs, ntheirs)
         -- b/u >= minsim, and above the best so far (b/u > bestb/bestu)
         if b >= minsim * u - 1e-9 and b * bestu > bestb * u then best, bestb, bestu, lh = lead, b, u, h end
       end
@@ -186,11 +195,30 @@ type storyCall struct {
 	args []any
 }
 
-// storyCallFor builds the storyCmd part of a created article, or ok false
-// when its text has no feature to fingerprint.
-func (s *Store) storyCallFor(a Article, id string, votes float64, post, now time.Time) (storyCall, bool) {
-	sk, ok := minhash.Of(storyText(a.Title, a.Summary))
-	if !ok {
+// sketchAll computes the sketches of the articles of as at todo in a
+// goroutine, while the ingest script runs, and returns a function that
+// waits for them (indexed as as; nil for an article with no shingle).
+// The work is bounded (a few µs an article) and the goroutine ends by
+// itself when the caller stops waiting.
+func sketchAll(as []Article, todo []int) func() []minhash.Sketch {
+	out := make([]minhash.Sketch, len(as))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, i := range todo {
+			out[i], _ = minhash.Of(storyText(as[i].Title, as[i].Summary))
+		}
+	}()
+	return func() []minhash.Sketch {
+		<-done
+		return out
+	}
+}
+
+// storyCallFor builds the storyCmd part of a created article of sketch
+// sk, or ok false when its text has no feature to fingerprint.
+func (s *Store) storyCallFor(a Article, sk minhash.Sketch, id string, votes float64, post, now time.Time) (storyCall, bool) {
+	if len(sk) == 0 {
 		return storyCall{}, false
 	}
 	keys := make([]string, 0, 1+2*len(a.Groups))
@@ -199,13 +227,14 @@ func (s *Store) storyCallFor(a Article, id string, votes float64, post, now time
 		keys = append(keys, s.keys.groupCaches(g)...)
 	}
 	ttl := int64(post.Add(s.opts.Window+Grace).Sub(now) / time.Second)
-	return storyCall{keys: keys, args: []any{id, sk.Hex(), minhash.Sketch(sk.Keys()).Hex(), post.Unix(), ttl,
+	return storyCall{keys: keys, args: []any{id, sk.Bytes(), minhash.Sketch(sk.Keys()).Hex(), post.Unix(), ttl,
 		strings.TrimSpace(a.Source), len(a.Groups), formatNum(votes)}}, true
 }
 
 // groupStories runs storyCmd on the articles of as that ingest created,
-// IngestChunk per call, in one pipeline, and sets their results' Story.
-func (s *Store) groupStories(ctx context.Context, as []Article, res []IngestResult, now time.Time) error {
+// IngestChunk per call, in one pipeline, and sets their results' Story;
+// sketches are the articles' (sketchAll).
+func (s *Store) groupStories(ctx context.Context, as []Article, sketches []minhash.Sketch, res []IngestResult, now time.Time) error {
 	var calls []storyCall
 	var at []int
 	for i, a := range as {
@@ -216,7 +245,7 @@ func (s *Store) groupStories(ctx context.Context, as []Article, res []IngestResu
 		if post.IsZero() || post.After(now) {
 			post = now
 		}
-		if c, ok := s.storyCallFor(a, res[i].ID, res[i].Votes, post, now); ok {
+		if c, ok := s.storyCallFor(a, sketches[i], res[i].ID, res[i].Votes, post, now); ok {
 			calls = append(calls, c)
 			at = append(at, i)
 		}
