@@ -37,8 +37,9 @@ type News struct {
 
 // StoryGrouping tunes near-duplicate detection (news.rank_by: story).
 type StoryGrouping struct {
-	// MinSimilarity is the least estimated Jaccard similarity of two
-	// articles' title + summary (MinHash) that makes them one story.
+	// MinSimilarity is the least estimated overlap of two articles'
+	// title + summary (the share of the shorter one's shingles that the
+	// other has: MinHash sketches) that makes them one story.
 	MinSimilarity float64 `yaml:"min_similarity"`
 }
 

@@ -77,7 +77,23 @@ var (
 		{[]string{"Madrid"}, []string{"马德里"}}, {[]string{"Seoul"}, []string{"首尔"}},
 		{[]string{"Nairobi"}, []string{"内罗毕"}}, {[]string{"Oslo"}, []string{"奥斯陆"}},
 		{[]string{"Mumbai"}, []string{"孟买"}}, {[]string{"Sydney"}, []string{"悉尼"}},
+		{[]string{"Cairo"}, []string{"开罗"}}, {[]string{"Dublin"}, []string{"都柏林"}},
+		{[]string{"Hanoi"}, []string{"河内"}}, {[]string{"Milan"}, []string{"米兰"}},
+		{[]string{"Denver"}, []string{"丹佛"}}, {[]string{"Quito"}, []string{"基多"}},
+		{[]string{"Warsaw"}, []string{"华沙"}}, {[]string{"Manila"}, []string{"马尼拉"}},
+		{[]string{"Chengdu"}, []string{"成都"}}, {[]string{"Lisbon"}, []string{"里斯本"}},
+		{[]string{"Accra"}, []string{"阿克拉"}}, {[]string{"Perth"}, []string{"珀斯"}},
+		{[]string{"Osaka"}, []string{"大阪"}}, {[]string{"Vienna"}, []string{"维也纳"}},
+		{[]string{"Bogota"}, []string{"波哥大"}}, {[]string{"Hamburg"}, []string{"汉堡"}},
 	}
+	storyDays = syn{
+		[]string{"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"},
+		[]string{"周一", "周二", "周三", "周四", "周五", "周六", "周日"},
+	}
+	// Names: two syllables (English) or two characters (Chinese).
+	nameHeads    = strings.Fields("Ar Bel Cor Dal El Fen Gal Hol Ix Jor Kel Lum Mar Nor Ost Pel Quin Ros Sol Tor Ul Vex Wyn Zan")
+	nameTails    = strings.Fields("vex tra mond ico dex ara ion ora tek ium eon ant ova yte")
+	nameChars    = []rune("华瑞达恒通联鑫宏博凯润泰新金安远启明嘉盛中天海信德丰")
 	storyClauses = []syn{
 		{[]string{"amid growing public pressure"}, []string{"在舆论压力下"}},
 		{[]string{"after weeks of talks with unions"}, []string{"经过数周与工会的谈判"}},
@@ -94,7 +110,11 @@ var (
 type event struct {
 	subj, act, obj, place int
 	clauses               [2]int
-	figure                int
+	figure, day           int
+	// name is the subject's name (an outlet names who acts), in English
+	// and Chinese; wording is the wire summary's sentence pattern.
+	name    [2]string
+	wording int
 }
 
 // pick returns the word of slot s a copy uses: the wire's word, or with
@@ -118,7 +138,10 @@ func StorySet(seed int64, n int, now time.Time) []LabelledArticle {
 	for s := range n {
 		ev := event{subj: r.IntN(len(storySubjects)), act: r.IntN(len(storyActions)),
 			obj: r.IntN(len(storyObjects)), place: r.IntN(len(storyPlaces)),
-			clauses: [2]int{r.IntN(len(storyClauses)), r.IntN(len(storyClauses))}, figure: 2 + r.IntN(97)}
+			clauses: [2]int{r.IntN(len(storyClauses)), r.IntN(len(storyClauses))}, figure: 2 + r.IntN(97),
+			day: r.IntN(7), wording: r.IntN(storyWordings),
+			name: [2]string{nameHeads[r.IntN(len(nameHeads))] + nameTails[r.IntN(len(nameTails))],
+				string([]rune{nameChars[r.IntN(len(nameChars))], nameChars[r.IntN(len(nameChars))]})}}
 		lang := "en"
 		if r.IntN(3) == 0 {
 			lang = "zh"
@@ -144,12 +167,21 @@ func StorySet(seed int64, n int, now time.Time) []LabelledArticle {
 	return out
 }
 
-// render writes the event's title and summary in lang; a copy (not the
-// wire's) paraphrases the title and may shorten the summary.
+// storyWordings is how many sentence patterns a summary has (render).
+const storyWordings = 3
+
+// render writes the event's title and summary in lang. A copy (not the
+// wire's) paraphrases the title (synonyms, words reordered, dropped) and
+// rewords the summary: synonyms for some of its words and, one time in
+// three, another sentence pattern stating the same facts; it may drop the
+// last sentence.
 func (ev event) render(r *rand.Rand, lang string, copy bool) (title, summary string) {
-	p := 0.0
+	p, wording := 0.0, ev.wording
 	if copy {
 		p = 0.5
+		if r.IntN(3) == 0 {
+			wording = (wording + 1 + r.IntN(storyWordings-1)) % storyWordings
+		}
 	}
 	w := func(s syn, p float64) string {
 		if lang == "zh" {
@@ -159,32 +191,43 @@ func (ev event) render(r *rand.Rand, lang string, copy bool) (title, summary str
 	}
 	subj, act, obj, place := w(storySubjects[ev.subj], p), w(storyActions[ev.act], p), w(storyObjects[ev.obj], p), w(storyPlaces[ev.place], 0)
 	c1, c2 := w(storyClauses[ev.clauses[0]], 0), w(storyClauses[ev.clauses[1]], 0)
-	wsubj, wact, wobj := w(storySubjects[ev.subj], 0), w(storyActions[ev.act], 0), w(storyObjects[ev.obj], 0)
+	wsubj, wact, wobj := w(storySubjects[ev.subj], p/2), w(storyActions[ev.act], p/2), w(storyObjects[ev.obj], p/2)
+	day, fig, short := w(syn{storyDays.en[ev.day:], storyDays.zh[ev.day:]}, 0), ev.figure, copy && r.IntN(3) == 0
 	if lang == "zh" {
-		title = place + subj + act + obj
+		name := ev.name[1]
+		title = place + subj + name + act + obj
 		if copy && r.IntN(2) == 0 {
-			title = subj + act + place + obj
+			title = name + act + place + obj
 		}
-		summary = fmt.Sprintf("%s%s%d日%s%s，%s。%s。", place, wsubj, ev.figure%28+1, wact, wobj, c1, c2)
-		if copy && r.IntN(3) == 0 {
-			summary = fmt.Sprintf("%s%s%d日%s%s，%s。", place, wsubj, ev.figure%28+1, wact, wobj, c1)
+		first, second := []string{
+			fmt.Sprintf("%s%s%s%s%s%s%d%%，%s。", place, wsubj, name, day, wact, wobj, fig, c1),
+			fmt.Sprintf("%s，总部位于%s的%s%s宣布%s%s%d%%，%s。", day, place, wsubj, name, wact, wobj, fig, c1),
+			fmt.Sprintf("%s%s%s%s%d%%。%s表示，%s。", name, day, wact, wobj, fig, place+wsubj, c1),
+		}[wording], c2+"。"
+		if short {
+			second = ""
 		}
-		return title, summary
+		return title, first + second
 	}
-	title = fmt.Sprintf("%s %s %s in %s", capitalize(subj), act, obj, place)
+	name := ev.name[0]
+	title = fmt.Sprintf("%s %s %s %s in %s", capitalize(subj), name, act, obj, place)
 	if copy {
 		switch r.IntN(3) {
 		case 0:
-			title = fmt.Sprintf("%s: %s %s %s", place, subj, act, obj)
+			title = fmt.Sprintf("%s: %s %s %s", place, name, act, obj)
 		case 1:
-			title = fmt.Sprintf("%s %s %s", capitalize(subj), act, obj) // place dropped
+			title = fmt.Sprintf("%s %s %s %s", capitalize(subj), name, act, obj) // place dropped
 		}
 	}
-	summary = fmt.Sprintf("The %s in %s %s its %s by %d percent on Monday, %s. Officials said the change %s.", wsubj, place, wact, wobj, ev.figure, c1, c2)
-	if copy && r.IntN(3) == 0 {
-		summary = fmt.Sprintf("The %s in %s %s its %s by %d percent on Monday, %s.", wsubj, place, wact, wobj, ev.figure, c1)
+	first, second := []string{
+		fmt.Sprintf("The %s %s in %s %s its %s by %d percent on %s, %s.", wsubj, name, place, wact, wobj, fig, day, c1),
+		fmt.Sprintf("On %s %s, a %s based in %s, %s its %s by %d percent %s.", day, name, wsubj, place, wact, wobj, fig, c1),
+		fmt.Sprintf("%s %s its %s by %d%% on %s, the %s %s said, %s.", name, wact, wobj, fig, day, place, wsubj, c1),
+	}[wording], fmt.Sprintf(" Officials said the change came %s.", c2)
+	if short {
+		second = ""
 	}
-	return title, summary
+	return title, first + second
 }
 
 func capitalize(s string) string {

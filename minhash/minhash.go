@@ -1,17 +1,17 @@
 // Package minhash estimates how alike two short texts are from small
-// signatures: text is normalised (NFKC, lower case, punctuation and a few
-// English stop words dropped) and cut into shingles — character bigrams
-// for CJK text, words for Latin and other space-separated scripts — and
-// its signature keeps, for each of NumHashes hash functions, the least
-// hash over the shingles (MinHash, Broder). The share of equal positions
-// of two signatures estimates the Jaccard similarity of their shingle
-// sets. Bands cuts a signature into NumBands bands of Rows positions each
-// and hashes each to a 32-bit value: two texts with Jaccard similarity s
-// share at least one band with probability 1 − (1 − s^Rows)^NumBands
-// (0.75 at s = 0.4, 0.90 at s = 0.5, 0.94 at s = 0.55, 0.995 at s = 0.7), which is what a locality-sensitive
-// index files a signature under.
+// sketches: text is normalised (NFKC, lower case, punctuation and a few
+// English stop words dropped, a plural s cut) and cut into shingles —
+// character bigrams for CJK text, pairs of words for Latin and other
+// space-separated scripts — and each shingle is hashed once. A text's
+// sketch keeps the least K of its distinct hashes (bottom-k MinHash,
+// Broder): for news titles and summaries that is usually all of them, so
+// the similarity of two sketches is the exact Jaccard similarity of the
+// texts' shingle sets, and an estimate of it for longer texts. The least
+// IndexKeys hashes of a sketch are what an index files it under: two
+// texts share one of them with a probability that grows with their
+// similarity.
 //
-// Signatures compare texts in one language: a translation shares no
+// Sketches compare texts in one language: a translation shares no
 // shingle with its original, so bilingual copies of a story are not
 // near-duplicates here.
 package minhash
@@ -19,143 +19,199 @@ package minhash
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
 
-// NumHashes is the length of a signature. Its first NumBands × Rows
-// positions are banded (Bands); all of them estimate the similarity, so
-// the estimate is finer than the index's banding.
+// K is the most hashes a sketch keeps; IndexKeys is how many of them
+// (the least) an index files a text under.
 const (
-	NumHashes = 64
-	Rows      = 2
-	NumBands  = 8
+	K         = 64
+	IndexKeys = 8
 )
 
-// Signature is the MinHash signature of a text.
-type Signature [NumHashes]uint32
+// Sketch is the bottom-K sketch of a text: the least K distinct 32-bit
+// hashes of its shingles, in increasing order (all of them when the text
+// has fewer than K distinct shingles).
+type Sketch []uint32
 
-// Of returns the signature of text. A text with no shingle (empty, or
+// Of returns the sketch of text. A text with no shingle (empty, or
 // punctuation only) has ok false: it is like nothing.
-func Of(text string) (sig Signature, ok bool) {
-	for i := range sig {
-		sig[i] = ^uint32(0)
-	}
-	n := 0
-	Shingles(text, func(h uint64) {
-		n++
-		for i := range sig {
-			if v := uint32(mix(h ^ seeds[i])); v < sig[i] {
-				sig[i] = v
-			}
+func Of(text string) (sk Sketch, ok bool) {
+	var buf [4 * K]uint32
+	hs := buf[:0]
+	shingles(text, func(h uint64, pair bool) {
+		// pairs have odd hashes, words even ones (Keys)
+		if v := uint32(h >> 32); pair {
+			hs = append(hs, v|1)
+		} else {
+			hs = append(hs, v&^1)
 		}
 	})
-	return sig, n > 0
+	if len(hs) == 0 {
+		return nil, false
+	}
+	slices.Sort(hs)
+	hs = slices.Compact(hs)
+	return Sketch(slices.Clone(hs[:min(len(hs), K)])), true
 }
 
-// Similarity estimates the Jaccard similarity of the texts of a and b:
-// the share of equal positions, 0 to 1.
-func Similarity(a, b Signature) float64 {
-	eq := 0
-	for i := range a {
-		if a[i] == b[i] {
-			eq++
+// sample merges the least K hashes of the union of a and b: how many there
+// are, and how many of them are in a, in b, and in both.
+func sample(a, b Sketch) (union, inA, inB, both int) {
+	i, j := 0, 0
+	for union < K && (i < len(a) || j < len(b)) {
+		switch {
+		case j == len(b) || i < len(a) && a[i] < b[j]:
+			i++
+		case i == len(a) || b[j] < a[i]:
+			j++
+		default:
+			i, j = i+1, j+1
+			both++
+		}
+		union++
+	}
+	return union, i, j, both
+}
+
+// Overlap estimates the share of the shingles of the shorter of the texts
+// of a and b that the other has (the overlap coefficient, |A∩B| /
+// min(|A|, |B|)): of the least K hashes of their union, those in both
+// over those in the one with fewer. It is exact when both texts have
+// fewer than K distinct shingles. A copy that drops a sentence of the
+// original keeps its overlap where its Jaccard similarity falls.
+func Overlap(a, b Sketch) float64 {
+	_, inA, inB, both := sample(a, b)
+	if m := min(inA, inB); m > 0 {
+		return float64(both) / float64(m)
+	}
+	return 0
+}
+
+// Similarity estimates the Jaccard similarity of the shingle sets of the
+// texts of a and b: of the least K hashes of the union of a and b, the
+// share that is in both (Broder's bottom-k estimator, exact when both
+// texts have fewer than K distinct shingles).
+func Similarity(a, b Sketch) float64 {
+	union, _, _, both := sample(a, b)
+	if union == 0 {
+		return 0
+	}
+	return float64(both) / float64(union)
+}
+
+// Keys returns the least IndexKeys hashes of sk's word pairs and CJK
+// bigrams (all of them when it has fewer): two texts whose sets of those
+// have Jaccard similarity s share the least hash of their union with
+// probability s, and some one of their IndexKeys least with a probability
+// close to 1 − (1 − s)^IndexKeys. Single words are left out: a common word
+// would make every text that has it a candidate of every other.
+func (sk Sketch) Keys() []uint32 {
+	keys := make([]uint32, 0, IndexKeys)
+	for _, v := range sk {
+		if v&1 == 1 {
+			keys = append(keys, v)
+			if len(keys) == IndexKeys {
+				break
+			}
 		}
 	}
-	return float64(eq) / NumHashes
+	return keys
 }
 
-// Bands returns the NumBands band values of sig: band i hashes positions
-// i×Rows to (i+1)×Rows−1.
-func (sig Signature) Bands() [NumBands]uint32 {
-	var b [NumBands]uint32
-	for i := range b {
-		h := uint64(i) << 56
-		for _, v := range sig[i*Rows : (i+1)*Rows] {
-			h = mix(h ^ uint64(v))
-		}
-		b[i] = uint32(h)
+// Bytes returns sk as 4 bytes per hash, big-endian.
+func (sk Sketch) Bytes() []byte {
+	b := make([]byte, 4*len(sk))
+	for i, v := range sk {
+		binary.BigEndian.PutUint32(b[4*i:], v)
 	}
 	return b
 }
 
-// Hex returns sig as 8 hex digits per position, big-endian: equal
-// positions are equal 8-digit substrings.
-func (sig Signature) Hex() string {
-	var b [NumHashes * 4]byte
-	for i, v := range sig {
+// Hex returns sk as 8 hex digits per hash, big-endian: the order of the
+// 8-digit substrings is the order of the hashes.
+func (sk Sketch) Hex() string {
+	b := make([]byte, 4*len(sk))
+	for i, v := range sk {
 		binary.BigEndian.PutUint32(b[4*i:], v)
 	}
-	return hex.EncodeToString(b[:])
+	return hex.EncodeToString(b)
 }
 
-// seeds make NumHashes hash functions out of one: h_i(x) = mix(x ^ seeds[i]).
-var seeds = func() (s [NumHashes]uint64) {
-	x := uint64(0x9e3779b97f4a7c15)
-	for i := range s {
-		x += 0x9e3779b97f4a7c15
-		s[i] = mix(x)
-	}
-	return s
-}()
-
-// Shingles calls emit with the hash of each shingle of text: each pair
-// of adjacent words of a Latin (or other space-separated) script, stop
-// words left out (a lone word is a shingle by itself), and each pair of
-// adjacent characters of a CJK run (a lone CJK character likewise). A
-// shingle that recurs is emitted again.
+// Shingles calls emit with the hash of each shingle of text: each word
+// of a Latin (or other space-separated) script and each pair of adjacent
+// words, stop words left out, and each pair of adjacent characters of a
+// CJK run (a lone CJK character by itself). A shingle that recurs is
+// emitted again. Words are folded to lower case and lose a plural s
+// (stem).
 //
-// Word pairs rather than single words: copies of a story share their
-// wording, while different stories of one kind share many single words
-// ("central bank", "interest rates") but fewer pairs of them.
+// Words and word pairs: the words carry a story's facts (names, places,
+// figures) whatever the order a copy puts them in, the pairs its wording,
+// which copies share more than different stories of one kind do.
 func Shingles(text string, emit func(uint64)) {
-	text = norm.NFKC.String(text)
-	var word strings.Builder
+	shingles(text, func(h uint64, _ bool) { emit(h) })
+}
+
+// shingles is Shingles telling pairs (of words, of CJK characters) from
+// single words and characters.
+func shingles(text string, emit func(h uint64, pair bool)) {
+	if !isASCII(text) {
+		text = norm.NFKC.String(text)
+	}
+	var buf [64]byte
+	word := buf[:0]
 	var prev rune // previous CJK character of the current run, 0 if none
 	cjkRun := 0
 	var prevWord uint64 // hash of the previous word of the current run, 0 if none
-	words := 0
 	flushWord := func() {
-		if word.Len() > 0 {
-			w := word.String()
-			if !stopWords[w] {
-				h := fnv(w)
-				if prevWord != 0 {
-					emit(mix(prevWord) ^ h)
-				}
-				prevWord = h
-				words++
+		if len(word) == 0 {
+			return
+		}
+		if !stopWords[string(word)] {
+			h := fnv(stem(word))
+			emit(mix(h), false)
+			if prevWord != 0 {
+				emit(mix(prevWord^h<<1), true)
 			}
-			word.Reset()
+			prevWord = h
 		}
+		word = word[:0]
 	}
-	endWords := func() {
-		if words == 1 {
-			emit(prevWord)
-		}
-		prevWord, words = 0, 0
-	}
+	endWords := func() { prevWord = 0 }
 	flushRun := func() {
 		if cjkRun == 1 {
-			emit(fnv(string(prev)))
+			emit(mix(uint64(prev)), false)
 		}
 		cjkRun, prev = 0, 0
 	}
 	for _, r := range text {
 		switch {
+		case r < 0x80:
+			flushRun()
+			switch {
+			case 'a' <= r && r <= 'z' || '0' <= r && r <= '9':
+				word = append(word, byte(r))
+			case 'A' <= r && r <= 'Z':
+				word = append(word, byte(r+'a'-'A'))
+			default:
+				flushWord()
+			}
 		case isCJK(r):
 			flushWord()
 			endWords()
 			if prev != 0 {
-				emit(fnv(string([]rune{prev, r})))
+				emit(mix(uint64(prev)<<32|uint64(r)), true)
 			}
 			prev = r
 			cjkRun++
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			flushRun()
-			word.WriteRune(unicode.ToLower(r))
+			word = utf8.AppendRune(word, unicode.ToLower(r))
 		default:
 			flushRun()
 			flushWord()
@@ -166,14 +222,32 @@ func Shingles(text string, emit func(uint64)) {
 	endWords()
 }
 
+// stem drops a plural s: "rates" and "rate" are one word ("ss" and words
+// of three letters or fewer are kept).
+func stem(w []byte) []byte {
+	if n := len(w); n > 3 && w[n-1] == 's' && w[n-2] != 's' {
+		return w[:n-1]
+	}
+	return w
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
 // isCJK reports whether r is written without spaces between words: Han,
 // kana, Hangul.
 func isCJK(r rune) bool {
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+	return r >= 0x2e80 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
 
 // fnv is 64-bit FNV-1a.
-func fnv(s string) uint64 {
+func fnv(s []byte) uint64 {
 	h := uint64(14695981039346656037)
 	for i := 0; i < len(s); i++ {
 		h ^= uint64(s[i])

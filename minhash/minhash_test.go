@@ -1,7 +1,9 @@
 package minhash
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -45,24 +47,37 @@ func TestOf(t *testing.T) {
 	}
 }
 
-// TestSimilarityEstimates checks that the estimate follows the exact
-// Jaccard similarity over pairs of growing overlap (the estimate is a
-// mean of NumHashes draws: within 4 standard deviations).
-func TestSimilarityEstimates(t *testing.T) {
+// TestSimilarityExact checks that texts of fewer than K shingles are
+// compared exactly, and longer ones within a bottom-k estimate's error.
+func TestSimilarityExact(t *testing.T) {
 	base := "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango"
 	words := []string{"uniform", "victor", "whiskey", "xray", "yankee", "zulu", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen"}
 	a, _ := Of(base)
-	for k := 0; k <= 20; k += 4 {
+	for k := 0; k <= 8; k += 2 {
 		other := base
 		for i := range k {
 			other += " " + words[i]
 		}
 		b, _ := Of(other)
-		j := jaccard(base, other)
-		sd := math.Sqrt(j * (1 - j) / NumHashes)
-		if got := Similarity(a, b); math.Abs(got-j) > 4*sd+1e-9 {
-			t.Errorf("%d extra words: estimate %.3f, exact %.3f", k, got, j)
+		if got, j := Similarity(a, b), jaccard(base, other); math.Abs(got-j) > 1e-9 {
+			t.Errorf("%d extra words: similarity %.3f, exact %.3f", k, got, j)
 		}
+	}
+	var long, longer string
+	for i := range 300 {
+		long += fmt.Sprintf(" w%d", i)
+		if i%4 != 0 {
+			longer += fmt.Sprintf(" w%d", i)
+		}
+	}
+	a, _ = Of(long)
+	b, _ := Of(longer)
+	j := jaccard(long, longer)
+	if len(a) != K {
+		t.Errorf("sketch of %d hashes, want %d", len(a), K)
+	}
+	if got, sd := Similarity(a, b), math.Sqrt(j*(1-j)/K); math.Abs(got-j) > 4*sd {
+		t.Errorf("long texts: estimate %.3f, exact %.3f", got, j)
 	}
 }
 
@@ -82,23 +97,26 @@ func TestShinglesCJK(t *testing.T) {
 	}
 }
 
-func TestBands(t *testing.T) {
+func TestKeys(t *testing.T) {
 	a, _ := Of("Central bank raises interest rates to fight inflation in Berlin")
 	b, _ := Of("Central bank lifts interest rates to fight inflation in Berlin")
-	ab, bb := a.Bands(), b.Bands()
 	shared := 0
-	for i := range ab {
-		if ab[i] == bb[i] {
+	for _, x := range a.Keys() {
+		if slices.Contains(b.Keys(), x) {
 			shared++
 		}
 	}
 	if shared == 0 {
-		t.Errorf("close texts share no band (similarity %.2f)", Similarity(a, b))
+		t.Errorf("close texts share no key (similarity %.2f)", Similarity(a, b))
 	}
-	if a.Bands() != ab {
-		t.Error("bands not deterministic")
+	pairs := 0
+	for _, v := range a {
+		pairs += int(v & 1)
 	}
-	if len(a.Hex()) != 8*NumHashes {
+	if len(a.Keys()) != min(pairs, IndexKeys) || !slices.IsSorted(a) {
+		t.Errorf("keys %v of sketch %v", a.Keys(), a)
+	}
+	if len(a.Hex()) != 8*len(a) {
 		t.Errorf("hex %d digits", len(a.Hex()))
 	}
 }

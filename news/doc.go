@@ -26,13 +26,13 @@
 //	<p>{news}:cache:<o>:<name>  ZSET   a group's ranking by score or time (ZINTERSTORE), kept news.group_cache_ttl
 //	<p>{news}:alias:<id>        STRING the URL an article is stored under, for another URL of it (id = ID of that URL); expires window + Grace after it is written
 //	<p>{news}:touched:          SET    only while a rebuild of score: runs: its marker and the ids written since it began (touched:, see Rebuild below)
-//	<p>{news}:band:<i>:<hex>    ZSET   rank_by story: id → post time, one near-duplicate bucket (story.go); emptied by the prune
+//	<p>{news}:shingles          HASH   rank_by story: the near-duplicate index, hash (8 hex digits) → lead of the story filed under it (story.go); emptied by the prune
 //	<p>{news}:story:<lead>      HASH   rank_by story: id → source, the articles of a story of two or more; expires with its newest
 //
 // The article hash holds title, url, source, summary, image, user (who
 // posted it; empty for crawled articles), time (post time, Unix seconds),
 // crawled (crawl time, Unix seconds), comments, up, down and votes; with
-// rank_by story also mh and bands (its MinHash signature and band values),
+// rank_by story also mh and mhkeys (its MinHash sketch and index keys),
 // story (its story's lead) and, on a lead, svotes (the story's votes:
 // story_rank.go). With rank_by story, votes: and score: of a lead hold its
 // story's votes and score, and a story's other articles are not ranked.

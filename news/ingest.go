@@ -13,6 +13,7 @@ import (
 
 	"github.com/newsrank/newsrank/internal/metrics"
 	"github.com/newsrank/newsrank/internal/rdb"
+	"github.com/newsrank/newsrank/minhash"
 )
 
 // MaxTitle is the longest title accepted, in bytes.
@@ -148,6 +149,10 @@ func (s *Store) IngestBatch(ctx context.Context, as []Article) ([]IngestResult, 
 		}
 	}
 	if len(todo) > 0 {
+		var sketches func() []minhash.Sketch
+		if s.opts.stories() {
+			sketches = sketchAll(as, todo)
+		}
 		if err := s.runIngest(ctx, as, calls, todo, res, now); err != nil {
 			return nil, err
 		}
@@ -155,7 +160,7 @@ func (s *Store) IngestBatch(ctx context.Context, as []Article) ([]IngestResult, 
 			return nil, err
 		}
 		if s.opts.stories() {
-			if err := s.groupStories(ctx, as, res, now); err != nil {
+			if err := s.groupStories(ctx, as, sketches(), res, now); err != nil {
 				return nil, err
 			}
 		}

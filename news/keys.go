@@ -1,7 +1,5 @@
 package news
 
-import "strconv"
-
 // Tag is the hash tag every news key carries, so that all of them hash to
 // one Redis Cluster slot.
 const Tag = "{news}"
@@ -29,14 +27,12 @@ func (k keyspace) ArticlePrefix() string { return k.base + "news:" }
 // It expires with the window. // STRING canonical URL
 func (k keyspace) Alias(id string) string { return k.base + "alias:" + id }
 
-// Band is one bucket of the stories' near-duplicate index: the articles
-// whose MinHash signature's band i (0 to minhash.NumBands−1) has value
-// v (8 hex digits), by post time (story.go). It has no expiry: the prune
-// removes its articles' entries and trims it to the window, and Redis
-// deletes it when empty. // ZSET id → post time (Unix seconds)
-func (k keyspace) Band(i int, v string) string {
-	return k.base + "band:" + strconv.Itoa(i) + ":" + v
-}
+// Shingles is the stories' near-duplicate index: each of the least
+// minhash.IndexKeys hashes of an article's sketch (8 hex digits) → the
+// story filed under it most recently, its lead's id (story.go). It has no
+// expiry: the prune removes the fields of the stories it removes.
+// // HASH hex8 → lead id
+func (k keyspace) Shingles() string { return k.base + "shingles" }
 
 // Story lists the articles of a story of two or more, under its lead's
 // id, with their sources; it expires with its newest article. // HASH id → source

@@ -34,9 +34,10 @@ type Options struct {
 	// ingest (story.go) and ranks each story once, by its lead, with its
 	// articles' votes summed (story_rank.go).
 	RankBy string
-	// StoryMinSimilarity is the least estimated Jaccard similarity of
-	// two articles' title + summary (MinHash, story.go) that makes them
-	// one story, above 0 and at most 1.
+	// StoryMinSimilarity is the least estimated overlap of two articles'
+	// title + summary (the share of the shorter one's words, word pairs
+	// and CJK character bigrams that the other has: minhash.Overlap,
+	// story.go) that makes them one story, above 0 and at most 1.
 	StoryMinSimilarity float64
 }
 
@@ -74,7 +75,7 @@ func DefaultOptions() Options {
 		MaxPageSize:        100,
 		GroupCacheTTL:      60 * time.Second,
 		RankBy:             RankByArticle,
-		StoryMinSimilarity: 0.55,
+		StoryMinSimilarity: 0.61,
 	}
 }
 

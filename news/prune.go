@@ -31,7 +31,7 @@ import (
 // the ids that pass leave time:, score:, votes: and every group (unrank:
 // a group that loses a member loses its cached rankings, which list it,
 // and leaves groups: when it is empty), their story entries (story:<lead>
-// and the band: buckets, story.go) are removed, and their hash and voted:
+// and the shingles: index, story.go) are removed, and their hash and voted:
 // key are deleted. With rank_by: story the other members of a pruned
 // lead's story (not ranked themselves) go with it: a story lives as long
 // as its lead's window. The ids are recorded in touched: while a rebuild
@@ -39,26 +39,25 @@ import (
 // removed (members of their stories are not counted).
 var pruneCmd = redis.NewScript(touchLua + unrankLua + `
 -- unstory removes article id (hash key) from the story index: its story:
--- entry and its band: entries (story.go; the hash's bands field holds
--- their values, 8 hex digits each), and trims those buckets of entries
--- older than the cutoff (buckets have no expiry: the prune empties them,
--- and Redis deletes an empty ZSET); keys under the same {news} tag,
--- built from the time: key's name.
+-- entry and the fields of shingles: that still name its story (story.go;
+-- the hash's mhkeys field holds them, 8 hex digits each: the index has no
+-- expiry, the prune empties it); keys under the same {news} tag, built
+-- from the time: key's name.
 local base = string.sub(KEYS[1], 1, -6)
 local cutoff = tonumber(ARGV[1])
 local function unstory(key, id)
-  local h = redis.call('HMGET', key, 'bands', 'story')
+  local h = redis.call('HMGET', key, 'mhkeys', 'story')
   if h[2] then redis.call('HDEL', base .. 'story:' .. h[2], id) end
   if h[1] then
-    for b = 0, #h[1] / 8 - 1 do
-      local bk = base .. 'band:' .. b .. ':' .. string.sub(h[1], 8 * b + 1, 8 * b + 8)
-      redis.call('ZREM', bk, id)
-      redis.call('ZREMRANGEBYSCORE', bk, '-inf', '(' .. cutoff)
+    local idx, owner = base .. 'shingles', h[2] or id
+    for i = 1, #h[1], 8 do
+      local f = string.sub(h[1], i, i + 7)
+      if redis.call('HGET', idx, f) == owner then redis.call('HDEL', idx, f) end
     end
   end
 end
 -- unlead removes the other members of the story led by id (ranked by
--- story, they are not in time:): their story and band entries, hashes
+-- story, they are not in time:): their story and index entries, hashes
 -- and voted: keys, then the story itself; it returns them, for unrank.
 local function unlead(id, out)
   local sk = base .. 'story:' .. id

@@ -16,7 +16,7 @@ import "github.com/redis/go-redis/v9"
 // vote per story whichever of its articles they vote on. A story is open
 // for votes while its lead is within the window, and the prune removes it
 // with its lead (pruneCmd): its members' hashes, voted: keys, group
-// entries and bands go with it. The rebuild (Store.Rebuild) scores
+// entries and index fields go with it. The rebuild (Store.Rebuild) scores
 // time: × votes:, which for a lead are its post time and svotes: the
 // story's score.
 

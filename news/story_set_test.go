@@ -78,22 +78,25 @@ func measureStorySet(t *testing.T, c *redistest.Server, seed int64, o news.Optio
 
 // TestStorySetQuality measures the story grouping on the demo site's
 // labelled set: two sets of 400 stories, seed 1 (on which
-// news.story.min_similarity and the signature's shape were tuned) and
-// seed 2 (held out). Pairs of a story's English and Chinese copies are
-// counted apart and not in the target: shingles of words and character
-// bigrams share nothing between a text and its translation, so no
-// lexical method finds them.
+// news.story.min_similarity and the shingles were tuned) and seed 2
+// (held out). Pairs of a story's English and Chinese copies are counted
+// apart and not in the target: shingles of words and character bigrams
+// share nothing between a text and its translation, so no lexical method
+// finds them.
 //
-// The target is 0.95 precision and 0.95 recall; it is not met.
-// At min_similarity 0.55 seed 1 gives precision 0.939 recall 0.740, seed 2
-// precision 0.904 recall 0.792. Even the exact Jaccard similarity of word
-// pairs cannot separate this set (at best precision 0.968 with recall
-// 0.941, pair by pair, before any grouping): its unrelated stories are
-// drawn from a small vocabulary in one summary template, so about one
-// pair in a thousand shares half its word pairs, more than real outlets'
-// unrelated stories do. A lower threshold trades precision for recall
-// (0.50: 0.823 / 0.829 on seed 1); precision is kept, as a wrong merge
-// hides a story while a missed one only shows it twice.
+// The target is 0.95 precision and 0.95 recall; precision meets
+// it, recall does not quite. At min_similarity 0.61 seed 1 gives
+// precision 0.973 recall 0.944, seed 2 precision 0.976 recall 0.928 (at
+// 0.6, 0.938 / 0.934 on seed 1: overlaps of exactly 3/5 are mostly wrong
+// merges; at 0.65, 0.985 / 0.899). The set names each story's actor, place, weekday and figure, and
+// words its summary in one of three patterns; a copy paraphrases the
+// title, swaps words for synonyms, takes another summary pattern one time
+// in three and may drop the last sentence. The missed pairs are mostly
+// such copies; the wrong ones, stories of one subject and action that
+// share their wording. Before the set named its actors and varied its
+// wording, unrelated stories shared a small vocabulary and one template,
+// and the Jaccard similarity of word pairs reached at best precision
+// 0.968 with recall 0.941 on it, pair by pair.
 func TestStorySetQuality(t *testing.T) {
 	c := redistest.Start(t)
 	o := news.DefaultOptions()
@@ -108,10 +111,10 @@ func TestStorySetQuality(t *testing.T) {
 }
 
 // The floors TestStorySetQuality holds: the measured figures, rounded
-// down (target 0.95 both, not met).
+// down (target 0.95 both; recall not met).
 const (
-	minStoryPrecision = 0.90
-	minStoryRecall    = 0.73
+	minStoryPrecision = 0.97
+	minStoryRecall    = 0.92
 )
 
 // TestStorySetTune prints the quality on seed 1 for a range of
@@ -121,7 +124,7 @@ func TestStorySetTune(t *testing.T) {
 		t.Skip("-tune not set")
 	}
 	c := redistest.Start(t)
-	for _, m := range []float64{0.45, 0.5, 0.55, 0.6} {
+	for _, m := range []float64{0.55, 0.6, 0.61, 0.65, 0.7} {
 		o := news.DefaultOptions()
 		o.RankBy = news.RankByStory
 		o.StoryMinSimilarity = m
