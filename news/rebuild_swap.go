@@ -112,27 +112,7 @@ func (r *rebuilder) rebuildClient(ctx context.Context, res *RebuildResult) error
 
 func (r *rebuilder) buildAndSwap(ctx context.Context, res *RebuildResult, tmp, marker string) error {
 	now := r.clock.Now()
-	n, err := r.c.ZCard(ctx, r.keys.Time()).Result()
-	if err != nil {
-		return fmt.Errorf("count time: %w", err)
-	}
-	// Sized for time: as it is now, so that a million articles are not
-	// copied over and over as the buffer grows.
-	buf := make([]scored, 0, min(max(int(n), r.read), maxBuffered))
-	var werr error
-	err = r.walk(ctx, res, true, func(id string, t, v float64) {
-		if werr != nil {
-			return
-		}
-		buf = append(buf, scored{score: r.formula.Score(time.Unix(int64(t), 0), v, now), id: id})
-		if len(buf) >= maxBuffered {
-			werr = r.writeSorted(ctx, tmp, buf)
-			buf = buf[:0]
-		}
-	})
-	if err == nil {
-		err = werr
-	}
+	buf, err := r.collect(ctx, res, tmp, now)
 	if err == nil {
 		err = r.sweepScore(ctx, res)
 	}
