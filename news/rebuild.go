@@ -52,8 +52,9 @@ type RebuildOptions struct {
 	// two ranges at once (default splitMin; tests lower it).
 	split int
 	// afterBatch, when set (tests), runs after each batch of a rebuild has
-	// been read and its predecessor written; last is set for the final
-	// batch of the walk.
+	// been read and its predecessor checked; last is set for the final
+	// batch of the walk. When the walk is split (split), each walker calls
+	// it, concurrently, with its own batch count.
 	afterBatch func(batch int, last bool)
 	// beforeSwap, when set (tests), runs after a rebuild has written its
 	// ranking, before the first swap call; afterSwapCall after each swap
