@@ -181,7 +181,10 @@
 // time read and how many ids at exactly that time were read, so an ingest
 // or a prune elsewhere in time: shifts nothing); the same round trip
 // carries, for the previous batch, one multi-key EXISTS of the batch's
-// article hashes and ZMSCORE votes:. When a batch has an id
+// article hashes and ZMSCORE votes:. A time: of 100,000 articles or more
+// is walked in two ranges of post times at once, split at the median, on
+// two connections: Redis answers one walker while the other decodes and
+// scores. When a batch has an id
 // with no votes: entry or fewer hashes than ids, its ids go through
 // Store.Repair. When score: and time: differ in size (the scripts keep
 // them equal), score: is scanned for ids not in time: too: without a hash
@@ -206,9 +209,9 @@
 //  2. Build. The walk above scores each article with the formula at one
 //     instant (the store's clock), holding up to about two million scores
 //     before writing them, sorted by score, in pipelined 500-member ZADDs
-//     in MULTI/EXEC round trips that also push the expiry of tmp back
-//     (ascending inserts are the cheapest for a skiplist; tmp never exists
-//     without an expiry).
+//     in MULTI/EXEC round trips that also push the expiry of tmp back, two
+//     round trips in flight at once (ascending inserts are the cheapest
+//     for a skiplist; tmp never exists without an expiry).
 //  3. Swap. The swap script pops up to 1,000 ids from touched: per call
 //     and gives each the score the formula gives its current time: and
 //     votes: entries (formulaLua's rank, at the same instant), or removes

@@ -48,9 +48,13 @@ type RebuildOptions struct {
 	// drain is how many touched ids one swap call re-scores (default
 	// drainBatch; tests lower it).
 	drain int
+	// split is how many articles time: must hold for the walk to go in
+	// two ranges at once (default splitMin; tests lower it).
+	split int
 	// afterBatch, when set (tests), runs after each batch of a rebuild has
-	// been read and its predecessor written; last is set for the final
-	// batch of the walk.
+	// been read and its predecessor checked; last is set for the final
+	// batch of the walk. When the walk is split (split), each walker calls
+	// it, concurrently, with its own batch count.
 	afterBatch func(batch int, last bool)
 	// beforeSwap, when set (tests), runs after a rebuild has written its
 	// ranking, before the first swap call; afterSwapCall after each swap
@@ -69,17 +73,21 @@ type rebuilder struct {
 	log     *slog.Logger
 	read    int            // articles per read of time:
 	drain   int            // touched ids one swap call re-scores
+	split   int            // articles from which the walk goes in two ranges
 	opts    RebuildOptions // the test hooks
 }
 
 func (s *Store) rebuilder(o RebuildOptions) *rebuilder {
 	r := &rebuilder{c: s.c, store: s, keys: s.keys, formula: s.formula, clock: s.clock, log: s.log,
-		read: DefaultReadBatch, drain: drainBatch, opts: o}
+		read: DefaultReadBatch, drain: drainBatch, split: splitMin, opts: o}
 	if o.Batch > 0 {
 		r.read = min(o.Batch, maxBatch)
 	}
 	if o.drain > 0 {
 		r.drain = o.drain
+	}
+	if o.split > 0 {
+		r.split = o.split
 	}
 	return r
 }

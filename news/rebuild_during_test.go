@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -141,9 +142,16 @@ func TestVotesDuringRebuildAreKept(t *testing.T) {
 // TestRebuildRepairsOrphans damages the ranking as an expired hash, a
 // lost votes: entry or a stray id would: the rebuild repairs what the
 // article hash still records, drops what has no hash, and says so.
+// It runs again with the walk split in two ranges (as for a large
+// time:), the damage on both sides of the split.
 func TestRebuildRepairsOrphans(t *testing.T) {
-	for _, formula := range []string{"linear", "hot", "gravity"} {
-		t.Run(formula, func(t *testing.T) {
+	for _, name := range []string{"linear", "hot", "gravity", "hot_split"} {
+		formula, split := strings.CutSuffix(name, "_split")
+		t.Run(name, func(t *testing.T) {
+			opts := []rescorerOption{withBatch(20)}
+			if split {
+				opts = append(opts, withSplit(1))
+			}
 			e := newRebuildEnv(t, redistest.Start(t).Client(), formula, withBatch(20))
 			var ids []string
 			for i := range 60 {
@@ -161,7 +169,7 @@ func TestRebuildRepairsOrphans(t *testing.T) {
 			e.c.SAdd(e.ctx, k.Group("all"), "eeeeeeeeeeeeeeee")
 
 			log := &logBuffer{}
-			r := e.withFormula(t, formula, withBatch(20), withLog(log.logger()))
+			r := e.withFormula(t, formula, append(opts, withLog(log.logger()))...)
 			res, err := r.Rebuild(e.ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -191,6 +199,48 @@ func TestRebuildRepairsOrphans(t *testing.T) {
 			if err != nil || len(p.Items) != 25 || p.Total != 59 {
 				t.Fatalf("page 1: %d items of %d, %v", len(p.Items), p.Total, err)
 			}
+		})
+	}
+}
+
+// TestSplitWalkKeepsWritesDuringTheBuild walks time: in two ranges at once
+// (as for a large time:) while articles arrive and old ones are pruned
+// between two batches of one walker: the swap re-scores or removes each,
+// with no need to reconcile, and the ranking is the formula's exactly.
+func TestSplitWalkKeepsWritesDuringTheBuild(t *testing.T) {
+	for _, formula := range []string{"linear", "hot", "gravity"} {
+		t.Run(formula, func(t *testing.T) {
+			e := newRebuildEnv(t, redistest.Start(t).Client(), formula, withBatch(20), withSplit(1))
+			e.fill(t, 200, 3)
+			for i := 200; i < 210; i++ {
+				e.ingest(t, i, t0.Add(-150*time.Hour), 5)
+			}
+			pruner := e.withFormula(t, formula)
+			var once sync.Once
+			e.r.afterBatch = func(n int, _ bool) {
+				if n != 3 {
+					return
+				}
+				once.Do(func() {
+					for i := 1000; i < 1010; i++ {
+						e.ingest(t, i, t0.Add(-time.Duration(i-1000)*time.Minute), int64(i%7))
+					}
+					if res, err := pruner.Prune(e.ctx, t0.Add(20*time.Hour)); err != nil || res.Removed != 10 {
+						t.Errorf("prune during rebuild: %+v, %v", res, err)
+					}
+				})
+			}
+			res, err := e.r.Rebuild(e.ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Rescored != 20 || res.Repaired || res.Articles != 210 || res.Batches < 12 {
+				t.Fatalf("result %+v, want 210 articles in two walks of 6 batches or more, 20 re-scored, not reconciled", res)
+			}
+			if err := sameRanking(e.zmap(t, e.keys.Score()), e.expected(t, formulas(e.clock.Now())[formula])); err != nil {
+				t.Fatal(err)
+			}
+			e.checkInvariant(t, e.r.Formula())
 		})
 	}
 }

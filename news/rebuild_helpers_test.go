@@ -50,6 +50,10 @@ func withBatch(n int) rescorerOption {
 	return func(r *rescorer) { r.Batch, r.pruneBatch = n, n }
 }
 
+// withSplit makes the rebuild walk time: in two ranges at once from n
+// articles on (splitMin in production).
+func withSplit(n int) rescorerOption { return func(r *rescorer) { r.split = n } }
+
 // withLog sets the store's logger.
 func withLog(l *slog.Logger) rescorerOption { return func(r *rescorer) { r.s.log = l } }
 

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/errgroup"
 )
 
 // heartbeat keeps a client-side rebuild's marker alive until ctx ends:
@@ -110,21 +112,7 @@ func (r *rebuilder) rebuildClient(ctx context.Context, res *RebuildResult) error
 
 func (r *rebuilder) buildAndSwap(ctx context.Context, res *RebuildResult, tmp, marker string) error {
 	now := r.clock.Now()
-	buf := make([]redis.Z, 0, r.read)
-	var werr error
-	err := r.walk(ctx, res, true, func(id string, t, v float64) {
-		if werr != nil {
-			return
-		}
-		buf = append(buf, redis.Z{Score: r.formula.Score(time.Unix(int64(t), 0), v, now), Member: id})
-		if len(buf) >= maxBuffered {
-			werr = r.writeSorted(ctx, tmp, buf)
-			buf = buf[:0]
-		}
-	})
-	if err == nil {
-		err = werr
-	}
+	buf, err := r.collect(ctx, res, tmp, now)
 	if err == nil {
 		err = r.sweepScore(ctx, res)
 	}
@@ -200,40 +188,74 @@ func (r *rebuilder) reconcile(ctx context.Context, res *RebuildResult, tmp strin
 	return nil
 }
 
+// scored is an article's id and its new score, as a rebuild buffers them.
+type scored struct {
+	score float64
+	id    string
+}
+
 // writeBatch is how many members one ZADD of writeSorted carries at most
-// (and no more than the read batch), and writePipeline how many ZADDs go
-// in one round trip.
+// (and no more than the read batch), writePipeline how many ZADDs go in
+// one round trip, and writers how many round trips are in flight at once:
+// while Redis applies one, the next is being encoded and sent.
 const (
 	writeBatch    = 500
 	writePipeline = 10
+	writers       = 2
 )
 
 // writeSorted sorts zs by score (then id) and adds them to tmp in
 // pipelined ZADDs, pushing the expiry of tmp back with each round trip.
 // Each round trip is one MULTI/EXEC, so the ZADDs that create tmp and its
 // PEXPIRE are applied together: however the process or Redis dies, a
-// temporary ranking never exists without an expiry.
-func (r *rebuilder) writeSorted(ctx context.Context, tmp string, zs []redis.Z) error {
-	slices.SortFunc(zs, func(a, b redis.Z) int {
-		if c := cmp.Compare(a.Score, b.Score); c != 0 {
+// temporary ranking never exists without an expiry. Round trips go out
+// from writers goroutines, each taking the next run of members in score
+// order, so Redis still fills tmp nearly in ascending order.
+func (r *rebuilder) writeSorted(ctx context.Context, tmp string, zs []scored) error {
+	slices.SortFunc(zs, func(a, b scored) int {
+		if c := cmp.Compare(a.score, b.score); c != 0 {
 			return c
 		}
-		return strings.Compare(a.Member.(string), b.Member.(string))
+		return strings.Compare(a.id, b.id)
 	})
 	size := min(writeBatch, r.read)
-	for start := 0; start < len(zs); start += size * writePipeline {
-		if err := ctx.Err(); err != nil {
-			return err
+	step := int64(size * writePipeline)
+	var next atomic.Int64
+	g, gctx := errgroup.WithContext(ctx)
+	for range writers {
+		g.Go(func() error {
+			z := make([]redis.Z, size)
+			for {
+				start := next.Add(step) - step
+				if start >= int64(len(zs)) {
+					return nil
+				}
+				if err := r.writeRun(gctx, tmp, zs[start:min(start+step, int64(len(zs)))], size, z); err != nil {
+					return err
+				}
+			}
+		})
+	}
+	return g.Wait()
+}
+
+// writeRun adds run to tmp in one MULTI/EXEC of ZADDs of up to size
+// members and a PEXPIRE of tmp; z is scratch space of size members.
+func (r *rebuilder) writeRun(ctx context.Context, tmp string, run []scored, size int, z []redis.Z) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	p := r.c.TxPipeline()
+	for i := 0; i < len(run); i += size {
+		part := run[i:min(i+size, len(run))]
+		for j, s := range part {
+			z[j] = redis.Z{Score: s.score, Member: s.id}
 		}
-		p := r.c.TxPipeline()
-		end := min(start+size*writePipeline, len(zs))
-		for i := start; i < end; i += size {
-			p.ZAdd(ctx, tmp, zs[i:min(i+size, end)]...)
-		}
-		p.PExpire(ctx, tmp, tmpTTL)
-		if _, err := p.Exec(ctx); err != nil {
-			return fmt.Errorf("write scores: %w", err)
-		}
+		p.ZAdd(ctx, tmp, z[:len(part)]...)
+	}
+	p.PExpire(ctx, tmp, tmpTTL)
+	if _, err := p.Exec(ctx); err != nil {
+		return fmt.Errorf("write scores: %w", err)
 	}
 	return nil
 }

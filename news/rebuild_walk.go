@@ -22,8 +22,15 @@ import (
 //
 // Without withVotes it checks the hashes only, and hands no articles on.
 func (r *rebuilder) walk(ctx context.Context, res *RebuildResult, withVotes bool, use func(id string, t, v float64)) error {
+	return r.walkRange(ctx, res, withVotes, "-inf", "+inf", use)
+}
+
+// walkRange is walk over the post times from lo to hi only (ZRANGEBYSCORE
+// bounds: "(" before a number excludes it).
+func (r *rebuilder) walkRange(ctx context.Context, res *RebuildResult, withVotes bool, lo, hi string,
+	use func(id string, t, v float64)) error {
 	var batch []redis.Z // read from time:, waiting for its votes
-	cur := timeCursor{min: "-inf", last: math.Inf(-1)}
+	cur := timeCursor{min: lo, last: math.Inf(-1)}
 	reading := true
 	for reading || len(batch) > 0 {
 		if err := ctx.Err(); err != nil {
@@ -34,7 +41,7 @@ func (r *rebuilder) walk(ctx context.Context, res *RebuildResult, withVotes bool
 		var next *redis.ZSliceCmd
 		if reading {
 			next = p.ZRangeByScoreWithScores(ctx, r.keys.Time(), &redis.ZRangeBy{
-				Min: cur.min, Max: "+inf", Offset: int64(cur.seen), Count: int64(r.read)})
+				Min: cur.min, Max: hi, Offset: int64(cur.seen), Count: int64(r.read)})
 		}
 		if _, err := p.Exec(ctx); err != nil {
 			return fmt.Errorf("read batch %d: %w", res.Batches+1, err)
