@@ -23,7 +23,7 @@ const week = 7 * 24 * time.Hour
 
 type env struct {
 	s     *Store
-	c     *redis.Client
+	c     redis.UniversalClient
 	clock *clock.Fake
 	ctx   context.Context
 }
@@ -40,6 +40,22 @@ func newEnv(t *testing.T, mod func(*Options)) *env {
 	}
 	fc := clock.NewFake(t0)
 	s, err := New(c, "test:", cfg, WithClock(fc), WithLogger(slog.New(slog.NewTextHandler(t.Output(), nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{s: s, c: c, clock: fc, ctx: context.Background()}
+}
+
+// newClusterEnv is newEnv on a three-master Redis Cluster.
+func newClusterEnv(t *testing.T, mod func(*Options)) *env {
+	t.Helper()
+	c := redistest.StartCluster(t).Client()
+	cfg := DefaultOptions()
+	if mod != nil {
+		mod(&cfg)
+	}
+	fc := clock.NewFake(t0)
+	s, err := New(c, "cl:", cfg, WithClock(fc), WithLogger(slog.New(slog.NewTextHandler(t.Output(), nil))))
 	if err != nil {
 		t.Fatal(err)
 	}
