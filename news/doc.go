@@ -27,6 +27,7 @@
 //	<p>{news}:alias:<id>        STRING the URL an article is stored under, for another URL of it (id = ID of that URL); expires window + Grace after it is written
 //	<p>{news}:touched:          SET    only while a rebuild of score: runs: its marker and the ids written since it began (touched:, see Rebuild below)
 //	<p>{news}:shingles          HASH   rank_by story: the near-duplicate index, hash (8 hex digits) → lead of the story filed under it (story.go); emptied by the prune
+//	<p>{news}:bands-dropped     STRING "1" once a prune has deleted the band: ZSETs of the earlier story index (bands.go)
 //	<p>{news}:story:<lead>      HASH   rank_by story: id → source, the articles of a story of two or more; expires with its newest
 //
 // The article hash holds title, url, source, summary, image, user (who
@@ -154,7 +155,9 @@
 // one batch of work, so Redis never blocks for long. The script re-checks
 // every id's post time, so a prune racing with anything else removes only
 // what is out of the window. A dry run (PruneOptions.DryRun) counts and
-// lists what a prune would remove and changes nothing.
+// lists what a prune would remove and changes nothing. The first prune
+// after an upgrade also deletes the band: keys of the earlier story index
+// (bands.go), once.
 //
 // # Repairs
 //

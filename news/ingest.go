@@ -109,6 +109,9 @@ func (s *Store) prepare(a Article, now time.Time) (ingestCall, error) {
 			opt = append(opt, f.name, v)
 		}
 	}
+	if s.opts.stories() {
+		opt = append(opt, sketchFields(a.Title, a.Summary)...)
+	}
 	args := make([]any, 0, 10+len(opt)+len(groups))
 	args = append(args, id, a.URL, title, pt, ct, a.Comments, formatNum(votes), formatNum(score), len(groups), len(opt))
 	args = append(args, opt...)
@@ -149,20 +152,11 @@ func (s *Store) IngestBatch(ctx context.Context, as []Article) ([]IngestResult, 
 		}
 	}
 	if len(todo) > 0 {
-		var sketches func() []minhash.Sketch
-		if s.opts.stories() {
-			sketches = sketchAll(as, todo)
-		}
 		if err := s.runIngest(ctx, as, calls, todo, res, now); err != nil {
 			return nil, err
 		}
 		if err := s.saveAliases(ctx, as, res); err != nil {
 			return nil, err
-		}
-		if s.opts.stories() {
-			if err := s.groupStories(ctx, as, sketches(), res, now); err != nil {
-				return nil, err
-			}
 		}
 	}
 	var counts [TooOld + 1]int
@@ -222,18 +216,29 @@ func (s *Store) saveAliases(ctx context.Context, as []Article, res []IngestResul
 // IngestChunk is how many articles one ingest script call takes.
 const IngestChunk = 100
 
-// runIngest runs the calls of todo through ingestCmd, IngestChunk articles
-// per script call, all calls in one pipeline, and fills res.
+// runIngest runs the calls of todo through ingestCmd (ingestStoryCmd
+// with news.rank_by: story), IngestChunk articles per script call, all
+// calls in one pipeline, and fills res.
 func (s *Store) runIngest(ctx context.Context, as []Article, calls []ingestCall, todo []int, res []IngestResult, now time.Time) error {
 	name, param := s.formula.scriptArgs()
+	stories := s.opts.stories()
+	script, head := ingestCmd, []any{s.opts.CommentWeight, name, param, now.Unix(),
+		int64((s.opts.Window + Grace) / time.Second), s.opts.storyFlag()}
+	if stories {
+		script = ingestStoryCmd
+		head = append(head, s.opts.StoryMinSimilarity, now.Add(-s.opts.Window).Unix(), minhash.K)
+	}
 	chunks := (len(todo) + IngestChunk - 1) / IngestChunk
-	cmds, err := rdb.EvalEach(ctx, s.c, ingestCmd, chunks, func(c int) ([]string, []any) {
+	cmds, err := rdb.EvalEach(ctx, s.c, script, chunks, func(c int) ([]string, []any) {
 		part := todo[c*IngestChunk : min(len(todo), (c+1)*IngestChunk)]
 		keys := []string{s.keys.Time(), s.keys.Votes(), s.keys.Score(), s.keys.Groups(), s.keys.Touched()}
-		args := []any{s.opts.CommentWeight, name, param, now.Unix(), int64((s.opts.Window + Grace) / time.Second), s.opts.storyFlag()}
+		args := slices.Clip(head)
 		for _, i := range part {
 			keys = append(keys, calls[i].keys...)
 			args = append(args, calls[i].args...)
+		}
+		if stories {
+			keys = append(keys, s.keys.Shingles())
 		}
 		return keys, args
 	})
@@ -246,31 +251,13 @@ func (s *Store) runIngest(ctx context.Context, as []Article, calls []ingestCall,
 		if err != nil {
 			return fmt.Errorf("ingest %d articles: %w", len(part), err)
 		}
-		for _, i := range part {
-			if len(rows) == 0 {
-				return fmt.Errorf("ingest %d articles: reply too short", len(part))
-			}
-			switch rows[0] {
-			case "created":
-				res[i].Status = Created
-				res[i].Votes, res[i].Score = calls[i].votes, calls[i].score
-				rows = rows[1:]
-				continue
-			}
-			if len(rows) < 3 {
-				return fmt.Errorf("ingest %s: reply too short: %q", as[i].URL, rows)
-			}
-			r := rows[:3]
-			rows = rows[3:]
-			switch r[0] {
-			case "updated":
-				res[i].Status = Updated
-				res[i].Votes, _ = strconv.ParseFloat(r[1], 64)
-				res[i].Score, _ = strconv.ParseFloat(r[2], 64)
-			case "conflict":
-				res[i].Err = fmt.Errorf("ingest %s: id %s already holds %s (hash collision)", as[i].URL, res[i].ID, r[1])
-			default:
-				return fmt.Errorf("ingest %s: unexpected reply %q", as[i].URL, r)
+		if rows, err = parseIngest(as, calls, part, res, rows); err != nil {
+			return err
+		}
+		if stories {
+			rows, err = parseStories(part, res, rows)
+			if err != nil {
+				return err
 			}
 		}
 		if len(rows) != 0 {
@@ -278,6 +265,54 @@ func (s *Store) runIngest(ctx context.Context, as []Article, calls []ingestCall,
 		}
 	}
 	return nil
+}
+
+// parseIngest fills the results of the articles of part from rows, an
+// ingest script's reply, and returns what follows their rows.
+func parseIngest(as []Article, calls []ingestCall, part []int, res []IngestResult, rows []string) ([]string, error) {
+	for _, i := range part {
+		if len(rows) == 0 {
+			return nil, fmt.Errorf("ingest %d articles: reply too short", len(part))
+		}
+		if rows[0] == "created" {
+			res[i].Status = Created
+			res[i].Votes, res[i].Score = calls[i].votes, calls[i].score
+			rows = rows[1:]
+			continue
+		}
+		if len(rows) < 3 {
+			return nil, fmt.Errorf("ingest %s: reply too short: %q", as[i].URL, rows)
+		}
+		r := rows[:3]
+		rows = rows[3:]
+		switch r[0] {
+		case "updated":
+			res[i].Status = Updated
+			res[i].Votes, _ = strconv.ParseFloat(r[1], 64)
+			res[i].Score, _ = strconv.ParseFloat(r[2], 64)
+		case "conflict":
+			res[i].Err = fmt.Errorf("ingest %s: id %s already holds %s (hash collision)", as[i].URL, res[i].ID, r[1])
+		default:
+			return nil, fmt.Errorf("ingest %s: unexpected reply %q", as[i].URL, r)
+		}
+	}
+	return rows, nil
+}
+
+// parseStories sets the Story of the articles of part that the script
+// created from rows, ingestStoryCmd's story ids (one per created
+// article, in order), and returns what follows them.
+func parseStories(part []int, res []IngestResult, rows []string) ([]string, error) {
+	for _, i := range part {
+		if res[i].Err != nil || res[i].Status != Created {
+			continue
+		}
+		if len(rows) == 0 {
+			return nil, fmt.Errorf("ingest %d articles: story reply too short", len(part))
+		}
+		res[i].Story, rows = rows[0], rows[1:]
+	}
+	return rows, nil
 }
 
 // parseScriptReply turns a script's array reply into strings.

@@ -34,6 +34,11 @@ func (k keyspace) Alias(id string) string { return k.base + "alias:" + id }
 // // HASH hex8 → lead id
 func (k keyspace) Shingles() string { return k.base + "shingles" }
 
+// BandsDropped is set once the prune has deleted the band: ZSETs of the
+// stories' earlier index (bands.go), so later prunes skip that scan.
+// // STRING "1"
+func (k keyspace) BandsDropped() string { return k.base + "bands-dropped" }
+
 // Story lists the articles of a story of two or more, under its lead's
 // id, with their sources; it expires with its newest article. // HASH id → source
 func (k keyspace) Story(lead string) string { return k.base + "story:" + lead }

@@ -164,6 +164,9 @@ func (s *Store) Prune(ctx context.Context, now time.Time, o PruneOptions) (Prune
 func (s *Store) prune(ctx context.Context, now time.Time, size int) (PruneResult, error) {
 	cut := s.cutoff(now)
 	res := PruneResult{Cutoff: time.Unix(cut, 0)}
+	if _, err := s.dropBands(ctx); err != nil {
+		return res, fmt.Errorf("prune: %w", err)
+	}
 	max := "(" + strconv.FormatInt(cut, 10)
 	for {
 		if err := ctx.Err(); err != nil {

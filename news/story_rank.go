@@ -4,7 +4,7 @@ import "github.com/redis/go-redis/v9"
 
 // Ranking by story (news.rank_by: story).
 //
-// Only a story's lead is ranked: storyCmd takes an article out of time:,
+// Only a story's lead is ranked: ingestStoryCmd takes an article out of time:,
 // votes: and score: when it joins a story. The lead's hash carries the
 // story's votes in svotes: the sum of its members' own votes (each
 // member's votes field: up − down + comments × comment weight), and

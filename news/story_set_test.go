@@ -124,7 +124,7 @@ func TestStorySetTune(t *testing.T) {
 		t.Skip("-tune not set")
 	}
 	c := redistest.Start(t)
-	for _, m := range []float64{0.55, 0.6, 0.61, 0.65, 0.7} {
+	for _, m := range []float64{0.55, 0.6, 0.61, 0.63, 0.65, 0.67, 0.7, 0.75} {
 		o := news.DefaultOptions()
 		o.RankBy = news.RankByStory
 		o.StoryMinSimilarity = m

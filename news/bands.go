@@ -1,0 +1,85 @@
+package news
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Upgrade from the band index.
+//
+// An earlier design of the stories' near-duplicate index kept 8 ZSETs per
+// band value, band:<i>:<hex8>, without expiry; nothing reads or writes
+// them now. The first prune after the upgrade deletes them (dropBands)
+// and then sets BandsDropped, so later prunes skip the scan.
+
+// bandScanCount is the COUNT of each SCAN of dropBands, and so the most
+// keys one UNLINK of it takes.
+const bandScanCount = 1000
+
+// dropBands deletes the band: keys of the earlier index, once: it scans
+// the node that holds the {news} slot (all of them there share it) for
+// the pattern in bounded batches, unlinking each batch's keys, and sets
+// BandsDropped at the end, so a later call returns at once. It returns
+// how many keys it deleted.
+func (s *Store) dropBands(ctx context.Context) (int64, error) {
+	done, err := s.c.Exists(ctx, s.keys.BandsDropped()).Result()
+	if err != nil {
+		return 0, fmt.Errorf("drop band keys: %w", err)
+	}
+	if done == 1 {
+		return 0, nil
+	}
+	var node redis.Cmdable = s.c
+	if cc, ok := s.c.(*redis.ClusterClient); ok {
+		m, err := cc.MasterForKey(ctx, s.keys.Time())
+		if err != nil {
+			return 0, fmt.Errorf("drop band keys: find the node of %s: %w", Tag, err)
+		}
+		node = m
+	}
+	pattern := globEscape(s.keys.base) + "band:*"
+	var cursor uint64
+	var n int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		keys, next, err := node.Scan(ctx, cursor, pattern, bandScanCount).Result()
+		if err != nil {
+			return n, fmt.Errorf("drop band keys: scan: %w", err)
+		}
+		if len(keys) > 0 {
+			d, err := node.Unlink(ctx, keys...).Result()
+			if err != nil {
+				return n, fmt.Errorf("drop band keys: unlink %d: %w", len(keys), err)
+			}
+			n += d
+		}
+		if cursor = next; cursor == 0 {
+			break
+		}
+	}
+	if err := s.c.Set(ctx, s.keys.BandsDropped(), "1", 0).Err(); err != nil {
+		return n, fmt.Errorf("drop band keys: mark done: %w", err)
+	}
+	if n > 0 {
+		s.log.Info("deleted the band keys of the earlier story index", "keys", n)
+	}
+	return n, nil
+}
+
+// globEscape escapes the characters of s that SCAN MATCH patterns treat
+// specially.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[]\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
