@@ -12,6 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/rdb"
 )
 
@@ -188,7 +189,7 @@ func (a *Activity) revoke(ctx context.Context, p plan, now time.Time) (Result, e
 	today := now.In(a.loc).Format(ledgerDay)
 	for i := range undoAttempts {
 		if i > 0 {
-			if err := pause(ctx, rand.N(undoBackoff(i-1))); err != nil {
+			if err := clock.Sleep(ctx, rand.N(undoBackoff(i-1))); err != nil {
 				return fail(err)
 			}
 		}
@@ -352,16 +353,4 @@ func (a *Activity) awardBatch(ctx context.Context, ps []plan, now time.Time) ([]
 		}
 	}
 	return out, nil
-}
-
-// pause waits d, or until ctx ends (then its error).
-func pause(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

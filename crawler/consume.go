@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/queue"
 )
@@ -218,7 +219,7 @@ func (r *consumeRun) dispatch(ctx context.Context) error {
 			return nil
 		case err != nil:
 			r.c.log.Error("claim failed, retrying", "err", err, "retry_in", errDelay)
-			if err := sleep(ctx, errDelay); err != nil {
+			if err := clock.Sleep(ctx, errDelay); err != nil {
 				return err
 			}
 			// Capped low: after an outage the consumers should be back

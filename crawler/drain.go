@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/queue"
 )
 
@@ -73,7 +74,7 @@ func (r *consumeRun) claim(ctx context.Context, n int, lease time.Duration) (*qu
 			// Else another consumer holds leases: wait for it (or for its
 			// leases to expire, which TryClaim reaps).
 		}
-		if err := sleep(ctx, poll); err != nil {
+		if err := clock.Sleep(ctx, poll); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/human"
 )
 
@@ -213,7 +214,7 @@ func (c *Crawler) Poll(ctx context.Context) error {
 		} else if d := next.Sub(c.clock.Now()); d < wait {
 			wait = max(d, time.Second)
 		}
-		if err := sleep(ctx, wait); err != nil {
+		if err := clock.Sleep(ctx, wait); err != nil {
 			return nil
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/canonurl"
+	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/metrics"
 	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/queue"
@@ -169,7 +170,7 @@ func (lw *listWalk) get(ctx context.Context, pageURL string, accept func(string)
 		d := lw.c.backoff(i, fe.RetryAfter)
 		lw.c.log.Warn("list page failed, retrying", "source", lw.s.cfg.Name, "url", pageURL, "reason", fe.Reason,
 			"attempt", i, "retry_in", d, "err", fe.Err)
-		if err := sleep(ctx, d); err != nil {
+		if err := clock.Sleep(ctx, d); err != nil {
 			return nil, err
 		}
 	}
@@ -201,17 +202,6 @@ func (c *Crawler) backoff(i int, retryAfter time.Duration) time.Duration {
 		d = min(retryAfter, c.qopt.RetryMax)
 	}
 	return d
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // skip records a listed URL (article, next page or child sitemap) that

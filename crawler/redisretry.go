@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/canonurl"
+	"github.com/newsrank/newsrank/internal/clock"
 )
 
 // maxPushOutage bounds how long one push is retried when the run's
@@ -54,7 +55,7 @@ func (r *redisRetry) do(ctx context.Context, op func(context.Context) error) err
 		r.tries++
 		r.lw.c.log.Warn("Redis failed during a push, retrying", "source", r.lw.s.cfg.Name, "op", r.what,
 			"retry", r.tries, "retry_in", d, "err", err)
-		if err := sleep(ctx, d); err != nil {
+		if err := clock.Sleep(ctx, d); err != nil {
 			return err
 		}
 	}

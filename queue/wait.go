@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/newsrank/newsrank/internal/clock"
 )
 
 // sweepPolls is how many IdlePoll periods an idle consumer goes without
@@ -165,7 +167,7 @@ func (w *waiter) wait(ctx context.Context) error {
 		// Redis may be restarting: the next claim reports it if it
 		// stays away. Do not spin meanwhile.
 		w.qs[0].log.Debug("queue wait failed", "err", err)
-		return sleep(ctx, wait)
+		return clock.Sleep(ctx, wait)
 	}
 	if k, ok := w.byKey[key]; ok {
 		w.next[k] = time.Time{}
@@ -221,16 +223,5 @@ func blpop(ctx context.Context, c redis.UniversalClient, wait time.Duration, key
 		return "", ctx.Err()
 	case r := <-done:
 		return r.key, r.err
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }

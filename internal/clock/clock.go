@@ -1,8 +1,10 @@
 // Package clock gives time to code that must be testable: production code
-// takes a Clock, tests pass a *Fake and move it by hand.
+// takes a Clock, tests pass a *Fake and move it by hand. Sleep waits real
+// time, or less when its context ends.
 package clock
 
 import (
+	"context"
 	"sync"
 	"time"
 )
@@ -47,4 +49,17 @@ func (f *Fake) Advance(d time.Duration) time.Time {
 	defer f.mu.Unlock()
 	f.now = f.now.Add(d)
 	return f.now
+}
+
+// Sleep waits d of real time (whatever clock a caller reads the time
+// from), or until ctx ends, when it returns ctx's error.
+func Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
