@@ -32,30 +32,23 @@ type env struct {
 // and a fake clock at t0.
 func newEnv(t *testing.T, mod func(*Options)) *env {
 	t.Helper()
-	srv := redistest.Start(t)
-	c := srv.Client()
-	cfg := DefaultOptions()
-	if mod != nil {
-		mod(&cfg)
-	}
-	fc := clock.NewFake(t0)
-	s, err := New(c, "test:", cfg, WithClock(fc), WithLogger(slog.New(slog.NewTextHandler(t.Output(), nil))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &env{s: s, c: c, clock: fc, ctx: context.Background()}
+	return envOn(t, redistest.Start(t).Client(), "test:", mod)
 }
 
 // newClusterEnv is newEnv on a three-master Redis Cluster.
 func newClusterEnv(t *testing.T, mod func(*Options)) *env {
 	t.Helper()
-	c := redistest.StartCluster(t).Client()
+	return envOn(t, redistest.StartCluster(t).Client(), "cl:", mod)
+}
+
+func envOn(t *testing.T, c redis.UniversalClient, prefix string, mod func(*Options)) *env {
+	t.Helper()
 	cfg := DefaultOptions()
 	if mod != nil {
 		mod(&cfg)
 	}
 	fc := clock.NewFake(t0)
-	s, err := New(c, "cl:", cfg, WithClock(fc), WithLogger(slog.New(slog.NewTextHandler(t.Output(), nil))))
+	s, err := New(c, prefix, cfg, WithClock(fc), WithLogger(slog.New(slog.NewTextHandler(t.Output(), nil))))
 	if err != nil {
 		t.Fatal(err)
 	}

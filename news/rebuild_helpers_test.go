@@ -214,3 +214,16 @@ func (l *logBuffer) String() string {
 }
 
 func (l *logBuffer) logger() *slog.Logger { return slog.New(slog.NewTextHandler(l, nil)) }
+
+// arriveAndLeave is what happens during a rebuild in the tests that race
+// one: ten new articles (ids 1000–1009) arrive and pruner's prune at
+// t0+20h removes ten old ones.
+func (e *rebuildEnv) arriveAndLeave(t testing.TB, pruner *rescorer) {
+	t.Helper()
+	for i := 1000; i < 1010; i++ {
+		e.ingest(t, i, t0.Add(-time.Duration(i-1000)*time.Minute), int64(i%7))
+	}
+	if res, err := pruner.Prune(e.ctx, t0.Add(20*time.Hour)); err != nil || res.Removed != 10 {
+		t.Errorf("prune during rebuild: %+v, %v", res, err)
+	}
+}

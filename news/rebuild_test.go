@@ -226,12 +226,7 @@ func TestRebuildRepairsChangesDuringTheBuild(t *testing.T) {
 				}
 				// While the build runs: ten new articles arrive and the
 				// old ones leave the window.
-				for i := 1000; i < 1010; i++ {
-					e.ingest(t, i, t0.Add(-time.Duration(i-1000)*time.Minute), int64(i%7))
-				}
-				if res, err := pruner.Prune(e.ctx, t0.Add(20*time.Hour)); err != nil || res.Removed != 10 {
-					t.Errorf("prune during rebuild: %+v, %v", res, err)
-				}
+				e.arriveAndLeave(t, pruner)
 			}
 			res, err := e.r.Rebuild(e.ctx)
 			if err != nil {
