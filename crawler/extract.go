@@ -117,7 +117,7 @@ func extract(body []byte, contentType, pageURL string, r *Rules, now time.Time, 
 		}
 	}
 
-	p.Canonical = absURL(base, attr(doc.FindMatcher(canonicalSel).First(), "href"))
+	p.Canonical = absURL(base, attr(first(doc, canonicalSel), "href"))
 	if p.Canonical == "" {
 		p.Canonical = absURL(base, metas.get("property=og:url", "name=og:url"))
 	}
@@ -138,7 +138,7 @@ func (s Selector) text(doc *goquery.Document) string {
 	if s.css == nil {
 		return ""
 	}
-	sel := doc.FindMatcher(s.css).First()
+	sel := first(doc, s.css)
 	if sel.Length() == 0 {
 		return ""
 	}
@@ -146,6 +146,29 @@ func (s Selector) text(doc *goquery.Document) string {
 		return strings.TrimSpace(attr(sel, s.attr))
 	}
 	return collapse(sel.Text())
+}
+
+// first is the first element of the document that sel matches, in
+// document order (doc.FindMatcher(sel).First(), but the walk stops at the
+// match and builds no list of every match); an empty selection if none.
+func first(doc *goquery.Document, sel cascadia.Matcher) *goquery.Selection {
+	// FindMatcher looks at the element children of the document node and
+	// their descendants: so does this.
+	for _, root := range doc.Nodes {
+		for c := root.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			n := c
+			if !sel.Match(c) {
+				n = cascadia.Query(c, sel)
+			}
+			if n != nil {
+				return &goquery.Selection{Nodes: []*html.Node{n}}
+			}
+		}
+	}
+	return &goquery.Selection{}
 }
 
 func (s Selector) selectAll(doc *goquery.Document) *goquery.Selection {
@@ -215,7 +238,7 @@ func metaFields(doc *goquery.Document, m metas, base *url.URL, have Fields) Fiel
 			if f.Title != "" {
 				break
 			}
-			f.Title = plainTitle(doc.FindMatcher(sel).First().Text())
+			f.Title = plainTitle(first(doc, sel).Text())
 		}
 	}
 	if have.Summary == "" {
@@ -266,8 +289,8 @@ func plainTitle(s string) string {
 // articleBody element, else <article>, else the paragraphs of the page.
 func fallbackBodyLen(doc *goquery.Document) int {
 	for _, sel := range [...]cascadia.Selector{articleBodySel, articleSel} {
-		if s := doc.FindMatcher(sel); s.Length() > 0 {
-			return textLen(s.First())
+		if s := first(doc, sel); s.Length() > 0 {
+			return textLen(s)
 		}
 	}
 	return textLen(doc.FindMatcher(bodyPSel))
