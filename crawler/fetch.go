@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -117,6 +118,7 @@ type fetcher struct {
 	maxRedirects int
 	robots       *robotsCache // nil: robots.txt is not obeyed
 	hosts        *hostLimiter
+	collectors   sync.Pool // of *pooledCollector
 }
 
 type fetchKey struct{}
@@ -191,21 +193,13 @@ func (f *fetcher) fetch(ctx context.Context, r fetchReq) (*response, error) {
 	defer release()
 
 	st := &fetchState{req: r}
-	var resp *response
-	c := f.base.Clone()
-	c.Context = context.WithValue(ctx, fetchKey{}, st)
-	c.OnRequest(func(req *colly.Request) {
-		if r.charset != "" {
-			req.ResponseCharacterEncoding = r.charset
-		}
-		r.cond.apply(req.Headers)
-	})
-	c.OnResponseHeaders(func(cr *colly.Response) { st.headers(cr, f.maxBody) })
-	c.OnResponse(func(cr *colly.Response) {
-		resp = &response{url: cr.Request.URL.String(), status: cr.StatusCode, contentType: st.contentType, body: cr.Body,
-			header: st.header}
-	})
-	err = c.Request(http.MethodGet, r.url, nil, nil, nil)
+	pc := f.collector()
+	pc.st = st
+	pc.c.Context = context.WithValue(ctx, fetchKey{}, st)
+	err = pc.c.Request(http.MethodGet, r.url, nil, nil, nil)
+	resp := pc.resp
+	pc.st, pc.resp, pc.c.Context = nil, nil, context.Background()
+	f.collectors.Put(pc)
 	switch {
 	case st.abort != nil:
 		return nil, st.abort
