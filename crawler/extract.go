@@ -56,10 +56,11 @@ func (r *Rules) ParseTime(s string, now time.Time) (time.Time, bool) {
 // the fetch time (relative post times such as "2 hours ago" are read
 // against it). The source's forced charset, if any, wins over both. known
 // holds the fields the caller has already (the URL's list item's, or
-// zero): when it has a post time, which wins over the page's fallbacks
-// (Merge), the costly date fallbacks (the page's text, go-htmldate) are
-// skipped. Extract never fails on broken HTML; it fails only when the
-// body cannot be decoded.
+// zero), which win over the page's fallbacks (Merge): the fallbacks of
+// the fields it has are not read (the page's dates when it has a post
+// time; <h1> and <title> when it has a title...), so Fallback lacks them.
+// Extract never fails on broken HTML; it fails only when the body cannot
+// be decoded.
 func Extract(body []byte, contentType, pageURL string, r *Rules, now time.Time, known Fields) (Page, error) {
 	p, _, err := extract(body, contentType, pageURL, r, now, known)
 	return p, err
@@ -107,11 +108,12 @@ func extract(body []byte, contentType, pageURL string, r *Rules, now time.Time, 
 	metas := indexMetas(metaNodes)
 	p.Fallback = ld.fields()
 	p.Fallback.Image = absURL(base, p.Fallback.Image)
-	p.Fallback = p.Fallback.or(metaFields(doc, metas, base, p.Rule.or(p.Fallback)))
+	p.Fallback = p.Fallback.or(metaFields(doc, metas, base, p.Rule.or(known).or(p.Fallback)))
 
 	var ev *dateEvidence
-	if p.Rule.PostTime.IsZero() {
-		ev = newDateEvidence(doc, ld, metas, pageURL, r, now, known.PostTime.IsZero())
+	if p.Rule.PostTime.IsZero() && known.PostTime.IsZero() {
+		// The selector's time, then the list item's, win over the page's.
+		ev = newDateEvidence(doc, ld, metas, pageURL, r, now)
 		p.Fallback.PostTime, p.timeFrom = ev.choose()
 		if p.Fallback.PostTime.IsZero() {
 			p.Fallback.BadTime = ev.bad
