@@ -21,6 +21,9 @@ func (f *fetcher) collector() *pooledCollector {
 	}
 	pc := &pooledCollector{c: f.base.Clone()}
 	pc.c.OnRequest(func(req *colly.Request) {
+		// bodyTransport asks for gzip itself when a request does not, on
+		// a clone of the request: asking here spares the clone.
+		req.Headers.Set("Accept-Encoding", "gzip")
 		if r := pc.st.req; r.charset != "" {
 			req.ResponseCharacterEncoding = r.charset
 		}

@@ -130,6 +130,8 @@ type fetchState struct {
 	status      int
 	retryAfter  time.Duration
 	contentType string
+	mediaType   string // contentType's, "" when it does not parse
+	charset     bool   // contentType parses and names a charset
 	abort       *FetchError
 	notModified bool
 	header      http.Header
@@ -220,9 +222,9 @@ func (f *fetcher) fetch(ctx context.Context, r fetchReq) (*response, error) {
 		return nil, &FetchError{URL: r.url, Reason: ReasonTooLarge, Status: resp.status,
 			Err: fmt.Errorf("%w: more than %d bytes", ErrTooLarge, f.maxBody)}
 	}
-	if r.charset != "" || hasCharset(resp.contentType) {
+	if r.charset != "" || st.charset {
 		// colly decoded the body to UTF-8 (the forced or declared charset).
-		mt, _, _ := mime.ParseMediaType(resp.contentType)
+		mt := st.mediaType
 		if mt == "" {
 			mt = "text/html"
 		}
@@ -275,7 +277,8 @@ func (st *fetchState) headers(cr *colly.Response, maxBody int64) {
 		cr.Request.Abort() // the error page's body is not needed
 		return
 	}
-	mt, _, _ := mime.ParseMediaType(st.contentType)
+	mt, params, err := mime.ParseMediaType(st.contentType)
+	st.mediaType, st.charset = mt, err == nil && params["charset"] != ""
 	if st.req.accept != nil && !st.req.accept(mt) {
 		st.abort = &FetchError{URL: st.req.url, Reason: ReasonNotHTML, Status: st.status,
 			Err: fmt.Errorf("%w: %q", ErrNotHTML, st.contentType)}
