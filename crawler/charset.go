@@ -25,6 +25,12 @@ var lateMeta = regexp.MustCompile(`(?i)<meta[^>]+charset\s*=\s*["']?\s*([a-z0-9_
 // that are not valid UTF-8, a statistical guess. It also returns the name
 // of the charset used.
 func DecodeHTML(body []byte, contentType string) ([]byte, string, error) {
+	if contentType == utf8HTML && !bytes.HasPrefix(body, []byte{0xfe, 0xff}) && !bytes.HasPrefix(body, []byte{0xff, 0xfe}) {
+		// What DetermineEncoding answers without a UTF-16 byte-order
+		// mark, sooner: the crawler's fetch hands every page colly
+		// decoded (and every page declared UTF-8) over with this type.
+		return decodeWith(body, nil, "utf-8")
+	}
 	e, name, certain := charset.DetermineEncoding(body, contentType)
 	if !certain && name == "windows-1252" {
 		// DetermineEncoding's last resort: look further, then guess.
@@ -39,6 +45,10 @@ func DecodeHTML(body []byte, contentType string) ([]byte, string, error) {
 	}
 	return decodeWith(body, e, name)
 }
+
+// utf8HTML is the Content-Type of an HTML page in UTF-8 as fetch writes
+// it.
+const utf8HTML = "text/html; charset=utf-8"
 
 // DecodeWith decodes body from the named charset (a WHATWG label such as
 // "gbk", "gb18030", "big5", "shift_jis", "windows-1252").

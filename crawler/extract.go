@@ -56,10 +56,11 @@ func (r *Rules) ParseTime(s string, now time.Time) (time.Time, bool) {
 // the fetch time (relative post times such as "2 hours ago" are read
 // against it). The source's forced charset, if any, wins over both. known
 // holds the fields the caller has already (the URL's list item's, or
-// zero): when it has a post time, which wins over the page's fallbacks
-// (Merge), the costly date fallbacks (the page's text, go-htmldate) are
-// skipped. Extract never fails on broken HTML; it fails only when the
-// body cannot be decoded.
+// zero), which win over the page's fallbacks (Merge): the fallbacks of
+// the fields it has are not read (the page's dates when it has a post
+// time; <h1> and <title> when it has a title...), so Fallback lacks them.
+// Extract never fails on broken HTML; it fails only when the body cannot
+// be decoded.
 func Extract(body []byte, contentType, pageURL string, r *Rules, now time.Time, known Fields) (Page, error) {
 	p, _, err := extract(body, contentType, pageURL, r, now, known)
 	return p, err
@@ -102,22 +103,24 @@ func extract(body []byte, contentType, pageURL string, r *Rules, now time.Time, 
 		}
 	}
 
-	ld := findJSONLD(doc)
-	metas := indexMetas(doc)
+	metaNodes, ldNodes := metaAndJSONLD(doc)
+	ld := findJSONLD(ldNodes)
+	metas := indexMetas(metaNodes)
 	p.Fallback = ld.fields()
 	p.Fallback.Image = absURL(base, p.Fallback.Image)
-	p.Fallback = p.Fallback.or(metaFields(doc, metas, base, p.Rule.or(p.Fallback)))
+	p.Fallback = p.Fallback.or(metaFields(doc, metas, base, p.Rule.or(known).or(p.Fallback)))
 
 	var ev *dateEvidence
-	if p.Rule.PostTime.IsZero() {
-		ev = newDateEvidence(doc, ld, metas, pageURL, r, now, known.PostTime.IsZero())
+	if p.Rule.PostTime.IsZero() && known.PostTime.IsZero() {
+		// The selector's time, then the list item's, win over the page's.
+		ev = newDateEvidence(doc, ld, metas, pageURL, r, now)
 		p.Fallback.PostTime, p.timeFrom = ev.choose()
 		if p.Fallback.PostTime.IsZero() {
 			p.Fallback.BadTime = ev.bad
 		}
 	}
 
-	p.Canonical = absURL(base, attr(doc.FindMatcher(canonicalSel).First(), "href"))
+	p.Canonical = absURL(base, attr(first(doc, canonicalSel), "href"))
 	if p.Canonical == "" {
 		p.Canonical = absURL(base, metas.get("property=og:url", "name=og:url"))
 	}
@@ -138,7 +141,7 @@ func (s Selector) text(doc *goquery.Document) string {
 	if s.css == nil {
 		return ""
 	}
-	sel := doc.FindMatcher(s.css).First()
+	sel := first(doc, s.css)
 	if sel.Length() == 0 {
 		return ""
 	}
@@ -146,6 +149,29 @@ func (s Selector) text(doc *goquery.Document) string {
 		return strings.TrimSpace(attr(sel, s.attr))
 	}
 	return collapse(sel.Text())
+}
+
+// first is the first element of the document that sel matches, in
+// document order (doc.FindMatcher(sel).First(), but the walk stops at the
+// match and builds no list of every match); an empty selection if none.
+func first(doc *goquery.Document, sel cascadia.Matcher) *goquery.Selection {
+	// FindMatcher looks at the element children of the document node and
+	// their descendants: so does this.
+	for _, root := range doc.Nodes {
+		for c := root.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			n := c
+			if !sel.Match(c) {
+				n = cascadia.Query(c, sel)
+			}
+			if n != nil {
+				return &goquery.Selection{Nodes: []*html.Node{n}}
+			}
+		}
+	}
+	return &goquery.Selection{}
 }
 
 func (s Selector) selectAll(doc *goquery.Document) *goquery.Selection {
@@ -170,40 +196,6 @@ var (
 	jsonLDSel      = cascadia.MustCompile(`script[type="application/ld+json"]`)
 )
 
-// metas indexes a page's <meta> tags in one walk: "property=og:title",
-// "name=description", "itemprop=datepublished" (names lower-cased) → the
-// first non-empty content.
-type metas map[string]string
-
-func indexMetas(doc *goquery.Document) metas {
-	m := metas{}
-	doc.FindMatcher(metaSel).Each(func(_ int, s *goquery.Selection) {
-		content := attr(s, "content")
-		if content == "" {
-			return
-		}
-		for _, a := range [...]string{"property", "name", "itemprop"} {
-			if v, ok := s.Attr(a); ok {
-				k := a + "=" + strings.ToLower(strings.TrimSpace(v))
-				if _, dup := m[k]; !dup {
-					m[k] = content
-				}
-			}
-		}
-	})
-	return m
-}
-
-// get returns the content of the first key present.
-func (m metas) get(keys ...string) string {
-	for _, k := range keys {
-		if v := m[k]; v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
 // metaFields reads OpenGraph and other common <meta> tags, <h1> and
 // <title>, for the fields the source's selectors and JSON-LD did not give
 // (have).
@@ -215,7 +207,7 @@ func metaFields(doc *goquery.Document, m metas, base *url.URL, have Fields) Fiel
 			if f.Title != "" {
 				break
 			}
-			f.Title = plainTitle(doc.FindMatcher(sel).First().Text())
+			f.Title = plainTitle(first(doc, sel).Text())
 		}
 	}
 	if have.Summary == "" {
@@ -266,8 +258,8 @@ func plainTitle(s string) string {
 // articleBody element, else <article>, else the paragraphs of the page.
 func fallbackBodyLen(doc *goquery.Document) int {
 	for _, sel := range [...]cascadia.Selector{articleBodySel, articleSel} {
-		if s := doc.FindMatcher(sel); s.Length() > 0 {
-			return textLen(s.First())
+		if s := first(doc, sel); s.Length() > 0 {
+			return textLen(s)
 		}
 	}
 	return textLen(doc.FindMatcher(bodyPSel))

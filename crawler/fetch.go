@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -117,6 +118,7 @@ type fetcher struct {
 	maxRedirects int
 	robots       *robotsCache // nil: robots.txt is not obeyed
 	hosts        *hostLimiter
+	collectors   sync.Pool // of *pooledCollector
 }
 
 type fetchKey struct{}
@@ -128,6 +130,8 @@ type fetchState struct {
 	status      int
 	retryAfter  time.Duration
 	contentType string
+	mediaType   string // contentType's, "" when it does not parse
+	charset     bool   // contentType parses and names a charset
 	abort       *FetchError
 	notModified bool
 	header      http.Header
@@ -191,21 +195,13 @@ func (f *fetcher) fetch(ctx context.Context, r fetchReq) (*response, error) {
 	defer release()
 
 	st := &fetchState{req: r}
-	var resp *response
-	c := f.base.Clone()
-	c.Context = context.WithValue(ctx, fetchKey{}, st)
-	c.OnRequest(func(req *colly.Request) {
-		if r.charset != "" {
-			req.ResponseCharacterEncoding = r.charset
-		}
-		r.cond.apply(req.Headers)
-	})
-	c.OnResponseHeaders(func(cr *colly.Response) { st.headers(cr, f.maxBody) })
-	c.OnResponse(func(cr *colly.Response) {
-		resp = &response{url: cr.Request.URL.String(), status: cr.StatusCode, contentType: st.contentType, body: cr.Body,
-			header: st.header}
-	})
-	err = c.Request(http.MethodGet, r.url, nil, nil, nil)
+	pc := f.collector()
+	pc.st = st
+	pc.c.Context = context.WithValue(ctx, fetchKey{}, st)
+	err = pc.c.Request(http.MethodGet, r.url, nil, nil, nil)
+	resp := pc.resp
+	pc.st, pc.resp, pc.c.Context = nil, nil, context.Background()
+	f.collectors.Put(pc)
 	switch {
 	case st.abort != nil:
 		return nil, st.abort
@@ -226,9 +222,9 @@ func (f *fetcher) fetch(ctx context.Context, r fetchReq) (*response, error) {
 		return nil, &FetchError{URL: r.url, Reason: ReasonTooLarge, Status: resp.status,
 			Err: fmt.Errorf("%w: more than %d bytes", ErrTooLarge, f.maxBody)}
 	}
-	if r.charset != "" || hasCharset(resp.contentType) {
+	if r.charset != "" || st.charset {
 		// colly decoded the body to UTF-8 (the forced or declared charset).
-		mt, _, _ := mime.ParseMediaType(resp.contentType)
+		mt := st.mediaType
 		if mt == "" {
 			mt = "text/html"
 		}
@@ -281,7 +277,8 @@ func (st *fetchState) headers(cr *colly.Response, maxBody int64) {
 		cr.Request.Abort() // the error page's body is not needed
 		return
 	}
-	mt, _, _ := mime.ParseMediaType(st.contentType)
+	mt, params, err := mime.ParseMediaType(st.contentType)
+	st.mediaType, st.charset = mt, err == nil && params["charset"] != ""
 	if st.req.accept != nil && !st.req.accept(mt) {
 		st.abort = &FetchError{URL: st.req.url, Reason: ReasonNotHTML, Status: st.status,
 			Err: fmt.Errorf("%w: %q", ErrNotHTML, st.contentType)}

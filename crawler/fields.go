@@ -58,9 +58,9 @@ type Page struct {
 	Rule Fields
 	// Fallback holds the fields read from what pages commonly carry:
 	// JSON-LD NewsArticle, OpenGraph, <h1>, <title> (the <meta> and <h1>
-	// ones only for fields Rule lacks), and the post time (when Rule has
-	// none) from JSON-LD, <meta>, <time>, the page's text and go-htmldate
-	// (pagedate.go).
+	// ones only for fields Rule and Extract's known fields lack), and the
+	// post time (when Rule and known have none) from JSON-LD, <meta>,
+	// <time>, the page's text and go-htmldate (pagedate.go).
 	Fallback Fields
 	// Canonical is the page's declared canonical URL (<link
 	// rel=canonical> or og:url), absolute, or "".

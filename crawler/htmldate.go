@@ -128,7 +128,7 @@ var (
 // Content-Language <meta>) and English, or nil (all of its languages,
 // ten times slower) when the page declares none it knows.
 func pageLanguages(doc *goquery.Document) []string {
-	lang := attr(doc.FindMatcher(htmlSel).First(), "lang")
+	lang := attr(first(doc, htmlSel), "lang")
 	if lang == "" {
 		doc.FindMatcher(httpEquivSel).EachWithBreak(func(_ int, s *goquery.Selection) bool {
 			if strings.EqualFold(attr(s, "http-equiv"), "content-language") {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
 )
 
 // jsonLD is the first JSON-LD object on the page that describes an
@@ -25,10 +26,12 @@ var articleTypes = map[string]bool{
 	"socialmediaposting": true, "webpage": false,
 }
 
-func findJSONLD(doc *goquery.Document) jsonLD {
+// findJSONLD reads the JSON-LD scripts (in document order) until one
+// describes an article.
+func findJSONLD(scripts []*html.Node) jsonLD {
 	var found jsonLD
-	doc.FindMatcher(jsonLDSel).EachWithBreak(func(_ int, s *goquery.Selection) bool {
-		for _, v := range decodeJSONLD(s.Text()) {
+	for _, n := range scripts {
+		for _, v := range decodeJSONLD((&goquery.Selection{Nodes: []*html.Node{n}}).Text()) {
 			if found.obj == nil {
 				found.obj = findObject(v, 0, isArticle)
 			}
@@ -36,8 +39,10 @@ func findJSONLD(doc *goquery.Document) jsonLD {
 				found.dated = findObject(v, 0, func(o map[string]any) bool { return hasDate(o) && !isArticle(o) })
 			}
 		}
-		return found.obj == nil
-	})
+		if found.obj != nil {
+			break
+		}
+	}
 	if found.obj != nil {
 		found.body, _ = found.obj["articleBody"].(string)
 	}

@@ -65,7 +65,7 @@ func parseHTMLList(body []byte, contentType, pageURL string, links, next Selecto
 	}
 	nextURL := ""
 	if next.css != nil {
-		if s := doc.FindMatcher(next.css).First(); s.Length() > 0 {
+		if s := first(doc, next.css); s.Length() > 0 {
 			nextURL = absURL(base, attrOr(s, next.attr, "href"))
 		}
 	}

@@ -21,8 +21,8 @@ package crawler
 //     item's time, then the crawl time.
 //
 // The costly steps (the page's text, go-htmldate) run only when the cheap
-// ones leave a question, and never when the caller has a post time
-// already (a list item's wins over the page's fallbacks).
+// ones leave a question. None of it runs when the caller has a post time
+// already (a list item's wins over the page's fallbacks: see Extract).
 
 import (
 	"regexp"
@@ -111,9 +111,6 @@ type dateEvidence struct {
 	pageURL string
 	r       *Rules
 	now     time.Time
-	// costly is false when the caller has a post time already (a list
-	// item's): the text and go-htmldate are then not read.
-	costly bool
 	// cands are the dates of JSON-LD, <meta> and <time> elements, best
 	// first (pageDates); bad is the first date text that could not be
 	// read.
@@ -126,8 +123,8 @@ type dateEvidence struct {
 }
 
 // newDateEvidence collects the dates of a parsed page.
-func newDateEvidence(doc *goquery.Document, ld jsonLD, m metas, pageURL string, r *Rules, now time.Time, costly bool) *dateEvidence {
-	e := &dateEvidence{doc: doc, ld: ld, metas: m, pageURL: pageURL, r: r, now: now, costly: costly, hd: new([2]*hdResult)}
+func newDateEvidence(doc *goquery.Document, ld jsonLD, m metas, pageURL string, r *Rules, now time.Time) *dateEvidence {
+	e := &dateEvidence{doc: doc, ld: ld, metas: m, pageURL: pageURL, r: r, now: now, hd: new([2]*hdResult)}
 	e.cands, e.bad = pageDates(doc, ld, m, r, now)
 	return e
 }
@@ -140,7 +137,7 @@ func (e *dateEvidence) choose() (t time.Time, from string) {
 		return e.lastResort(nil)
 	}
 	pick := &e.cands[0]
-	if rules&ruleShown != 0 && e.costly && e.disagree(pick) {
+	if rules&ruleShown != 0 && e.disagree(pick) {
 		// The <time> elements take no part: the page shows them all.
 		var shown *dateCand
 		for i := range e.cands {
@@ -160,7 +157,7 @@ func (e *dateEvidence) choose() (t time.Time, from string) {
 			return shown.t, shown.from + ", shown on the page"
 		}
 	}
-	if pick.kind != datePublished && rules&ruleWeak != 0 && e.costly && !e.isShown(pick.t) && len(e.shown) > 0 {
+	if pick.kind != datePublished && rules&ruleWeak != 0 && !e.isShown(pick.t) && len(e.shown) > 0 {
 		return e.lastResort(pick)
 	}
 	return pick.t, pick.from
@@ -193,9 +190,6 @@ func (e *dateEvidence) under(rules dateRule) (time.Time, string) {
 // weak, a claim they declined.
 func (e *dateEvidence) lastResort(weak *dateCand) (time.Time, string) {
 	rules := e.r.dateRules
-	if !e.costly {
-		return time.Time{}, ""
-	}
 	hd := e.htmldate(true)
 	switch {
 	case !hd.ok:
