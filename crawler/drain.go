@@ -23,21 +23,19 @@ func (r *consumeRun) claim(ctx context.Context, n int, lease time.Duration) (*qu
 	}
 	poll := min(r.c.qopt.IdlePoll, 50*time.Millisecond)
 	for {
-		// The queue the producer pushed to last, first: the first list
-		// page's URLs are claimed in one call, not after a call per queue.
-		if q := r.prod.lastPush.Swap(nil); q != nil && r.byQueue[q] != nil {
-			entries, err := q.TryClaimEntries(ctx, n, lease)
-			if err != nil {
-				return nil, nil, err
+		// The queue the producer pushed to last first (i = -1): the first
+		// list page's URLs are claimed in one call, not after a call per
+		// queue; then each queue in turn.
+		for i := -1; i < len(r.qs); i++ {
+			var q *queue.Queue
+			if i < 0 {
+				if q = r.prod.lastPush.Swap(nil); q == nil || r.byQueue[q] == nil {
+					continue
+				}
+			} else {
+				q = r.qs[r.nextQueue%len(r.qs)]
+				r.nextQueue++
 			}
-			if len(entries) > 0 {
-				r.retryDue.Store(0)
-				return q, entries, nil
-			}
-		}
-		for range r.qs {
-			q := r.qs[r.nextQueue%len(r.qs)]
-			r.nextQueue++
 			entries, err := q.TryClaimEntries(ctx, n, lease)
 			if err != nil {
 				return nil, nil, err
