@@ -1,8 +1,10 @@
 // Package minhash estimates how alike two short texts are from small
 // sketches: text is normalised (NFKC, lower case, punctuation and a few
-// English stop words dropped, a plural s cut) and cut into shingles —
-// character bigrams for CJK text, pairs of words for Latin and other
-// space-separated scripts — and each shingle is hashed once. A text's
+// English stop words dropped, a plural s and a possessive 's cut, "%" and
+// "per cent" read "percent", thousands separators dropped) and cut into
+// shingles — character bigrams for CJK text, words and pairs of words for
+// Latin and other space-separated scripts, names and figures counting
+// FactWeight times — and each shingle is hashed once. A text's
 // sketch keeps the least K of its distinct hashes (bottom-k MinHash,
 // Broder): for news titles and summaries that is usually all of them, so
 // the similarity of two sketches is the exact Jaccard similarity of the
@@ -148,14 +150,25 @@ func (sk Sketch) Hex() string {
 // words, stop words left out, and each pair of adjacent characters of a
 // CJK run (a lone CJK character by itself). A shingle that recurs is
 // emitted again. Words are folded to lower case and lose a plural s
-// (stem).
+// (stem); "%" and "per cent" are the word "percent", and the thousands
+// separators of a number are dropped ("1,500" is "1500").
 //
 // Words and word pairs: the words carry a story's facts (names, places,
 // figures) whatever the order a copy puts them in, the pairs its wording,
-// which copies share more than different stories of one kind do.
+// which copies share more than different stories of one kind do. Facts
+// weigh more: a number, and a capitalised word that does not begin its
+// sentence (a name, in a sentence that has lower-case words: not one of
+// a title in title case) is emitted FactWeight times, each time under
+// another hash, so that two reports of one kind of event (a bank cuts
+// rates) that name other actors or figures share less than two copies of
+// one report.
 func Shingles(text string, emit func(uint64)) {
 	shingles(text, func(h uint64, _ bool) { emit(h) })
 }
+
+// FactWeight is how many times a fact (a number, a name) counts among the
+// shingles of a text.
+const FactWeight = 3
 
 // shingles is Shingles telling pairs (of words, of CJK characters) from
 // single words and characters.
@@ -163,63 +176,157 @@ func shingles(text string, emit func(h uint64, pair bool)) {
 	if !isASCII(text) {
 		text = norm.NFKC.String(text)
 	}
-	var buf [64]byte
-	word := buf[:0]
-	var prev rune // previous CJK character of the current run, 0 if none
-	cjkRun := 0
-	var prevWord uint64 // hash of the previous word of the current run, 0 if none
-	flushWord := func() {
-		if len(word) == 0 {
-			return
-		}
-		if !stopWords[string(word)] {
-			h := fnv(stem(word))
-			emit(mix(h), false)
-			if prevWord != 0 {
-				emit(mix(prevWord^h<<1), true)
-			}
-			prevWord = h
-		}
-		word = word[:0]
-	}
-	endWords := func() { prevWord = 0 }
-	flushRun := func() {
-		if cjkRun == 1 {
-			emit(mix(uint64(prev)), false)
-		}
-		cjkRun, prev = 0, 0
-	}
-	for _, r := range text {
+	sh := shingler{emit: emit, start: true}
+	sh.word = sh.buf[:0]
+	for i, r := range text {
 		switch {
 		case r < 0x80:
-			flushRun()
+			sh.flushRun()
 			switch {
-			case 'a' <= r && r <= 'z' || '0' <= r && r <= '9':
-				word = append(word, byte(r))
+			case 'a' <= r && r <= 'z':
+				sh.word = append(sh.word, byte(r))
 			case 'A' <= r && r <= 'Z':
-				word = append(word, byte(r+'a'-'A'))
+				sh.capital = sh.capital || len(sh.word) == 0
+				sh.word = append(sh.word, byte(r+'a'-'A'))
+			case '0' <= r && r <= '9':
+				sh.digit = sh.digit || len(sh.word) == 0
+				sh.word = append(sh.word, byte(r))
+			case r == ',' && sh.digit && i+1 < len(text) && '0' <= text[i+1] && text[i+1] <= '9':
+				// a thousands separator
+			case r == '%':
+				sh.flushWord()
+				sh.word = append(sh.word, "percent"...)
+				sh.flushWord()
+			case r == '.' || r == '!' || r == '?' || r == ':' || r == ';' || r == '\n' || r == '"':
+				sh.endSentence()
 			default:
-				flushWord()
+				sh.flushWord()
 			}
 		case isCJK(r):
-			flushWord()
-			endWords()
-			if prev != 0 {
-				emit(mix(uint64(prev)<<32|uint64(r)), true)
+			sh.flushWord()
+			sh.endWords()
+			if sh.prev != 0 {
+				emit(mix(uint64(sh.prev)<<32|uint64(r)), true)
 			}
-			prev = r
-			cjkRun++
+			sh.prev = r
+			sh.cjkRun++
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			flushRun()
-			word = utf8.AppendRune(word, unicode.ToLower(r))
+			sh.flushRun()
+			sh.capital = sh.capital || len(sh.word) == 0 && unicode.IsUpper(r)
+			sh.digit = sh.digit || len(sh.word) == 0 && unicode.IsDigit(r)
+			sh.word = utf8.AppendRune(sh.word, unicode.ToLower(r))
+		case r == '。' || r == '“' || r == '”':
+			sh.flushRun()
+			sh.endSentence()
 		default:
-			flushRun()
-			flushWord()
+			sh.flushRun()
+			sh.flushWord()
 		}
 	}
-	flushRun()
-	flushWord()
-	endWords()
+	sh.flushRun()
+	sh.endSentence()
+}
+
+// shingler is the state of shingles along a text.
+type shingler struct {
+	emit func(h uint64, pair bool)
+	buf  [64]byte
+	word []byte // the current word, lower case
+	// capital: the word begins with an upper-case letter; digit: with a
+	// digit (a figure).
+	capital, digit bool
+	prev           rune // previous CJK character of the current run, 0 if none
+	cjkRun         int
+	prevWord       uint64 // hash of the previous word of the current run, 0 if none
+	per            bool   // a "per" held back: it may be "per cent"
+	// start: the next word begins a sentence; lower: the sentence has a
+	// lower-case word (not a stop word); names: its capitalised words
+	// after the first.
+	start, lower bool
+	names        []uint64
+}
+
+// flushWord emits the current word, if any, and its pair with the one
+// before.
+func (sh *shingler) flushWord() {
+	if len(sh.word) == 0 {
+		return
+	}
+	w, capital, digit := sh.word, sh.capital, sh.digit
+	sh.word, sh.capital, sh.digit = sh.word[:0], false, false
+	first := sh.start
+	sh.start = false
+	switch {
+	case stopWords[string(w)]:
+		return
+	case sh.per:
+		sh.per = false
+		if string(w) == "cent" {
+			w = []byte("percent")
+		} else {
+			sh.emitWord(perHash)
+		}
+	case string(w) == "per":
+		sh.per = true
+		return
+	}
+	h := fnv(stem(w))
+	sh.emitWord(h)
+	switch {
+	case digit:
+		sh.emitFact(h)
+	case capital && !first:
+		sh.names = append(sh.names, h)
+	case !capital:
+		sh.lower = true
+	}
+}
+
+// emitWord emits the word of hash h and its pair with the one before.
+func (sh *shingler) emitWord(h uint64) {
+	sh.emit(mix(h), false)
+	if sh.prevWord != 0 {
+		sh.emit(mix(sh.prevWord^h<<1), true)
+	}
+	sh.prevWord = h
+}
+
+// emitFact emits the FactWeight-1 more hashes of the word of hash h.
+func (sh *shingler) emitFact(h uint64) {
+	for i := uint64(1); i < FactWeight; i++ {
+		sh.emit(mix(h+i*0x9e3779b97f4a7c15), false)
+	}
+}
+
+// endWords ends a run of words: the next word pairs with none.
+func (sh *shingler) endWords() {
+	if sh.per {
+		sh.per = false
+		sh.emitWord(perHash)
+	}
+	sh.prevWord = 0
+}
+
+// endSentence ends the current sentence: its names are facts if it has
+// a lower-case word (in a title in title case, every word has a
+// capital).
+func (sh *shingler) endSentence() {
+	sh.flushWord()
+	sh.endWords()
+	if sh.lower {
+		for _, h := range sh.names {
+			sh.emitFact(h)
+		}
+	}
+	sh.names, sh.lower, sh.start = sh.names[:0], false, true
+}
+
+// flushRun ends a run of CJK characters: a lone one is a shingle.
+func (sh *shingler) flushRun() {
+	if sh.cjkRun == 1 {
+		sh.emit(mix(uint64(sh.prev)), false)
+	}
+	sh.cjkRun, sh.prev = 0, 0
 }
 
 // stem drops a plural s: "rates" and "rate" are one word ("ss" and words
@@ -267,10 +374,13 @@ func mix(h uint64) uint64 {
 	return h
 }
 
-// stopWords are English words too common to tell two stories apart.
+var perHash = fnv([]byte("per"))
+
+// stopWords are English words too common to tell two stories apart, and
+// the s an apostrophe leaves of a possessive ("bank's").
 var stopWords = func() map[string]bool {
 	m := map[string]bool{}
-	for _, w := range strings.Fields("a an the of to in on at for by with and or but is are was were be as from its it this that after over into new says") {
+	for _, w := range strings.Fields("a an the of to in on at for by with and or but is are was were be as from its it this that after over into new says s") {
 		m[w] = true
 	}
 	return m

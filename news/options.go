@@ -75,7 +75,7 @@ func DefaultOptions() Options {
 		MaxPageSize:        100,
 		GroupCacheTTL:      60 * time.Second,
 		RankBy:             RankByArticle,
-		StoryMinSimilarity: 0.61,
+		StoryMinSimilarity: 0.64,
 	}
 }
 
