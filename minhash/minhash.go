@@ -177,25 +177,24 @@ func shingles(text string, emit func(h uint64, pair bool)) {
 		text = norm.NFKC.String(text)
 	}
 	sh := shingler{emit: emit, start: true}
-	sh.word = sh.buf[:0]
 	for i, r := range text {
 		switch {
 		case r < 0x80:
 			sh.flushRun()
 			switch {
 			case 'a' <= r && r <= 'z':
-				sh.word = append(sh.word, byte(r))
+				sh.add(byte(r))
 			case 'A' <= r && r <= 'Z':
-				sh.capital = sh.capital || len(sh.word) == 0
-				sh.word = append(sh.word, byte(r+'a'-'A'))
+				sh.capital = sh.capital || sh.n == 0
+				sh.add(byte(r + 'a' - 'A'))
 			case '0' <= r && r <= '9':
-				sh.digit = sh.digit || len(sh.word) == 0
-				sh.word = append(sh.word, byte(r))
+				sh.digit = sh.digit || sh.n == 0
+				sh.add(byte(r))
 			case r == ',' && sh.digit && i+1 < len(text) && '0' <= text[i+1] && text[i+1] <= '9':
 				// a thousands separator
 			case r == '%':
 				sh.flushWord()
-				sh.word = append(sh.word, "percent"...)
+				sh.n = copy(sh.word[:], "percent")
 				sh.flushWord()
 			case r == '.' || r == '!' || r == '?' || r == ':' || r == ';' || r == '\n' || r == '"':
 				sh.endSentence()
@@ -212,9 +211,11 @@ func shingles(text string, emit func(h uint64, pair bool)) {
 			sh.cjkRun++
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			sh.flushRun()
-			sh.capital = sh.capital || len(sh.word) == 0 && unicode.IsUpper(r)
-			sh.digit = sh.digit || len(sh.word) == 0 && unicode.IsDigit(r)
-			sh.word = utf8.AppendRune(sh.word, unicode.ToLower(r))
+			sh.capital = sh.capital || sh.n == 0 && unicode.IsUpper(r)
+			sh.digit = sh.digit || sh.n == 0 && unicode.IsDigit(r)
+			if sh.n+utf8.UTFMax <= len(sh.word) {
+				sh.n += utf8.EncodeRune(sh.word[sh.n:], unicode.ToLower(r))
+			}
 		case r == '。' || r == '“' || r == '”':
 			sh.flushRun()
 			sh.endSentence()
@@ -230,8 +231,9 @@ func shingles(text string, emit func(h uint64, pair bool)) {
 // shingler is the state of shingles along a text.
 type shingler struct {
 	emit func(h uint64, pair bool)
-	buf  [64]byte
-	word []byte // the current word, lower case
+	// word[:n] is the current word, lower case (its first 64 bytes).
+	word [64]byte
+	n    int
 	// capital: the word begins with an upper-case letter; digit: with a
 	// digit (a figure).
 	capital, digit bool
@@ -240,20 +242,29 @@ type shingler struct {
 	prevWord       uint64 // hash of the previous word of the current run, 0 if none
 	per            bool   // a "per" held back: it may be "per cent"
 	// start: the next word begins a sentence; lower: the sentence has a
-	// lower-case word (not a stop word); names: its capitalised words
-	// after the first.
+	// lower-case word (not a stop word); names[:nn]: its capitalised
+	// words after the first (at most 16).
 	start, lower bool
-	names        []uint64
+	names        [16]uint64
+	nn           int
+}
+
+// add appends c to the current word.
+func (sh *shingler) add(c byte) {
+	if sh.n < len(sh.word) {
+		sh.word[sh.n] = c
+		sh.n++
+	}
 }
 
 // flushWord emits the current word, if any, and its pair with the one
 // before.
 func (sh *shingler) flushWord() {
-	if len(sh.word) == 0 {
+	if sh.n == 0 {
 		return
 	}
-	w, capital, digit := sh.word, sh.capital, sh.digit
-	sh.word, sh.capital, sh.digit = sh.word[:0], false, false
+	w, capital, digit := sh.word[:sh.n], sh.capital, sh.digit
+	sh.n, sh.capital, sh.digit = 0, false, false
 	first := sh.start
 	sh.start = false
 	switch {
@@ -276,7 +287,10 @@ func (sh *shingler) flushWord() {
 	case digit:
 		sh.emitFact(h)
 	case capital && !first:
-		sh.names = append(sh.names, h)
+		if sh.nn < len(sh.names) {
+			sh.names[sh.nn] = h
+			sh.nn++
+		}
 	case !capital:
 		sh.lower = true
 	}
@@ -314,11 +328,11 @@ func (sh *shingler) endSentence() {
 	sh.flushWord()
 	sh.endWords()
 	if sh.lower {
-		for _, h := range sh.names {
+		for _, h := range sh.names[:sh.nn] {
 			sh.emitFact(h)
 		}
 	}
-	sh.names, sh.lower, sh.start = sh.names[:0], false, true
+	sh.nn, sh.lower, sh.start = 0, false, true
 }
 
 // flushRun ends a run of CJK characters: a lone one is a shingle.
