@@ -94,19 +94,18 @@ func groupStorySet(t *testing.T, c *redistest.Server, seed int64, o news.Options
 // share nothing between a text and its translation, so no lexical method
 // finds them.
 //
-// The target is 0.95 precision and 0.95 recall; precision meets
-// it, recall does not quite. At min_similarity 0.61 seed 1 gives
-// precision 0.973 recall 0.944, seed 2 precision 0.976 recall 0.928 (at
-// 0.6, 0.938 / 0.934 on seed 1: overlaps of exactly 3/5 are mostly wrong
-// merges; at 0.65, 0.985 / 0.899). The set names each story's actor, place, weekday and figure, and
-// words its summary in one of three patterns; a copy paraphrases the
-// title, swaps words for synonyms, takes another summary pattern one time
-// in three and may drop the last sentence. The missed pairs are mostly
-// such copies; the wrong ones, stories of one subject and action that
-// share their wording. Before the set named its actors and varied its
-// wording, unrelated stories shared a small vocabulary and one template,
-// and the Jaccard similarity of word pairs reached at best precision
-// 0.968 with recall 0.941 on it, pair by pair.
+// The target is 0.95 precision and 0.95 recall, met on both. At
+// min_similarity 0.64 seed 1 gives precision 0.993 recall 0.990, seed 2
+// precision 0.998 recall 0.978 (on seed 1, 0.63 and 0.65 give the same;
+// 0.61, 0.987 / 0.987; 0.67, 0.994 / 0.973). The set names each story's
+// actor, place, weekday and figure, and words its summary in one of
+// three patterns; a copy paraphrases the title, swaps words for
+// synonyms, takes another summary pattern one time in three and may drop
+// the last sentence. Names and figures counting three times among the
+// shingles (minhash.FactWeight) is most of what keeps copies in another
+// pattern together and stories of one kind apart; the pairs still
+// missed are mostly copies that share none of the 8 index keys with
+// their lead, the wrong ones stories of one kind, place and wording.
 func TestStorySetQuality(t *testing.T) {
 	c := redistest.Start(t)
 	o := news.DefaultOptions()
@@ -120,11 +119,11 @@ func TestStorySetQuality(t *testing.T) {
 	}
 }
 
-// The floors TestStorySetQuality holds: the measured figures, rounded
-// down (target 0.95 both; recall not met).
+// The floors TestStorySetQuality holds: the measured figures of the
+// weaker seed, rounded down (target 0.95 both).
 const (
-	minStoryPrecision = 0.97
-	minStoryRecall    = 0.92
+	minStoryPrecision = 0.99
+	minStoryRecall    = 0.97
 )
 
 // TestStorySetTune prints the quality on seed 1 for a range of
