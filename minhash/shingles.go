@@ -10,26 +10,27 @@ import (
 
 // Shingles calls emit with the hash of each shingle of text: each word
 // of a Latin (or other space-separated) script and each pair of adjacent
-// words, stop words left out, and each pair of adjacent characters of a
-// CJK run (a lone CJK character by itself). A shingle that recurs is
-// emitted again. Words are folded to lower case and lose a plural s
-// (stem); "%" and "per cent" are the word "percent", and the thousands
+// words of a sentence, stop words left out, and each pair of adjacent
+// characters of a CJK run (a lone CJK character by itself). A shingle
+// that recurs is emitted again. Words (their first 64 bytes) are folded
+// to lower case and lose a plural s (stem) and the s of a possessive;
+// "%" and "per cent" are the word "percent", and the thousands
 // separators of a number are dropped ("1,500" is "1500").
 //
 // Words and word pairs: the words carry a story's facts (names, places,
 // figures) whatever the order a copy puts them in, the pairs its wording,
 // which copies share more than different stories of one kind do. Facts
-// weigh more: a number, and a capitalised word that does not begin its
-// sentence (a name, in a sentence that has lower-case words: not one of
-// a title in title case) is emitted FactWeight times, each time under
-// another hash, so that two reports of one kind of event (a bank cuts
-// rates) that name other actors or figures share less than two copies of
-// one report.
+// weigh more: a figure (a word that begins with a digit) and a name (a
+// capitalised word that does not begin its sentence, in a sentence that
+// has lower-case words: not a word of a title in title case or in
+// capitals) are emitted FactWeight times, each time under another hash,
+// so that two reports of one kind of event (a bank cuts rates) that name
+// other actors or figures share less than two copies of one report.
 func Shingles(text string, emit func(uint64)) {
 	shingles(text, func(h uint64, _ bool) { emit(h) })
 }
 
-// FactWeight is how many times a fact (a number, a name) counts among the
+// FactWeight is how many times a fact (a figure, a name) counts among the
 // shingles of a text.
 const FactWeight = 3
 
