@@ -1,8 +1,10 @@
 // Package minhash estimates how alike two short texts are from small
 // sketches: text is normalised (NFKC, lower case, punctuation and a few
-// English stop words dropped, a plural s cut) and cut into shingles —
-// character bigrams for CJK text, pairs of words for Latin and other
-// space-separated scripts — and each shingle is hashed once. A text's
+// English stop words dropped, a plural s and a possessive 's cut, "%" and
+// "per cent" read "percent", thousands separators dropped) and cut into
+// shingles — character bigrams for CJK text, words and pairs of words for
+// Latin and other space-separated scripts, names and figures counting
+// FactWeight times — and each shingle is hashed once. A text's
 // sketch keeps the least K of its distinct hashes (bottom-k MinHash,
 // Broder): for news titles and summaries that is usually all of them, so
 // the similarity of two sketches is the exact Jaccard similarity of the
@@ -20,11 +22,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"slices"
-	"strings"
-	"unicode"
-	"unicode/utf8"
-
-	"golang.org/x/text/unicode/norm"
 )
 
 // K is the most hashes a sketch keeps; IndexKeys is how many of them
@@ -142,136 +139,3 @@ func (sk Sketch) Hex() string {
 	}
 	return hex.EncodeToString(b)
 }
-
-// Shingles calls emit with the hash of each shingle of text: each word
-// of a Latin (or other space-separated) script and each pair of adjacent
-// words, stop words left out, and each pair of adjacent characters of a
-// CJK run (a lone CJK character by itself). A shingle that recurs is
-// emitted again. Words are folded to lower case and lose a plural s
-// (stem).
-//
-// Words and word pairs: the words carry a story's facts (names, places,
-// figures) whatever the order a copy puts them in, the pairs its wording,
-// which copies share more than different stories of one kind do.
-func Shingles(text string, emit func(uint64)) {
-	shingles(text, func(h uint64, _ bool) { emit(h) })
-}
-
-// shingles is Shingles telling pairs (of words, of CJK characters) from
-// single words and characters.
-func shingles(text string, emit func(h uint64, pair bool)) {
-	if !isASCII(text) {
-		text = norm.NFKC.String(text)
-	}
-	var buf [64]byte
-	word := buf[:0]
-	var prev rune // previous CJK character of the current run, 0 if none
-	cjkRun := 0
-	var prevWord uint64 // hash of the previous word of the current run, 0 if none
-	flushWord := func() {
-		if len(word) == 0 {
-			return
-		}
-		if !stopWords[string(word)] {
-			h := fnv(stem(word))
-			emit(mix(h), false)
-			if prevWord != 0 {
-				emit(mix(prevWord^h<<1), true)
-			}
-			prevWord = h
-		}
-		word = word[:0]
-	}
-	endWords := func() { prevWord = 0 }
-	flushRun := func() {
-		if cjkRun == 1 {
-			emit(mix(uint64(prev)), false)
-		}
-		cjkRun, prev = 0, 0
-	}
-	for _, r := range text {
-		switch {
-		case r < 0x80:
-			flushRun()
-			switch {
-			case 'a' <= r && r <= 'z' || '0' <= r && r <= '9':
-				word = append(word, byte(r))
-			case 'A' <= r && r <= 'Z':
-				word = append(word, byte(r+'a'-'A'))
-			default:
-				flushWord()
-			}
-		case isCJK(r):
-			flushWord()
-			endWords()
-			if prev != 0 {
-				emit(mix(uint64(prev)<<32|uint64(r)), true)
-			}
-			prev = r
-			cjkRun++
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			flushRun()
-			word = utf8.AppendRune(word, unicode.ToLower(r))
-		default:
-			flushRun()
-			flushWord()
-		}
-	}
-	flushRun()
-	flushWord()
-	endWords()
-}
-
-// stem drops a plural s: "rates" and "rate" are one word ("ss" and words
-// of three letters or fewer are kept).
-func stem(w []byte) []byte {
-	if n := len(w); n > 3 && w[n-1] == 's' && w[n-2] != 's' {
-		return w[:n-1]
-	}
-	return w
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
-// isCJK reports whether r is written without spaces between words: Han,
-// kana, Hangul.
-func isCJK(r rune) bool {
-	return r >= 0x2e80 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
-}
-
-// fnv is 64-bit FNV-1a.
-func fnv(s []byte) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= 1099511628211
-	}
-	return h
-}
-
-// mix is splitmix64's finaliser: a bijection that spreads every input
-// bit over the output.
-func mix(h uint64) uint64 {
-	h ^= h >> 30
-	h *= 0xbf58476d1ce4e5b9
-	h ^= h >> 27
-	h *= 0x94d049bb133111eb
-	h ^= h >> 31
-	return h
-}
-
-// stopWords are English words too common to tell two stories apart.
-var stopWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields("a an the of to in on at for by with and or but is are was were be as from its it this that after over into new says") {
-		m[w] = true
-	}
-	return m
-}()

@@ -36,8 +36,9 @@ type Options struct {
 	RankBy string
 	// StoryMinSimilarity is the least estimated overlap of two articles'
 	// title + summary (the share of the shorter one's words, word pairs
-	// and CJK character bigrams that the other has: minhash.Overlap,
-	// story.go) that makes them one story, above 0 and at most 1.
+	// and CJK character bigrams that the other has, names and figures
+	// counting minhash.FactWeight times: minhash.Overlap, story.go) that
+	// makes them one story, above 0 and at most 1.
 	StoryMinSimilarity float64
 }
 
@@ -75,7 +76,7 @@ func DefaultOptions() Options {
 		MaxPageSize:        100,
 		GroupCacheTTL:      60 * time.Second,
 		RankBy:             RankByArticle,
-		StoryMinSimilarity: 0.61,
+		StoryMinSimilarity: 0.64,
 	}
 }
 

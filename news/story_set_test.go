@@ -31,6 +31,14 @@ func (q storySetQuality) String() string {
 // ranking by story and measures its grouping.
 func measureStorySet(t *testing.T, c *redistest.Server, seed int64, o news.Options) storySetQuality {
 	t.Helper()
+	q, _, _ := groupStorySet(t, c, seed, o)
+	return q
+}
+
+// groupStorySet is measureStorySet also returning the set and, per
+// article, the story it was given (its own id when alone) and its id.
+func groupStorySet(t *testing.T, c *redistest.Server, seed int64, o news.Options) (storySetQuality, []demosite.LabelledArticle, [][2]string) {
+	t.Helper()
 	now := time.Date(2025, 3, 3, 12, 0, 0, 0, time.UTC)
 	set := demosite.StorySet(seed, 400, now)
 	s, err := news.New(c.Client(), fmt.Sprintf("q%d:", seed), o, news.WithClock(clock.NewFake(now)))
@@ -38,6 +46,7 @@ func measureStorySet(t *testing.T, c *redistest.Server, seed int64, o news.Optio
 		t.Fatal(err)
 	}
 	got := make([]string, len(set))
+	ids := make([][2]string, len(set))
 	for i, a := range set {
 		r, err := s.Ingest(context.Background(), news.Article{URL: a.URL, Title: a.Title, Summary: a.Summary,
 			Source: a.Source, PostTime: a.PostTime, CrawlTime: a.PostTime})
@@ -50,6 +59,7 @@ func measureStorySet(t *testing.T, c *redistest.Server, seed int64, o news.Optio
 		if got[i] == "" {
 			got[i] = r.ID
 		}
+		ids[i] = [2]string{got[i], r.ID}
 	}
 	var q storySetQuality
 	for i := range set {
@@ -73,7 +83,7 @@ func measureStorySet(t *testing.T, c *redistest.Server, seed int64, o news.Optio
 	}
 	q.precision = float64(q.tp) / float64(q.tp+q.fp)
 	q.recall = float64(q.tp) / float64(q.tp+q.fn)
-	return q
+	return q, set, ids
 }
 
 // TestStorySetQuality measures the story grouping on the demo site's
@@ -84,19 +94,18 @@ func measureStorySet(t *testing.T, c *redistest.Server, seed int64, o news.Optio
 // share nothing between a text and its translation, so no lexical method
 // finds them.
 //
-// The target is 0.95 precision and 0.95 recall; precision meets
-// it, recall does not quite. At min_similarity 0.61 seed 1 gives
-// precision 0.973 recall 0.944, seed 2 precision 0.976 recall 0.928 (at
-// 0.6, 0.938 / 0.934 on seed 1: overlaps of exactly 3/5 are mostly wrong
-// merges; at 0.65, 0.985 / 0.899). The set names each story's actor, place, weekday and figure, and
-// words its summary in one of three patterns; a copy paraphrases the
-// title, swaps words for synonyms, takes another summary pattern one time
-// in three and may drop the last sentence. The missed pairs are mostly
-// such copies; the wrong ones, stories of one subject and action that
-// share their wording. Before the set named its actors and varied its
-// wording, unrelated stories shared a small vocabulary and one template,
-// and the Jaccard similarity of word pairs reached at best precision
-// 0.968 with recall 0.941 on it, pair by pair.
+// The target is 0.95 precision and 0.95 recall, met on both. At
+// min_similarity 0.64 seed 1 gives precision 0.993 recall 0.990, seed 2
+// precision 0.998 recall 0.978 (on seed 1, 0.63 and 0.65 give the same;
+// 0.61, 0.987 / 0.987; 0.67, 0.994 / 0.973). The set names each story's
+// actor, place, weekday and figure, and words its summary in one of
+// three patterns; a copy paraphrases the title, swaps words for
+// synonyms, takes another summary pattern one time in three and may drop
+// the last sentence. Names and figures counting three times among the
+// shingles (minhash.FactWeight) is most of what keeps copies in another
+// pattern together and stories of one kind apart; the pairs still
+// missed are mostly copies that share none of the 8 index keys with
+// their lead, the wrong ones stories of one kind, place and wording.
 func TestStorySetQuality(t *testing.T) {
 	c := redistest.Start(t)
 	o := news.DefaultOptions()
@@ -110,11 +119,11 @@ func TestStorySetQuality(t *testing.T) {
 	}
 }
 
-// The floors TestStorySetQuality holds: the measured figures, rounded
-// down (target 0.95 both; recall not met).
+// The floors TestStorySetQuality holds: the measured figures of the
+// weaker seed, rounded down (target 0.95 both).
 const (
-	minStoryPrecision = 0.97
-	minStoryRecall    = 0.92
+	minStoryPrecision = 0.99
+	minStoryRecall    = 0.97
 )
 
 // TestStorySetTune prints the quality on seed 1 for a range of
@@ -124,7 +133,7 @@ func TestStorySetTune(t *testing.T) {
 		t.Skip("-tune not set")
 	}
 	c := redistest.Start(t)
-	for _, m := range []float64{0.55, 0.6, 0.61, 0.63, 0.65, 0.67, 0.7, 0.75} {
+	for _, m := range []float64{0.55, 0.6, 0.61, 0.63, 0.64, 0.65, 0.67, 0.7, 0.75} {
 		o := news.DefaultOptions()
 		o.RankBy = news.RankByStory
 		o.StoryMinSimilarity = m
