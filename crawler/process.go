@@ -154,13 +154,18 @@ func (c *Crawler) articleURL(s *source, claimed, final, declared string) string 
 		if u == "" {
 			continue
 		}
-		if err := s.allowed.check(u); err != nil {
-			c.log.Debug("URL outside the allowed targets not used for the article", "source", s.cfg.Name, "url", claimed, "err", err)
-			continue
-		}
-		cu, err := canonurl.Canonical(u)
-		if err != nil {
-			continue
+		cu := u
+		if u != claimed {
+			// The claimed URL is canonical (the queue's) and was checked
+			// before the fetch: only another one needs both.
+			if err := s.allowed.check(u); err != nil {
+				c.log.Debug("URL outside the allowed targets not used for the article", "source", s.cfg.Name, "url", claimed, "err", err)
+				continue
+			}
+			var err error
+			if cu, err = canonurl.Canonical(u); err != nil {
+				continue
+			}
 		}
 		if u == declared {
 			if p, err := url.Parse(cu); err != nil || (p.Path == "/" && p.RawQuery == "") {
