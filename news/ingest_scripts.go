@@ -4,9 +4,10 @@ import "github.com/redis/go-redis/v9"
 
 // ingestCmd creates or refreshes a batch of crawled articles. One script
 // call takes many articles, the ZSET updates go out as one ZADD per key
-// per call and the group memberships as one SADD per group, and each article takes few arguments (the cost of a script
-// call grows with its argument count): this keeps ingest within a small
-// factor of raw HSET+ZADD.
+// per call and the group memberships as one SADD per group, and each
+// article takes few arguments (the cost of a script call grows with its
+// argument count): this keeps ingest within a small factor of raw
+// HSET+ZADD.
 //
 // KEYS[1] -> time: ZSET
 // KEYS[2] -> votes: ZSET
