@@ -4,10 +4,9 @@ import "github.com/redis/go-redis/v9"
 
 // ingestCmd creates or refreshes a batch of crawled articles. One script
 // call takes many articles, the ZSET updates go out as one ZADD per key
-// per call and the group memberships as one SADD per group, and each
-// article takes few arguments (the cost of a script call grows with its
-// argument count): this keeps ingest within a small factor of raw
-// HSET+ZADD.
+// per call, and each article takes few arguments (the cost of a script
+// call grows with its argument count): this keeps ingest within a small
+// factor of raw HSET+ZADD.
 //
 // KEYS[1] -> time: ZSET
 // KEYS[2] -> votes: ZSET
@@ -60,10 +59,6 @@ local out, n, made = {}, 0, {}
 -- ZADD arguments, collected: members repeat in order, so for an article
 -- listed twice the last values win, as they would inline.
 local tz, vz, sz, nt, nv, ids = {}, {}, {}, 0, 0, {}
--- Group memberships, collected per group (in order of first use): one
--- SADD per group, whose caches are dropped (and which is listed) when it
--- gained a member.
-local gm, gorder = {}, {}
 while ARGV[a] do
   local key, id, url = KEYS[k], ARGV[a], ARGV[a+1]
   rid = id
@@ -104,13 +99,10 @@ while ARGV[a] do
   if status ~= 'conflict' then
     for g = 0, ng - 1 do
       local gk = k + 1 + 3*g
-      local e = gm[KEYS[gk]]
-      if not e then
-        e = {gk = gk, name = ARGV[f + no + g], ids = {}}
-        gm[KEYS[gk]] = e
-        gorder[#gorder+1] = e
+      if redis.call('SADD', KEYS[gk], id) == 1 then
+        redis.call('UNLINK', KEYS[gk+1], KEYS[gk+2])
+        redis.call('SADD', KEYS[4], ARGV[f + no + g])
       end
-      e.ids[#e.ids+1] = id
     end
   end
   if status == 'created' then
@@ -120,12 +112,6 @@ while ARGV[a] do
   end
   k = k + 1 + 3*ng
   a = f + no + ng
-end
-for _, e in ipairs(gorder) do
-  if redis.call('SADD', KEYS[e.gk], unpack(e.ids)) > 0 then
-    redis.call('UNLINK', KEYS[e.gk+1], KEYS[e.gk+2])
-    redis.call('SADD', KEYS[4], e.name)
-  end
 end
 if nt > 0 then redis.call('ZADD', KEYS[1], unpack(tz)) end
 if nv > 0 then
