@@ -1,16 +1,31 @@
 package queue
 
 import (
+	"context"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/newsrank/newsrank/internal/redistest"
 )
 
 // TestAckClaimed: the claimed URLs of two queues are acknowledged in one
 // pipeline, also when the server forgot the ack script, and a queue whose
-// set is empty is left alone.
+// set is empty is left alone; on one server and on a cluster, where the
+// queues' keys are in different slots.
 func TestAckClaimed(t *testing.T) {
+	t.Run("server", func(t *testing.T) {
+		_, c := newServer(t)
+		testAckClaimed(t, c)
+	})
+	t.Run("cluster", func(t *testing.T) {
+		testAckClaimed(t, redistest.StartCluster(t).Client())
+	})
+}
+
+func testAckClaimed(t *testing.T, c redis.UniversalClient) {
 	ctx := testCtx(t, 30*time.Second)
-	_, c := newServer(t)
 	a, b, idle := newQueue(c, "ack-a", testConfig()), newQueue(c, "ack-b", testConfig()), newQueue(c, "ack-idle", testConfig())
 	for _, q := range []*Queue{a, b, idle} {
 		if _, err := q.Push(ctx, testURLs(5)...); err != nil {
@@ -25,7 +40,13 @@ func TestAckClaimed(t *testing.T) {
 	if err != nil || len(ub) != 3 {
 		t.Fatalf("claim b = %v, %v", ub, err)
 	}
-	if err := c.ScriptFlush(ctx).Err(); err != nil {
+	flush := func(ctx context.Context, c *redis.Client) error { return c.ScriptFlush(ctx).Err() }
+	if cc, ok := c.(*redis.ClusterClient); ok {
+		err = cc.ForEachShard(ctx, flush)
+	} else {
+		err = flush(ctx, c.(*redis.Client))
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	errs := AckClaimed(ctx, []Acks{{Queue: a, URLs: append(ua, ua[0])}, {Queue: b, URLs: ub}, {Queue: idle}})
