@@ -126,7 +126,7 @@ func decodeAs(b []byte, contentType string) ([]byte, error) {
 // URL (what a browser sends: the host lower-cased and its default port
 // dropped, dot segments resolved, characters a URL cannot carry
 // percent-encoded) and written back by net/url. A plain URL, which that
-// leaves as it is (as most of the queue's canonical URLs are), skips the parse.
+// leaves as it is (the queue's canonical URLs are), skips the parse.
 func requestURL(raw string) (string, error) {
 	if plainURL(raw) {
 		return raw, nil
