@@ -111,7 +111,6 @@ type fetchReq struct {
 // a fetch fails.
 type fetcher struct {
 	client       *http.Client
-	timeout      time.Duration // of a whole fetch, body included (0: none)
 	ua           string
 	maxBody      int64
 	maxRedirects int
@@ -137,12 +136,11 @@ type fetchState struct {
 
 func newFetcher(ua string, timeout time.Duration, maxBody int64, maxRedirects int, transport http.RoundTripper,
 	robots *robotsCache, hosts *hostLimiter) *fetcher {
-	f := &fetcher{ua: ua, timeout: timeout, maxBody: maxBody, maxRedirects: maxRedirects, robots: robots, hosts: hosts}
+	f := &fetcher{ua: ua, maxBody: maxBody, maxRedirects: maxRedirects, robots: robots, hosts: hosts}
 	// bodyTransport inflates and bounds every body; get's own limit (on
-	// the bytes it reads) stays as a second fence. No cookie jar. The
-	// timeout is get's context's (a Client.Timeout costs a goroutine per
-	// request).
-	f.client = &http.Client{Transport: &bodyTransport{next: transport, limit: maxBody}, CheckRedirect: f.checkRedirect}
+	// the bytes it reads) stays as a second fence. No cookie jar.
+	f.client = &http.Client{Transport: &bodyTransport{next: transport, limit: maxBody}, Timeout: timeout,
+		CheckRedirect: f.checkRedirect}
 	return f
 }
 

@@ -25,14 +25,9 @@ var urlParser = whatwg.NewParser(whatwg.WithPercentEncodeSinglePercentSign())
 // User-Agent, Accept and Accept-Encoding: gzip headers and the list
 // page's validators, the response headers checked (fetchState.headers),
 // the body read up to the limit and, when a charset is forced or
-// declared other than UTF-8, decoded to UTF-8 (decodeBody), all within
-// the fetcher's timeout. ctx carries st for the redirect check.
+// declared other than UTF-8, decoded to UTF-8 (decodeBody). ctx carries
+// st for the redirect check.
 func (f *fetcher) get(ctx context.Context, st *fetchState) (*response, error) {
-	if f.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, f.timeout)
-		defer cancel()
-	}
 	u, err := requestURL(st.req.url)
 	if err != nil {
 		return nil, err
