@@ -23,15 +23,14 @@ const maxGzipLayers = 2
 
 var gzipMagic = []byte{0x1f, 0x8b}
 
-// bodyTransport is the RoundTripper under the fetcher and the robots.txt
+// bodyTransport is the RoundTripper under colly and the robots.txt
 // client: it bounds every response body to limit bytes after inflation.
 // It asks for gzip itself, so that Go's transport never inflates a body
 // behind its back, and inflates a body when it starts with the gzip magic
 // bytes, whatever the headers say: Content-Encoding gzip or x-gzip, a
 // Content-Type containing "gzip", a name ending in .gz, or nothing at
 // all; a header that says gzip over a plain body is ignored. Responses
-// are marked Uncompressed (and lose their Content-Encoding), so nothing
-// inflates them again.
+// are marked Uncompressed, so colly does not inflate them again.
 //
 // Reading byte limit+1 fails with an error wrapping ErrTooLarge. A gzip
 // body over the limit fails before any of it is kept: it is inflated

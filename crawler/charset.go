@@ -27,7 +27,7 @@ var lateMeta = regexp.MustCompile(`(?i)<meta[^>]+charset\s*=\s*["']?\s*([a-z0-9_
 func DecodeHTML(body []byte, contentType string) ([]byte, string, error) {
 	if contentType == utf8HTML && !bytes.HasPrefix(body, []byte{0xfe, 0xff}) && !bytes.HasPrefix(body, []byte{0xff, 0xfe}) {
 		// What DetermineEncoding answers without a UTF-16 byte-order
-		// mark, sooner: the crawler's fetch hands every page it
+		// mark, sooner: the crawler's fetch hands every page colly
 		// decoded (and every page declared UTF-8) over with this type.
 		return decodeWith(body, nil, "utf-8")
 	}

@@ -143,7 +143,7 @@ func TestCompressedBodies(t *testing.T) {
 <sitemap><loc>http://%[1]s/sm-2.xml.gz</loc></sitemap></sitemapindex>`, h))
 	gz("/sm-1.xml.gz", "application/x-gzip", "", fmt.Sprintf(`<?xml version="1.0"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>%s</loc></url><url><loc>%s</loc></url></urlset>`, link(5), link(6)))
-	// A .xml.gz that was inflated already on its way (a client may gunzip it by its name).
+	// A .xml.gz that was inflated already on its way (colly would gunzip it by its name).
 	e.site.page(h+"/sm-2.xml.gz", "application/xml", fmt.Sprintf(`<?xml version="1.0"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>%s</loc></url></urlset>`, link(7)))
 	gz("/api.json", "application/json", "gzip", fmt.Sprintf(`{"items":[{"u":"%s"},{"u":"%s"}]}`, link(8), link(9)))

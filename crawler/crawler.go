@@ -3,7 +3,7 @@
 // RSS/Atom feeds, sitemaps, JSON/JSONP list APIs — and pushes canonical
 // article URLs to that source's Redis queue (package queue), with the
 // fields the list carried for each item. Consumers claim URLs from all the
-// queues, fetch the article page (net/http), extract an article (per-source
+// queues, fetch the article page with colly, extract an article (per-source
 // CSS selectors, then JSON-LD, OpenGraph and the usual <meta>/<time>/<title>
 // fallbacks), merge it with the list item's fields and hand it to the news
 // store, then acknowledge the URL. A failed page is retried with backoff

@@ -10,8 +10,11 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
+
+	"github.com/gocolly/colly/v2"
 
 	"github.com/newsrank/newsrank/internal/redact"
 )
@@ -86,7 +89,7 @@ var (
 type response struct {
 	url         string // final URL, after redirects
 	status      int
-	contentType string // the charset parameter says utf-8 when get decoded the body
+	contentType string // the charset parameter says utf-8 when colly decoded the body
 	body        []byte
 	// notModified: the server answered 304 to a conditional request
 	// (no body); header is set for requests with a cond only.
@@ -106,16 +109,16 @@ type fetchReq struct {
 	cond *listValidators
 }
 
-// fetcher fetches pages: robots.txt, per-host politeness, timeouts,
-// redirect and body-size limits, and an error with a reason for every way
-// a fetch fails.
+// fetcher fetches pages with colly: robots.txt, per-host politeness,
+// timeouts, redirect and body-size limits, and an error with a reason for
+// every way a fetch fails.
 type fetcher struct {
-	client       *http.Client
-	ua           string
+	base         *colly.Collector
 	maxBody      int64
 	maxRedirects int
 	robots       *robotsCache // nil: robots.txt is not obeyed
 	hosts        *hostLimiter
+	collectors   sync.Pool // of *pooledCollector
 }
 
 type fetchKey struct{}
@@ -136,11 +139,25 @@ type fetchState struct {
 
 func newFetcher(ua string, timeout time.Duration, maxBody int64, maxRedirects int, transport http.RoundTripper,
 	robots *robotsCache, hosts *hostLimiter) *fetcher {
-	f := &fetcher{ua: ua, maxBody: maxBody, maxRedirects: maxRedirects, robots: robots, hosts: hosts}
-	// bodyTransport inflates and bounds every body; get's own limit (on
-	// the bytes it reads) stays as a second fence. No cookie jar.
-	f.client = &http.Client{Transport: &bodyTransport{next: transport, limit: maxBody}, Timeout: timeout,
-		CheckRedirect: f.checkRedirect}
+	c := colly.NewCollector()
+	// Set everything explicitly: NewCollector reads COLLY_* environment
+	// variables, and newsrank's behaviour comes from its config only.
+	c.UserAgent = ua
+	c.MaxBodySize = int(maxBody + 1) // one byte more, to see that a body is too large
+	c.AllowURLRevisit = true         // the queue dedups, not colly
+	c.IgnoreRobotsTxt = true         // robotsCache, with a TTL and Crawl-delay
+	c.ParseHTTPErrorResponse = true  // every status reaches our callbacks
+	c.DetectCharset = false          // Extract decodes from <meta> when headers are silent
+	c.AllowedDomains = nil
+	c.CacheDir = ""
+	c.MaxDepth = 0
+	c.Async = false
+	// bodyTransport inflates and bounds every body; colly's own limit
+	// (on the bytes as they arrive) stays as a second fence.
+	c.SetClient(&http.Client{Transport: &bodyTransport{next: transport, limit: maxBody}, Timeout: timeout})
+	c.DisableCookies()
+	f := &fetcher{base: c, maxBody: maxBody, maxRedirects: maxRedirects, robots: robots, hosts: hosts}
+	c.SetRedirectHandler(f.checkRedirect)
 	return f
 }
 
@@ -178,7 +195,13 @@ func (f *fetcher) fetch(ctx context.Context, r fetchReq) (*response, error) {
 	defer release()
 
 	st := &fetchState{req: r}
-	resp, err := f.get(context.WithValue(ctx, fetchKey{}, st), st)
+	pc := f.collector()
+	pc.st = st
+	pc.c.Context = context.WithValue(ctx, fetchKey{}, st)
+	err = pc.c.Request(http.MethodGet, r.url, nil, nil, nil)
+	resp := pc.resp
+	pc.st, pc.resp, pc.c.Context = nil, nil, context.Background()
+	f.collectors.Put(pc)
 	switch {
 	case st.abort != nil:
 		return nil, st.abort
@@ -200,7 +223,7 @@ func (f *fetcher) fetch(ctx context.Context, r fetchReq) (*response, error) {
 			Err: fmt.Errorf("%w: more than %d bytes", ErrTooLarge, f.maxBody)}
 	}
 	if r.charset != "" || st.charset {
-		// get decoded the body to UTF-8 (the forced or declared charset).
+		// colly decoded the body to UTF-8 (the forced or declared charset).
 		mt := st.mediaType
 		if mt == "" {
 			mt = "text/html"
@@ -235,36 +258,38 @@ func (f *fetcher) admit(ctx context.Context, rawURL string) (release func(), err
 	return f.hosts.acquire(ctx, u.Host, crawlDelay)
 }
 
-// headers reads a response's headers and returns false (abort the
-// request) when its body is not wanted: an error status, a type the
-// request does not accept, or a Content-Length over maxBody.
-func (st *fetchState) headers(status int, h http.Header, maxBody int64) bool {
-	st.status = status
-	st.contentType = h.Get("Content-Type")
+// headers reads a response's headers and aborts the request when its
+// body is not wanted: an error status, a type the request does not
+// accept, or a Content-Length over maxBody.
+func (st *fetchState) headers(cr *colly.Response, maxBody int64) {
+	st.status = cr.StatusCode
+	st.contentType = cr.Headers.Get("Content-Type")
 	if st.req.cond != nil {
-		st.header = h
+		st.header = cr.Headers.Clone()
 		if st.status == http.StatusNotModified {
 			st.notModified = true
-			return false
+			cr.Request.Abort()
+			return
 		}
 	}
 	if st.status < 200 || st.status > 299 {
-		st.retryAfter = retryAfter(h.Get("Retry-After"), time.Now())
-		return false // the error page's body is not needed
+		st.retryAfter = retryAfter(cr.Headers.Get("Retry-After"), time.Now())
+		cr.Request.Abort() // the error page's body is not needed
+		return
 	}
 	mt, params, err := mime.ParseMediaType(st.contentType)
 	st.mediaType, st.charset = mt, err == nil && params["charset"] != ""
 	if st.req.accept != nil && !st.req.accept(mt) {
 		st.abort = &FetchError{URL: st.req.url, Reason: ReasonNotHTML, Status: st.status,
 			Err: fmt.Errorf("%w: %q", ErrNotHTML, st.contentType)}
-		return false
+		cr.Request.Abort()
+		return
 	}
-	if n, err := strconv.ParseInt(h.Get("Content-Length"), 10, 64); err == nil && n > maxBody {
+	if n, err := strconv.ParseInt(cr.Headers.Get("Content-Length"), 10, 64); err == nil && n > maxBody {
 		st.abort = &FetchError{URL: st.req.url, Reason: ReasonTooLarge, Status: st.status,
 			Err: fmt.Errorf("%w: Content-Length %d > %d", ErrTooLarge, n, maxBody)}
-		return false
+		cr.Request.Abort()
 	}
-	return true
 }
 
 // robotsFailure is the failure of a fetch of u whose robots.txt could not
@@ -326,7 +351,7 @@ func classify(ctx context.Context, u string, err error) error {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
 		return &FetchError{URL: u, Reason: ReasonTimeout, Retryable: true, Err: err}
-	case errors.Is(err, errAbortedAfterHeaders):
+	case errors.Is(err, colly.ErrAbortedAfterHeaders):
 		return &FetchError{URL: u, Reason: ReasonConn, Retryable: true, Err: err}
 	}
 	var ue *url.Error

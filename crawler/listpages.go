@@ -151,7 +151,7 @@ func (lw *listWalk) xml(ctx context.Context) error {
 		}
 		body := resp.body
 		if lw.s.cfg.Charset != "" {
-			// the fetch decoded the forced charset; the declaration would lie now.
+			// colly decoded the forced charset; the declaration would lie now.
 			body = stripXMLDecl(body)
 		}
 		l, err := ParseXMLList(body, resp.contentType, resp.url, lw.s.rules, lw.c.clock.Now())

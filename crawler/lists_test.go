@@ -181,7 +181,7 @@ func TestParseXMLListCharsets(t *testing.T) {
 		t.Fatalf("gbk declared: %+v, %v", l, err)
 	}
 	// When the HTTP header named a charset, the fetcher already decoded
-	// the body (the fetch), and the stale declaration must be ignored.
+	// the body (colly), and the stale declaration must be ignored.
 	l, err = ParseXMLList([]byte(feed), "text/xml; charset=utf-8", "https://example.com/rss.xml", nil, testNow)
 	if err != nil || len(l.Items) != 1 || l.Items[0].Title != "国内新闻标题" {
 		t.Fatalf("decoded body: %+v, %v", l, err)

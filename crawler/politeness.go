@@ -16,7 +16,7 @@ import (
 // hostLimiter is the per-host politeness: at most par requests to a host
 // at once, and request starts spaced by delay (or the host's robots.txt
 // Crawl-delay, whichever is longer) plus a random 0..jitter. Waiting
-// honours the context, unlike a plain sleep.
+// honours the context, unlike colly's LimitRule, whose sleep does not.
 type hostLimiter struct {
 	par           int
 	delay, jitter time.Duration
