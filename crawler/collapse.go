@@ -28,7 +28,7 @@ func (c *collapsedCount) node(n *html.Node) {
 
 func (c *collapsedCount) text(s string) {
 	for _, r := range s {
-		if unicode.IsSpace(r) {
+		if isSpace(r) {
 			c.inWord = false
 			continue
 		}
@@ -38,6 +38,18 @@ func (c *collapsedCount) text(s string) {
 		}
 		c.runes++
 	}
+}
+
+// isSpace is unicode.IsSpace, sooner for ASCII and for the characters
+// past U+3000 (CJK text), none of which is white space.
+func isSpace(r rune) bool {
+	switch {
+	case r < 0x80:
+		return r == ' ' || '\t' <= r && r <= '\r'
+	case r > 0x3000:
+		return false
+	}
+	return unicode.IsSpace(r)
 }
 
 func (c *collapsedCount) len() int { return c.runes + max(c.words-1, 0) }
@@ -55,7 +67,7 @@ func collapse(s string) string {
 func isCollapsed(s string) bool {
 	space := true // at the start, as after a space: a leading one fails
 	for _, r := range s {
-		if !unicode.IsSpace(r) {
+		if !isSpace(r) {
 			space = false
 			continue
 		}

@@ -3,6 +3,7 @@ package crawler
 import (
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
@@ -33,5 +34,14 @@ func TestCollapseAndTextLen(t *testing.T) {
 	})
 	if got := textLen(sel); got != want {
 		t.Errorf("textLen = %d, want %d", got, want)
+	}
+}
+
+// TestIsSpace: isSpace is unicode.IsSpace.
+func TestIsSpace(t *testing.T) {
+	for r := rune(0); r <= 0x10ffff; r++ {
+		if isSpace(r) != unicode.IsSpace(r) {
+			t.Fatalf("isSpace(%U) = %v", r, isSpace(r))
+		}
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/internal/clock"
-	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/queue"
 )
 
@@ -101,8 +100,7 @@ type consumeRun struct {
 	jobs      chan job
 	mu        sync.Mutex
 	inflight  map[*source]map[string]bool
-	acks      map[*source]*group[string, struct{}]
-	ingest    *group[news.Article, news.IngestResult]
+	commit    *committer
 	fetched   atomic.Int64
 	stored    atomic.Int64
 	failed    atomic.Int64
@@ -124,15 +122,14 @@ type consumeRun struct {
 
 func (c *Crawler) newRun(srcs []*source, untilIdle bool) *consumeRun {
 	r := &consumeRun{c: c, srcs: srcs, untilIdle: untilIdle, start: time.Now(), counts: map[*source]*counters{},
-		byQueue: map[*queue.Queue]*source{}, inflight: map[*source]map[string]bool{}, acks: map[*source]*group[string, struct{}]{},
-		ingest: ingestGroup(c.store),
-		slots:  make(chan struct{}, c.cfg.Workers), jobs: make(chan job)}
+		byQueue: map[*queue.Queue]*source{}, inflight: map[*source]map[string]bool{},
+		slots: make(chan struct{}, c.cfg.Workers), jobs: make(chan job)}
+	r.commit = newCommitter(r, c.cfg.Workers)
 	for _, s := range srcs {
 		r.qs = append(r.qs, s.queue)
 		r.counts[s] = &counters{failed: map[string]int64{}}
 		r.byQueue[s.queue] = s
 		r.inflight[s] = map[string]bool{}
-		r.acks[s] = ackGroup(s.queue)
 	}
 	r.prod.pushed = make(chan struct{}, 1)
 	for range c.cfg.Workers {
@@ -158,14 +155,23 @@ func (r *consumeRun) run(ctx context.Context) error {
 	})
 	defer stopGrace()
 
+	go r.commit.run(work)
 	var wg sync.WaitGroup
 	for range r.c.cfg.Workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range r.jobs {
-				r.process(work, j)
-				r.done(j)
+				r.commit.reading.Add(1)
+				a, ok := r.process(work, j)
+				r.commit.reading.Add(-1)
+				if ok {
+					// The committer finishes the URL.
+					r.commit.in <- readPage{j: j, a: a}
+				} else {
+					r.finished(j)
+				}
+				r.slots <- struct{}{}
 			}
 		}()
 	}
@@ -177,6 +183,8 @@ func (r *consumeRun) run(ctx context.Context) error {
 	err := r.dispatch(ctx)
 	close(r.jobs)
 	wg.Wait()
+	close(r.commit.in)
+	<-r.commit.done
 	stopHB()
 	aux.Wait()
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil && !r.untilIdle {
@@ -254,12 +262,12 @@ func (r *consumeRun) inflightCount() int {
 	return n
 }
 
-// done returns a worker's slot after a job.
-func (r *consumeRun) done(j job) {
+// finished takes a URL out of flight once it is acknowledged, failed or
+// handed back.
+func (r *consumeRun) finished(j job) {
 	r.mu.Lock()
 	delete(r.inflight[j.s], j.url)
 	r.mu.Unlock()
-	r.slots <- struct{}{}
 }
 
 // heartbeat extends the leases of the URLs being fetched every third of

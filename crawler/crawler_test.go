@@ -345,6 +345,15 @@ func TestFailures(t *testing.T) {
 		case <-r.Context().Done():
 		}
 	})
+	e.site.handle(h+"/slow-body", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<title>half"))
+		w.(http.Flusher).Flush() // the headers arrive; the body stalls
+		select {
+		case <-block:
+		case <-r.Context().Done():
+		}
+	})
 	e.site.page(h+"/pdf", "application/pdf", "%PDF-1.4")
 	e.site.page(h+"/private/secret", "text/html", "<title>secret</title>")
 	big := strings.Repeat("x", 100<<10)
@@ -377,6 +386,7 @@ func TestFailures(t *testing.T) {
 		"http://" + h + "/403":            ReasonHTTP4xx,
 		"http://" + h + "/429":            ReasonHTTP429,
 		"http://" + h + "/slow":           ReasonTimeout,
+		"http://" + h + "/slow-body":      ReasonTimeout,
 		"http://" + h + "/pdf":            ReasonNotHTML,
 		"http://" + h + "/private/secret": ReasonRobots,
 		"http://" + h + "/big":            ReasonTooLarge,

@@ -114,6 +114,7 @@ type fetchReq struct {
 // every way a fetch fails.
 type fetcher struct {
 	base         *colly.Collector
+	timeout      time.Duration // of a whole fetch, body included (0: none)
 	maxBody      int64
 	maxRedirects int
 	robots       *robotsCache // nil: robots.txt is not obeyed
@@ -154,9 +155,11 @@ func newFetcher(ua string, timeout time.Duration, maxBody int64, maxRedirects in
 	c.Async = false
 	// bodyTransport inflates and bounds every body; colly's own limit
 	// (on the bytes as they arrive) stays as a second fence.
-	c.SetClient(&http.Client{Transport: &bodyTransport{next: transport, limit: maxBody}, Timeout: timeout})
+	// The timeout is each fetch's context's (fetch): a Client.Timeout
+	// costs a goroutine per request.
+	c.SetClient(&http.Client{Transport: &bodyTransport{next: transport, limit: maxBody}})
 	c.DisableCookies()
-	f := &fetcher{base: c, maxBody: maxBody, maxRedirects: maxRedirects, robots: robots, hosts: hosts}
+	f := &fetcher{base: c, timeout: timeout, maxBody: maxBody, maxRedirects: maxRedirects, robots: robots, hosts: hosts}
 	c.SetRedirectHandler(f.checkRedirect)
 	return f
 }
@@ -197,8 +200,13 @@ func (f *fetcher) fetch(ctx context.Context, r fetchReq) (*response, error) {
 	st := &fetchState{req: r}
 	pc := f.collector()
 	pc.st = st
-	pc.c.Context = context.WithValue(ctx, fetchKey{}, st)
+	rctx, cancel := ctx, context.CancelFunc(func() {})
+	if f.timeout > 0 {
+		rctx, cancel = context.WithTimeout(ctx, f.timeout)
+	}
+	pc.c.Context = context.WithValue(rctx, fetchKey{}, st)
 	err = pc.c.Request(http.MethodGet, r.url, nil, nil, nil)
+	cancel()
 	resp := pc.resp
 	pc.st, pc.resp, pc.c.Context = nil, nil, context.Background()
 	f.collectors.Put(pc)

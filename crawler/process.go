@@ -13,60 +13,30 @@ import (
 	"github.com/newsrank/newsrank/queue"
 )
 
-// process fetches, extracts, stores and acknowledges one URL, or records
-// its failure.
-func (r *consumeRun) process(ctx context.Context, j job) {
+// process fetches and extracts one URL: it returns the article for the
+// committer (ok), or records the URL's failure.
+func (r *consumeRun) process(ctx context.Context, j job) (a news.Article, ok bool) {
 	a, fetched, fe := r.c.article(ctx, j)
 	if fetched {
 		r.counts[j.s].fetched.Add(1)
 		r.fetched.Add(1)
 	}
-	if fe == nil {
-		fe = r.store(ctx, j, a)
+	if fe != nil {
+		r.settle(ctx, j, fe)
+		return a, false
 	}
-	if fe != nil && ctx.Err() != nil {
-		// The shutdown grace ran out before the page was done: hand the
-		// URL back without counting an attempt.
+	return a, true
+}
+
+// settle records the failure of a URL, or hands it back when the
+// shutdown grace ran out before the page was done (ctx ended), without
+// counting an attempt.
+func (r *consumeRun) settle(ctx context.Context, j job, fe *FetchError) {
+	if ctx.Err() != nil {
 		r.release(ctx, j)
 		return
 	}
-	if fe != nil {
-		r.fail(ctx, j, fe)
-		return
-	}
-	octx, cancel := opContext(ctx)
-	defer cancel()
-	if _, err := r.acks[j.s].do(octx, j.url); err != nil {
-		// The article is stored; the lease will expire and the page be
-		// fetched again, which updates it: nothing is lost.
-		r.c.log.Error("ack failed", "source", j.s.cfg.Name, "url", j.url, "err", err)
-		return
-	}
-}
-
-// store hands a to the store and counts the outcome.
-func (r *consumeRun) store(ctx context.Context, j job, a news.Article) *FetchError {
-	octx, cancel := opContext(ctx)
-	defer cancel()
-	res, err := r.ingest.do(octx, a)
-	k := r.counts[j.s]
-	switch {
-	case errors.Is(err, news.ErrBadInput):
-		return &FetchError{URL: j.url, Reason: "rejected", Err: err}
-	case err != nil:
-		return &FetchError{URL: j.url, Reason: ReasonStore, Retryable: true, Err: err}
-	}
-	switch res.Status {
-	case news.Created:
-		k.created.Add(1)
-		r.stored.Add(1)
-	case news.Updated:
-		k.updated.Add(1)
-		r.stored.Add(1)
-	case news.TooOld:
-		k.tooOld.Add(1)
-	}
-	return nil
+	r.fail(ctx, j, fe)
 }
 
 // fail records a failed attempt: metrics, counts, and the queue (retry
@@ -184,13 +154,18 @@ func (c *Crawler) articleURL(s *source, claimed, final, declared string) string 
 		if u == "" {
 			continue
 		}
-		if err := s.allowed.check(u); err != nil {
-			c.log.Debug("URL outside the allowed targets not used for the article", "source", s.cfg.Name, "url", claimed, "err", err)
-			continue
-		}
-		cu, err := canonurl.Canonical(u)
-		if err != nil {
-			continue
+		cu := u
+		if u != claimed {
+			// The claimed URL is canonical (the queue's) and was checked
+			// before the fetch: only another one needs both.
+			if err := s.allowed.check(u); err != nil {
+				c.log.Debug("URL outside the allowed targets not used for the article", "source", s.cfg.Name, "url", claimed, "err", err)
+				continue
+			}
+			var err error
+			if cu, err = canonurl.Canonical(u); err != nil {
+				continue
+			}
 		}
 		if u == declared {
 			if p, err := url.Parse(cu); err != nil || (p.Path == "/" && p.RawQuery == "") {

@@ -294,3 +294,55 @@ func TestListingRepairsOrphans(t *testing.T) {
 		})
 	}
 }
+
+// TestIngestBatchGroups: a batch's articles join their groups, a group
+// that gains a member loses its caches at once, and one that gains none
+// keeps them.
+func TestIngestBatchGroups(t *testing.T) {
+	e := newEnv(t, nil)
+	k := e.s.keys
+	grouped := func(n int, post time.Time, groups ...string) Article {
+		a := article(n, post, 0)
+		a.Groups = groups
+		return a
+	}
+	a := e.ingest(t, grouped(1, t0.Add(-3*time.Hour), "tech")).ID
+	list := func(g string) []string {
+		t.Helper()
+		p, err := e.s.GroupList(e.ctx, g, ByTime, 1, 25)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids(p.Items)
+	}
+	if got := list("tech"); !slices.Equal(got, []string{a}) {
+		t.Fatalf("tech = %v, want [a]", got)
+	}
+	list("sport") // an empty group's cache
+	rs, err := e.s.IngestBatch(e.ctx, []Article{
+		grouped(2, t0.Add(-2*time.Hour), "tech", "world"),
+		grouped(1, t0.Add(-3*time.Hour), "tech"), // a member already
+		grouped(3, t0.Add(-1*time.Hour), "world", "tech"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, c := rs[0].ID, rs[2].ID
+	if got := list("tech"); !slices.Equal(got, []string{c, b, a}) {
+		t.Errorf("tech after the batch = %v, want [c b a]: its cache must be dropped", got)
+	}
+	if got := list("world"); !slices.Equal(got, []string{c, b}) {
+		t.Errorf("world = %v, want [c b]", got)
+	}
+	groups, err := e.s.Groups(e.ctx)
+	if err != nil || !slices.Contains(groups, Group{Name: "world", Size: 2}) || !slices.Contains(groups, Group{Name: "tech", Size: 3}) {
+		t.Errorf("groups = %v, %v; want tech (3) and world (2) listed", groups, err)
+	}
+	// A batch that adds no member keeps the caches.
+	if _, err := e.s.IngestBatch(e.ctx, []Article{grouped(2, t0.Add(-2*time.Hour), "tech"), grouped(3, t0.Add(-1*time.Hour), "tech")}); err != nil {
+		t.Fatal(err)
+	}
+	if e.c.Exists(e.ctx, k.GroupCache("tech", ByTime)).Val() != 1 {
+		t.Error("a batch of members only dropped the group's cache")
+	}
+}

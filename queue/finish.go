@@ -1,13 +1,16 @@
 package queue
 
 import (
-	"github.com/newsrank/newsrank/canonurl"
-
 	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/newsrank/newsrank/canonurl"
+	"github.com/newsrank/newsrank/internal/rdb"
 )
 
 // Ack marks urls done: they leave every state, their payloads are
@@ -30,30 +33,124 @@ func (q *Queue) AckCount(ctx context.Context, urls ...string) (int, error) {
 	good, badErr := canonicalAll(urls)
 	fresh := 0
 	for _, batch := range chunks(good) {
-		s := q.doneWindow(q.now())
-		keys := append(q.stateKeys(), q.doneKey(s.currentGen))
-		expireAt := int64(0)
-		if q.expirySet.Load() != s.currentGen+1 {
-			expireAt = s.expireAt()
-		}
-		argv := make([]any, 3, 3+2*len(batch))
-		argv[0], argv[1], argv[2] = s.minutes(), expireAt, len(batch)
-		for _, u := range batch {
-			argv = append(argv, u)
-		}
-		for _, u := range batch {
-			argv = append(argv, doneField(u))
-		}
-		n, err := ackCmd.Run(ctx, q.c, keys, argv...).Int()
+		call := q.ackCall(batch)
+		n, err := ackCmd.Run(ctx, q.c, call.keys, call.args...).Int()
 		if err != nil {
 			return fresh, q.wrap("ack", err)
 		}
-		if expireAt != 0 {
-			q.expirySet.Store(s.currentGen + 1)
-		}
+		q.ackDone(call)
 		fresh += n
 	}
 	return fresh, q.wrap("ack", badErr)
+}
+
+// ackScriptCall is one ackCmd call.
+type ackScriptCall struct {
+	keys []string
+	args []any
+	gen  int64 // the done memory's current generation
+	// setsExpiry: the call sets the generation's expiry.
+	setsExpiry bool
+}
+
+// ackCall builds the ackCmd call of batch (canonical URLs, at most
+// scriptBatch).
+func (q *Queue) ackCall(batch []string) ackScriptCall {
+	s := q.doneWindow(q.now())
+	keys := append(q.stateKeys(), q.doneKey(s.currentGen))
+	expireAt := int64(0)
+	if q.expirySet.Load() != s.currentGen+1 {
+		expireAt = s.expireAt()
+	}
+	argv := make([]any, 3, 3+2*len(batch))
+	argv[0], argv[1], argv[2] = s.minutes(), expireAt, len(batch)
+	for _, u := range batch {
+		argv = append(argv, u)
+	}
+	for _, u := range batch {
+		argv = append(argv, doneField(u))
+	}
+	return ackScriptCall{keys: keys, args: argv, gen: s.currentGen, setsExpiry: expireAt != 0}
+}
+
+// ackDone records what a successful call did.
+func (q *Queue) ackDone(c ackScriptCall) {
+	if c.setsExpiry {
+		q.expirySet.Store(c.gen + 1)
+	}
+}
+
+// Acks are URLs of one queue to acknowledge with AckClaimed.
+type Acks struct {
+	Queue *Queue
+	// URLs as a claim returned them (canonical): they are not
+	// canonicalised again.
+	URLs []string
+}
+
+// AckClaimed acknowledges, as Ack does, the URLs of several queues in one
+// pipeline (one round trip to Redis), and returns one error per element
+// of sets (nil: acknowledged). The queues must share one Redis client.
+// The URLs must be as a claim returned them: a URL in another form would
+// not leave its lease (it would be fetched again once the lease ends).
+func AckClaimed(ctx context.Context, sets []Acks) []error {
+	errs := make([]error, len(sets))
+	type part struct {
+		set  int
+		call ackScriptCall
+	}
+	var parts []part
+	var c redis.UniversalClient
+	for i, set := range sets {
+		q := set.Queue
+		switch {
+		case q.err != nil:
+			errs[i] = q.err
+			continue
+		case c == nil:
+			c = q.c
+		case c != q.c:
+			errs[i] = q.Ack(ctx, set.URLs...)
+			continue
+		}
+		for _, batch := range chunks(dedup(set.URLs)) {
+			parts = append(parts, part{set: i, call: q.ackCall(batch)})
+		}
+	}
+	if len(parts) == 0 {
+		return errs
+	}
+	cmds, _ := rdb.EvalEach(ctx, c, ackCmd, len(parts), func(i int) ([]string, []any) {
+		return parts[i].call.keys, parts[i].call.args
+	})
+	for i, p := range parts {
+		q := sets[p.set].Queue
+		if err := cmds[i].Err(); err != nil {
+			if errs[p.set] == nil {
+				errs[p.set] = q.wrap("ack", err)
+			}
+			continue
+		}
+		q.ackDone(p.call)
+	}
+	return errs
+}
+
+// dedup returns urls without repeats (in order; urls itself when it has
+// none).
+func dedup(urls []string) []string {
+	if len(urls) < 2 {
+		return urls
+	}
+	seen := make(map[string]bool, len(urls))
+	out := urls[:0:0]
+	for _, u := range urls {
+		if !seen[u] {
+			seen[u] = true
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 // Failure describes why fetching a URL failed.
