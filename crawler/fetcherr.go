@@ -1,0 +1,119 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+)
+
+// How a fetch fails: the FetchError of each way, with its reason and
+// whether another try may do better.
+
+// robotsFailure is the failure of a fetch of u whose robots.txt could not
+// be read (or ctx's error).
+func robotsFailure(ctx context.Context, u string, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if re := (*robotsError)(nil); errors.As(err, &re) && re.status == 0 {
+		// The host is unreachable (or refused): say so rather than blame robots.txt.
+		return classify(ctx, u, re.err)
+	}
+	return &FetchError{URL: u, Reason: ReasonRobotsFailed, Retryable: true, Err: err}
+}
+
+// statusError maps an HTTP status to a failure: 404 and 410 are final,
+// 429, 5xx and 408 are retried (after Retry-After, if given), other 4xx
+// are final.
+func statusError(u string, status int, after time.Duration) *FetchError {
+	e := &FetchError{URL: u, Status: status, RetryAfter: after, Err: fmt.Errorf("HTTP %d %s", status, http.StatusText(status))}
+	switch {
+	case status == http.StatusNotFound:
+		e.Reason = ReasonHTTP404
+	case status == http.StatusGone:
+		e.Reason = ReasonHTTP410
+	case status == http.StatusTooManyRequests:
+		e.Reason, e.Retryable = ReasonHTTP429, true
+	case status >= 500:
+		e.Reason, e.Retryable = ReasonHTTP5xx, true
+	case status == http.StatusRequestTimeout || status == http.StatusTooEarly:
+		e.Reason, e.Retryable = ReasonTimeout, true
+	case status >= 400:
+		e.Reason = ReasonHTTP4xx
+	case status >= 300 && status < 400:
+		e.Reason = ReasonTooManyRedirects // a redirect without a usable Location
+	default:
+		e.Reason = ReasonHTTPStatus
+	}
+	return e
+}
+
+// classify turns a transport error into a FetchError (or ctx's error).
+func classify(ctx context.Context, u string, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var fe *FetchError
+	switch {
+	case errors.As(err, &fe):
+		return fe
+	case errors.Is(err, ErrTooLarge):
+		return &FetchError{URL: u, Reason: ReasonTooLarge, Err: err}
+	case errors.Is(err, ErrEncoding):
+		return &FetchError{URL: u, Reason: ReasonDecode, Err: err}
+	case errors.Is(err, ErrPrivateNetwork):
+		return &FetchError{URL: u, Reason: ReasonPrivateNetwork, Err: err}
+	}
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return &FetchError{URL: u, Reason: ReasonTimeout, Retryable: true, Err: err}
+	case errors.Is(err, colly.ErrAbortedAfterHeaders):
+		return &FetchError{URL: u, Reason: ReasonConn, Retryable: true, Err: err}
+	}
+	var ue *url.Error
+	var oe *net.OpError
+	var dnsErr *net.DNSError
+	switch {
+	case errors.As(err, &oe), errors.As(err, &dnsErr), errors.Is(err, syscall.ECONNREFUSED),
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, net.ErrClosed), isEOF(err):
+		return &FetchError{URL: u, Reason: ReasonConn, Retryable: true, Err: err}
+	case errors.As(err, &ue):
+		// Other transport errors (TLS, protocol): worth another try.
+		return &FetchError{URL: u, Reason: ReasonConn, Retryable: true, Err: err}
+	case strings.Contains(err.Error(), "charset"), strings.Contains(err.Error(), "encoding"):
+		return &FetchError{URL: u, Reason: ReasonDecode, Err: err}
+	}
+	return &FetchError{URL: u, Reason: ReasonConn, Retryable: true, Err: err}
+}
+
+func isEOF(err error) bool {
+	return err != nil && (strings.Contains(err.Error(), "EOF") || strings.Contains(err.Error(), "connection reset"))
+}
+
+// retryAfter reads a Retry-After header: seconds or an HTTP date.
+func retryAfter(h string, now time.Time) time.Duration {
+	h = strings.TrimSpace(h)
+	if h == "" {
+		return 0
+	}
+	if n, err := strconv.ParseInt(h, 10, 64); err == nil {
+		if n < 0 {
+			return 0
+		}
+		return time.Duration(min(n, 7*86400)) * time.Second
+	}
+	if t, err := http.ParseTime(h); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
