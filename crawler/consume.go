@@ -97,6 +97,7 @@ type consumeRun struct {
 	counts    map[*source]*counters
 	byQueue   map[*queue.Queue]*source
 	slots     chan struct{} // one token per idle worker
+	left      chan struct{} // signalled when a URL leaves flight
 	jobs      chan job
 	mu        sync.Mutex
 	inflight  map[*source]map[string]bool
@@ -132,6 +133,7 @@ func (c *Crawler) newRun(srcs []*source, untilIdle bool) *consumeRun {
 		r.inflight[s] = map[string]bool{}
 	}
 	r.prod.pushed = make(chan struct{}, 1)
+	r.left = make(chan struct{}, 1)
 	for range c.cfg.Workers {
 		r.slots <- struct{}{}
 	}
@@ -268,6 +270,10 @@ func (r *consumeRun) finished(j job) {
 	r.mu.Lock()
 	delete(r.inflight[j.s], j.url)
 	r.mu.Unlock()
+	select {
+	case r.left <- struct{}{}:
+	default:
+	}
 }
 
 // heartbeat extends the leases of the URLs being fetched every third of

@@ -53,29 +53,52 @@ func (r *consumeRun) claim(ctx context.Context, n int, lease time.Duration) (*qu
 			}
 			continue
 		}
-		if r.inflightCount() == 0 {
-			busy, err := r.busy(ctx)
+		if r.inflightCount() > 0 {
+			// Look again once the workers' last URL is done (the run may
+			// then be over), or after poll (a retry may come due, or
+			// another consumer's lease expire, which TryClaim reaps).
+			if err := r.waitWorkers(ctx, poll); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		busy, err := r.busy(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		poll = r.c.qopt.IdlePoll
+		if !busy {
+			wait, err := r.retryWait(ctx)
 			if err != nil {
 				return nil, nil, err
 			}
-			poll = r.c.qopt.IdlePoll
-			if !busy {
-				wait, err := r.retryWait(ctx)
-				if err != nil {
-					return nil, nil, err
-				}
-				if wait < 0 {
-					return nil, nil, errDrained
-				}
-				poll = max(min(wait, poll), time.Millisecond)
+			if wait < 0 {
+				return nil, nil, errDrained
 			}
-			// Else another consumer holds leases: wait for it (or for its
-			// leases to expire, which TryClaim reaps).
+			poll = max(min(wait, poll), time.Millisecond)
 		}
+		// Else another consumer holds leases: wait for it (or for its
+		// leases to expire, which TryClaim reaps).
 		if err := clock.Sleep(ctx, poll); err != nil {
 			return nil, nil, err
 		}
 	}
+}
+
+// waitWorkers waits until no claimed URL is left in flight, at most d.
+func (r *consumeRun) waitWorkers(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for r.inflightCount() > 0 {
+		select {
+		case <-r.left:
+		case <-t.C:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
 }
 
 // retryWait is called when nothing is pending or in flight: it returns
