@@ -88,7 +88,11 @@ type counters struct {
 }
 
 // consumeRun is one Consume or RunOnce: a dispatcher claiming URLs for
-// idle workers, the workers, and a lease heartbeat.
+// the workers, the workers, and a lease heartbeat. crawler.workers bounds
+// the pages fetched (and read) at once, not the workers: the dispatcher
+// claims up to a claim batch ahead of the free fetch slots, for workers
+// that wait for a slot, so that a slot does not wait for the claim's
+// round trip between two pages.
 type consumeRun struct {
 	c         *Crawler
 	srcs      []*source
@@ -96,8 +100,10 @@ type consumeRun struct {
 	untilIdle bool
 	counts    map[*source]*counters
 	byQueue   map[*queue.Queue]*source
-	slots     chan struct{} // one token per idle worker
-	left      chan struct{} // signalled when a URL leaves flight
+	slots     chan struct{}   // one token per URL that may be claimed and not yet read
+	fetching  chan struct{}   // one token per page being fetched or read (crawler.workers)
+	stop      <-chan struct{} // the run's end: claimed URLs not fetched yet go back
+	left      chan struct{}   // signalled when a URL leaves flight
 	jobs      chan job
 	mu        sync.Mutex
 	inflight  map[*source]map[string]bool
@@ -124,7 +130,7 @@ type consumeRun struct {
 func (c *Crawler) newRun(srcs []*source, untilIdle bool) *consumeRun {
 	r := &consumeRun{c: c, srcs: srcs, untilIdle: untilIdle, start: time.Now(), counts: map[*source]*counters{},
 		byQueue: map[*queue.Queue]*source{}, inflight: map[*source]map[string]bool{},
-		slots: make(chan struct{}, c.cfg.Workers), jobs: make(chan job)}
+		fetching: make(chan struct{}, c.cfg.Workers), jobs: make(chan job)}
 	r.commit = newCommitter(r, c.cfg.Workers)
 	for _, s := range srcs {
 		r.qs = append(r.qs, s.queue)
@@ -134,7 +140,8 @@ func (c *Crawler) newRun(srcs []*source, untilIdle bool) *consumeRun {
 	}
 	r.prod.pushed = make(chan struct{}, 1)
 	r.left = make(chan struct{}, 1)
-	for range c.cfg.Workers {
+	r.slots = make(chan struct{}, c.cfg.Workers+r.ahead())
+	for range cap(r.slots) {
 		r.slots <- struct{}{}
 	}
 	return r
@@ -158,15 +165,24 @@ func (r *consumeRun) run(ctx context.Context) error {
 	defer stopGrace()
 
 	go r.commit.run(work)
+	r.stop = ctx.Done()
 	var wg sync.WaitGroup
-	for range r.c.cfg.Workers {
+	for range cap(r.slots) { // a worker per claimed URL not read yet
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range r.jobs {
+				if !r.fetchSlot() {
+					// The run ends before the page's turn: hand it back unfetched.
+					r.release(work, j)
+					r.finished(j)
+					r.slots <- struct{}{}
+					continue
+				}
 				r.commit.reading.Add(1)
 				a, ok := r.process(work, j)
 				r.commit.reading.Add(-1)
+				<-r.fetching
 				if ok {
 					// The committer finishes the URL.
 					r.commit.in <- readPage{j: j, a: a}
@@ -262,6 +278,22 @@ func (r *consumeRun) inflightCount() int {
 		n += len(m)
 	}
 	return n
+}
+
+// ahead is how many URLs the dispatcher claims beyond the free fetch
+// slots: one claim batch, at most crawler.workers.
+func (r *consumeRun) ahead() int {
+	return min(max(r.c.qopt.ClaimBatch, 1), r.c.cfg.Workers)
+}
+
+// fetchSlot waits for a fetch slot; false when the run ends first.
+func (r *consumeRun) fetchSlot() bool {
+	select {
+	case r.fetching <- struct{}{}:
+		return true
+	case <-r.stop:
+		return false
+	}
 }
 
 // finished takes a URL out of flight once it is acknowledged, failed or

@@ -3,6 +3,7 @@ package crawler
 import (
 	"fmt"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 )
@@ -44,5 +45,40 @@ func TestRunOncePipelines(t *testing.T) {
 	}
 	if got := fmt.Sprint(rep.FailedSources()); got != "[]" {
 		t.Errorf("FailedSources = %s", got)
+	}
+}
+
+// TestWorkersBoundFetches: crawler.workers bounds the article pages
+// fetched at once, though the run claims ahead of the fetch slots, for
+// more workers than slots.
+func TestWorkersBoundFetches(t *testing.T) {
+	e := newEnv(t)
+	e.opts.Workers, e.opts.PerHostParallelism = 3, 10
+	const n = 40
+	e.serveArticles(n, time.Now())
+	e.serveList(n, 10, true, "")
+	var mu sync.Mutex
+	active, peak := 0, 0
+	for i := range n {
+		key := fmt.Sprintf("%s/a/%d.html", host, i)
+		page := e.site.routes[key]
+		e.site.handle(key, func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			active++
+			peak = max(peak, active)
+			mu.Unlock()
+			time.Sleep(5 * time.Millisecond) // so that fetches overlap
+			page(w, r)
+			mu.Lock()
+			active--
+			mu.Unlock()
+		})
+	}
+	rep := e.runOnce(e.crawler(htmlSource("bound")))
+	if s := rep.Sources[0]; s.Fetched != n || s.Created != n {
+		t.Fatalf("consume %+v", s)
+	}
+	if peak > e.opts.Workers {
+		t.Errorf("%d article pages fetched at once, crawler.workers is %d", peak, e.opts.Workers)
 	}
 }
