@@ -270,6 +270,9 @@ func (lw *listWalk) push(ctx context.Context, items []ListItem) (pushed, error) 
 		last := len(entries) - 1
 		n, err := lw.s.queue.PushEntries(ctx, entries[:last]...)
 		res.added += n
+		if n > 0 {
+			lw.counts.queued(lw.s.queue) // the consumers need not wait for the last URL's push
+		}
 		if err == nil {
 			n, err = lw.s.queue.PushEntries(ctx, entries[last])
 			res.added += n

@@ -95,9 +95,16 @@ func (p *produceCounts) urls(q *queue.Queue, found, added int) {
 		p.found.Add(int64(found))
 		p.new.Add(int64(added))
 		if added > 0 {
-			p.lastPush.Store(q)
-			p.wakeConsumers()
+			p.queued(q)
 		}
+	}
+}
+
+// queued tells the consumers that URLs were queued to q.
+func (p *produceCounts) queued(q *queue.Queue) {
+	if p != nil {
+		p.lastPush.Store(q)
+		p.wakeConsumers()
 	}
 }
 
