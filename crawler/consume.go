@@ -61,6 +61,7 @@ func (c *Crawler) RunOnceWith(ctx context.Context, opts RunOptions, names ...str
 		run.prod.wakeConsumers()
 	}()
 	err = run.run(ctx)
+	run.prod.openFirst() // the consumers stopped: nothing to wait for
 	<-produced
 	if prodErr != nil {
 		err = prodErr
@@ -139,6 +140,9 @@ func (c *Crawler) newRun(srcs []*source, untilIdle bool) *consumeRun {
 		r.inflight[s] = map[string]bool{}
 	}
 	r.prod.pushed = make(chan struct{}, 1)
+	if untilIdle {
+		r.prod.first = make(chan struct{})
+	}
 	r.left = make(chan struct{}, 1)
 	r.slots = make(chan struct{}, c.cfg.Workers+r.ahead())
 	for range cap(r.slots) {
@@ -302,6 +306,7 @@ func (r *consumeRun) finished(j job) {
 	r.mu.Lock()
 	delete(r.inflight[j.s], j.url)
 	r.mu.Unlock()
+	r.prod.openFirst()
 	select {
 	case r.left <- struct{}{}:
 	default:

@@ -46,6 +46,9 @@ func (r *consumeRun) claim(ctx context.Context, n int, lease time.Duration) (*qu
 			}
 		}
 		if r.listing.Load() {
+			if r.prod.firstRead.Load() >= int64(len(r.srcs)) && r.inflightCount() == 0 {
+				r.prod.openFirst() // the first pages queued nothing to fetch
+			}
 			// The producer may queue more: wait for it, not for the
 			// workers (an empty queue now does not end the run).
 			if err := r.prod.waitPush(ctx, poll); err != nil {

@@ -82,3 +82,19 @@ func TestWorkersBoundFetches(t *testing.T) {
 		t.Errorf("%d article pages fetched at once, crawler.workers is %d", peak, e.opts.Workers)
 	}
 }
+
+// TestRunOnceNothingNew: the walks' wait for the run's first article
+// (produceCounts.waitFirst) ends when the first list pages queue nothing
+// to fetch: a second run over the same pages reads them all and ends.
+func TestRunOnceNothingNew(t *testing.T) {
+	e := newEnv(t)
+	e.serveArticles(25, time.Now())
+	e.serveList(25, 10, true, "")
+	c := e.crawler(htmlSource("again"))
+	e.runOnce(c)
+	e.serveList(25, 10, true, "<li>changed</li>") // not a 304
+	rep := e.runOnce(c)
+	if p, s := rep.Produce.Sources[0], rep.Sources[0]; p.Pages != 3 || p.Found != 25 || p.New != 0 || s.Fetched != 0 {
+		t.Fatalf("second run: produce %+v, consume %+v", p, s)
+	}
+}

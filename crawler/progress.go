@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -58,6 +59,44 @@ type produceCounts struct {
 	// lastPush is the queue URLs were last queued to, for the consumers
 	// to claim from first (not one claim per queue in turn).
 	lastPush atomic.Pointer[queue.Queue]
+	// first, when not nil, is closed once the run's first article URL is
+	// done (see waitFirst); firstRead counts the sources that read their
+	// first list page (or ended).
+	first     chan struct{}
+	firstOnce sync.Once
+	firstRead atomic.Int64
+}
+
+// waitFirst is called by a source's walk before each list page after its
+// first one: in a RunOnce, it waits until the consumers are done with the
+// run's first article URL, so that the first article is not fetched while
+// every source reads its next list pages at once (on a couple of cores,
+// it would be stored only when they are all read). It waits no longer
+// than that: the consumers open it also when they find nothing to claim
+// once every source has read its first page, and when they stop. read
+// reports whether the walk called it before.
+func (p *produceCounts) waitFirst(ctx context.Context, read *bool) error {
+	if p == nil || p.first == nil {
+		return nil
+	}
+	if !*read {
+		*read = true
+		p.firstRead.Add(1)
+		p.wakeConsumers() // to look whether anything was queued at all
+	}
+	select {
+	case <-p.first:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// openFirst lets the walks read on (waitFirst).
+func (p *produceCounts) openFirst() {
+	if p != nil && p.first != nil {
+		p.firstOnce.Do(func() { close(p.first) })
+	}
 }
 
 // wakeConsumers signals pushed without waiting.
@@ -108,8 +147,11 @@ func (p *produceCounts) queued(q *queue.Queue) {
 	}
 }
 
-func (p *produceCounts) sourceDone() {
+func (p *produceCounts) sourceDone(read bool) {
 	if p != nil {
+		if !read {
+			p.firstRead.Add(1)
+		}
 		p.sourcesDone.Add(1)
 		p.wakeConsumers()
 	}
