@@ -91,9 +91,9 @@ type counters struct {
 // consumeRun is one Consume or RunOnce: a dispatcher claiming URLs for
 // the workers, the workers, and a lease heartbeat. crawler.workers bounds
 // the pages fetched (and read) at once, not the workers: the dispatcher
-// claims up to a claim batch ahead of the free fetch slots, for workers
-// that wait for a slot, so that a slot does not wait for the claim's
-// round trip between two pages.
+// keeps up to one URL per fetch slot claimed ahead, for workers that wait
+// for a slot, so that a slot that frees has its next page at hand instead
+// of waiting for the claim's round trip.
 type consumeRun struct {
 	c         *Crawler
 	srcs      []*source
@@ -144,7 +144,7 @@ func (c *Crawler) newRun(srcs []*source, untilIdle bool) *consumeRun {
 		r.prod.first = make(chan struct{})
 	}
 	r.left = make(chan struct{}, 1)
-	r.slots = make(chan struct{}, c.cfg.Workers+r.ahead())
+	r.slots = make(chan struct{}, 2*c.cfg.Workers) // fetching or read, and as many ahead
 	for range cap(r.slots) {
 		r.slots <- struct{}{}
 	}
@@ -282,12 +282,6 @@ func (r *consumeRun) inflightCount() int {
 		n += len(m)
 	}
 	return n
-}
-
-// ahead is how many URLs the dispatcher claims beyond the free fetch
-// slots: one claim batch, at most crawler.workers.
-func (r *consumeRun) ahead() int {
-	return min(max(r.c.qopt.ClaimBatch, 1), r.c.cfg.Workers)
 }
 
 // fetchSlot waits for a fetch slot; false when the run ends first.
