@@ -113,6 +113,7 @@ type consumeRun struct {
 	stored    atomic.Int64
 	failed    atomic.Int64
 	nextQueue int
+	dry       map[*queue.Queue]bool // RunOnce: queues to skip (pass)
 
 	// waitRetries: see RunOptions.WaitRetries; idleSince is when nothing
 	// but retries was first left, retryDue (unix ns) the retry waited for.

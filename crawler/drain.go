@@ -23,27 +23,16 @@ func (r *consumeRun) claim(ctx context.Context, n int, lease time.Duration) (*qu
 	}
 	poll := min(r.c.qopt.IdlePoll, 50*time.Millisecond)
 	for {
-		// The queue the producer pushed to last first (i = -1): the first
-		// list page's URLs are claimed in one call, not after a call per
-		// queue; then each queue in turn.
-		for i := -1; i < len(r.qs); i++ {
-			var q *queue.Queue
-			if i < 0 {
-				if q = r.prod.lastPush.Swap(nil); q == nil || r.byQueue[q] == nil {
-					continue
-				}
-			} else {
-				q = r.qs[r.nextQueue%len(r.qs)]
-				r.nextQueue++
-			}
-			entries, err := q.TryClaimEntries(ctx, n, lease)
-			if err != nil {
-				return nil, nil, err
-			}
-			if len(entries) > 0 {
-				r.retryDue.Store(0)
-				return q, entries, nil
-			}
+		q, entries, skipped, err := r.pass(ctx, n, lease)
+		switch {
+		case err != nil:
+			return nil, nil, err
+		case len(entries) > 0:
+			r.retryDue.Store(0)
+			return q, entries, nil
+		case skipped:
+			clear(r.dry) // look at every queue before waiting
+			continue
 		}
 		if r.listing.Load() {
 			if r.prod.firstRead.Load() >= int64(len(r.srcs)) && r.inflightCount() == 0 {
@@ -86,6 +75,46 @@ func (r *consumeRun) claim(ctx context.Context, n int, lease time.Duration) (*qu
 			return nil, nil, err
 		}
 	}
+}
+
+// pass tries to claim up to n URLs from one queue: first the one the
+// producer pushed to last (the first list page's URLs are claimed in one
+// call, not after a call per queue), then each in turn. Once the producer
+// is done, a queue that gave less than asked is dry: nothing is pushed to
+// it any more, so passes skip it (skipped) until one finds nothing in the
+// others (a retry may come due in it meanwhile).
+func (r *consumeRun) pass(ctx context.Context, n int, lease time.Duration) (*queue.Queue, []queue.Entry, bool, error) {
+	skipped := false
+	for i := -1; i < len(r.qs); i++ {
+		var q *queue.Queue
+		if i < 0 {
+			if q = r.prod.lastPush.Swap(nil); q == nil || r.byQueue[q] == nil {
+				continue
+			}
+		} else {
+			q = r.qs[r.nextQueue%len(r.qs)]
+			r.nextQueue++
+			if r.dry[q] {
+				skipped = true
+				continue
+			}
+		}
+		listing := r.listing.Load()
+		entries, err := q.TryClaimEntries(ctx, n, lease)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		if !listing && len(entries) < n {
+			if r.dry == nil {
+				r.dry = map[*queue.Queue]bool{}
+			}
+			r.dry[q] = true
+		}
+		if len(entries) > 0 {
+			return q, entries, false, nil
+		}
+	}
+	return nil, nil, skipped, nil
 }
 
 // waitWorkers waits until no claimed URL is left in flight, at most d.
