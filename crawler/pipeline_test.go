@@ -1,9 +1,11 @@
 package crawler
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -96,5 +98,39 @@ func TestRunOnceNothingNew(t *testing.T) {
 	rep := e.runOnce(c)
 	if p, s := rep.Produce.Sources[0], rep.Sources[0]; p.Pages != 3 || p.Found != 25 || p.New != 0 || s.Fetched != 0 {
 		t.Fatalf("second run: produce %+v, consume %+v", p, s)
+	}
+}
+
+// TestRunOnceRetryInDryQueue: a retry that comes due in a queue the
+// claims skip as run dry (pass) is fetched in the same run once the other
+// queues are empty, with RunOptions.WaitRetries.
+func TestRunOnceRetryInDryQueue(t *testing.T) {
+	e := newEnv(t)
+	const flaky = "flaky.example.test"
+	var hits atomic.Int64
+	e.site.handle(flaky+"/a", func(w http.ResponseWriter, r *http.Request) {
+		if hits.Add(1) == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<title>At last</title>")
+	})
+	e.site.page(flaky+"/list/", "text/html", `<a class="t" href="/a">x</a>`)
+	e.serveArticles(40, time.Now())
+	e.serveList(40, 10, true, "")
+	c := e.crawler(Source{Name: "flaky", Kind: "html", URLs: []string{"http://" + flaky + "/list/"}, LinkSelector: sel("a.t")},
+		htmlSource("many"))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	rep, err := c.RunOnceWith(ctx, RunOptions{WaitRetries: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rep.Totals(); got.Created != 41 || got.Left.Pending+got.Left.Delayed+got.Left.InFlight != 0 {
+		t.Fatalf("totals %+v, want 41 stored and nothing left", got)
+	}
+	if hits.Load() != 2 {
+		t.Errorf("the flaky page was fetched %d times, want 2", hits.Load())
 	}
 }
