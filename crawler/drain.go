@@ -35,7 +35,7 @@ func (r *consumeRun) claim(ctx context.Context, n int, lease time.Duration) (*qu
 			continue
 		}
 		if r.listing.Load() {
-			if r.prod.firstRead.Load() >= int64(len(r.srcs)) && r.inflightCount() == 0 {
+			if r.prod.idleWalks() && r.inflightCount() == 0 {
 				r.prod.openFirst() // the first pages queued nothing to fetch
 			}
 			// The producer may queue more: wait for it, not for the

@@ -87,17 +87,22 @@ func TestWorkersBoundFetches(t *testing.T) {
 
 // TestRunOnceNothingNew: the walks' wait for the run's first article
 // (produceCounts.waitFirst) ends when the first list pages queue nothing
-// to fetch: a second run over the same pages reads them all and ends.
+// to fetch: a second run over the same pages reads them all and ends,
+// also with more sources than crawler.workers (walks at once), whose
+// last ones start only when the first ones are done.
 func TestRunOnceNothingNew(t *testing.T) {
 	e := newEnv(t)
+	e.opts.Workers = 2
 	e.serveArticles(25, time.Now())
 	e.serveList(25, 10, true, "")
-	c := e.crawler(htmlSource("again"))
+	c := e.crawler(htmlSource("again"), htmlSource("again2"), htmlSource("again3"))
 	e.runOnce(c)
 	e.serveList(25, 10, true, "<li>changed</li>") // not a 304
 	rep := e.runOnce(c)
-	if p, s := rep.Produce.Sources[0], rep.Sources[0]; p.Pages != 3 || p.Found != 25 || p.New != 0 || s.Fetched != 0 {
-		t.Fatalf("second run: produce %+v, consume %+v", p, s)
+	for i, p := range rep.Produce.Sources {
+		if s := rep.Sources[i]; p.Pages != 3 || p.Found != 25 || p.New != 0 || s.Fetched != 0 {
+			t.Errorf("second run: produce %+v, consume %+v", p, s)
+		}
 	}
 }
 

@@ -77,14 +77,14 @@ type listWalk struct {
 	// poll: stop at the first list page whose last URL the queue
 	// already had (see produceAll).
 	poll bool
-	// firstRead: a list page was asked for (see produceCounts.waitFirst).
-	firstRead bool
-	asked     bool
+	// asked: a list page was asked for (see produceCounts.waitFirst).
+	asked bool
 }
 
 func (c *Crawler) produce(ctx context.Context, s *source, counts *produceCounts, poll bool) SourceProduce {
 	lw := &listWalk{c: c, s: s, rep: SourceProduce{Name: s.cfg.Name}, seen: map[urlKey]bool{}, visited: map[string]bool{}, counts: counts, poll: poll}
-	defer func() { counts.sourceDone(lw.firstRead) }()
+	counts.sourceStart()
+	defer counts.sourceDone()
 	start := time.Now()
 	lw.loadLists(ctx)
 	var err error
@@ -148,7 +148,7 @@ func (lw *listWalk) pageURLs(raw string) []string {
 // A failed page is counted and logged; the error is returned too.
 func (lw *listWalk) get(ctx context.Context, pageURL string, accept func(string) bool) (*response, error) {
 	if lw.asked {
-		if err := lw.counts.waitFirst(ctx, &lw.firstRead); err != nil {
+		if err := lw.counts.waitFirst(ctx); err != nil {
 			return nil, err
 		}
 	}

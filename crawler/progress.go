@@ -60,11 +60,11 @@ type produceCounts struct {
 	// to claim from first (not one claim per queue in turn).
 	lastPush atomic.Pointer[queue.Queue]
 	// first, when not nil, is closed once the run's first article URL is
-	// done (see waitFirst); firstRead counts the sources that read their
-	// first list page (or ended).
-	first     chan struct{}
-	firstOnce sync.Once
-	firstRead atomic.Int64
+	// done (see waitFirst); started counts the walks begun, reading those
+	// begun and not done that do not wait in waitFirst.
+	first            chan struct{}
+	firstOnce        sync.Once
+	started, reading atomic.Int64
 }
 
 // waitFirst is called by a source's walk before each list page after its
@@ -73,23 +73,32 @@ type produceCounts struct {
 // every source reads its next list pages at once (on a couple of cores,
 // it would be stored only when they are all read). It waits no longer
 // than that: the consumers open it also when they find nothing to claim
-// once every source has read its first page, and when they stop. read
-// reports whether the walk called it before.
-func (p *produceCounts) waitFirst(ctx context.Context, read *bool) error {
+// while no walk is reading a page (every walk begun waits here or is
+// done: the walks not begun yet may wait for those, crawler.workers at
+// once), and when they stop.
+func (p *produceCounts) waitFirst(ctx context.Context) error {
 	if p == nil || p.first == nil {
 		return nil
 	}
-	if !*read {
-		*read = true
-		p.firstRead.Add(1)
-		p.wakeConsumers() // to look whether anything was queued at all
+	select {
+	case <-p.first:
+		return nil
+	default:
 	}
+	p.reading.Add(-1)
+	defer p.reading.Add(1)
+	p.wakeConsumers() // to look whether anything was queued at all
 	select {
 	case <-p.first:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// idleWalks reports whether walks began and none is reading a page now.
+func (p *produceCounts) idleWalks() bool {
+	return p.started.Load() > 0 && p.reading.Load() == 0
 }
 
 // openFirst lets the walks read on (waitFirst).
@@ -147,11 +156,17 @@ func (p *produceCounts) queued(q *queue.Queue) {
 	}
 }
 
-func (p *produceCounts) sourceDone(read bool) {
+// sourceStart counts a walk begun.
+func (p *produceCounts) sourceStart() {
 	if p != nil {
-		if !read {
-			p.firstRead.Add(1)
-		}
+		p.started.Add(1)
+		p.reading.Add(1)
+	}
+}
+
+func (p *produceCounts) sourceDone() {
+	if p != nil {
+		p.reading.Add(-1)
 		p.sourcesDone.Add(1)
 		p.wakeConsumers()
 	}
