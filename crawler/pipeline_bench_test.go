@@ -29,6 +29,16 @@ func (f *firstIngest) Ingest(ctx context.Context, a news.Article) (news.IngestRe
 	return res, err
 }
 
+// IngestBatch keeps the store's batches (the crawler's ingest group
+// uses them when the store has them, as *news.Store does).
+func (f *firstIngest) IngestBatch(ctx context.Context, as []news.Article) ([]news.IngestResult, error) {
+	res, err := f.Store.(batchStore).IngestBatch(ctx, as)
+	if err == nil {
+		f.first.CompareAndSwap(0, time.Now().UnixNano())
+	}
+	return res, err
+}
+
 // BenchmarkCrawlPipeline crawls a 3,000-article demo site (150 HTML list
 // pages, 16 at once, no politeness delays) with RunOnce into a real
 // redis-server and reports the time to the first stored article against
