@@ -141,12 +141,22 @@ func (c *Crawler) newRun(srcs []*source, untilIdle bool) *consumeRun {
 		r.inflight[s] = map[string]bool{}
 	}
 	r.prod.pushed = make(chan struct{}, 1)
-	if untilIdle {
-		r.prod.first = make(chan struct{})
-	}
 	r.left = make(chan struct{}, 1)
 	r.slots = make(chan struct{}, 2*c.cfg.Workers) // fetching or read, and as many ahead
-	for range cap(r.slots) {
+	start := cap(r.slots)
+	if untilIdle {
+		// Until the first article URL is done, one claim batch at a time:
+		// the first articles do not share the cores with a full set of
+		// fetches (see produceCounts.waitFirst for the list pages).
+		start = min(max(c.qopt.ClaimBatch, 1), start)
+		r.prod.first, r.prod.begun = make(chan struct{}), r.start
+		r.prod.onFirst = func() {
+			for range cap(r.slots) - start {
+				r.slots <- struct{}{}
+			}
+		}
+	}
+	for range start {
 		r.slots <- struct{}{}
 	}
 	return r

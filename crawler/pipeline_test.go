@@ -139,3 +139,40 @@ func TestRunOnceRetryInDryQueue(t *testing.T) {
 		t.Errorf("the flaky page was fetched %d times, want 2", hits.Load())
 	}
 }
+
+// TestRunOnceFirstArticleHangs: the walks' wait for the run's first
+// article is bounded: while every article of the first list page hangs,
+// the second list page is still read (its handler lets them go on).
+func TestRunOnceFirstArticleHangs(t *testing.T) {
+	e := newEnv(t)
+	e.opts.PerHostParallelism = 2 * e.opts.Workers // a host slot left for the list page
+	e.serveArticles(20, time.Now())
+	e.serveList(20, 10, true, "")
+	page2Read := make(chan struct{})
+	var once sync.Once
+	page2 := e.site.routes[host+"/list/index_2.html"]
+	e.site.handle(host+"/list/index_2.html", func(w http.ResponseWriter, r *http.Request) {
+		once.Do(func() { close(page2Read) })
+		page2(w, r)
+	})
+	var waitedOut atomic.Bool
+	for i := range 10 {
+		key := fmt.Sprintf("%s/a/%d.html", host, i)
+		page := e.site.routes[key]
+		e.site.handle(key, func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-page2Read:
+			case <-time.After(10 * time.Second):
+				waitedOut.Store(true)
+			}
+			page(w, r)
+		})
+	}
+	rep := e.runOnce(e.crawler(htmlSource("hang")))
+	if waitedOut.Load() {
+		t.Error("list page 2 was read only once an article of page 1 was done")
+	}
+	if s := rep.Sources[0]; s.Created != 20 {
+		t.Fatalf("consume %+v", s)
+	}
+}

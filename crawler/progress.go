@@ -60,10 +60,14 @@ type produceCounts struct {
 	// to claim from first (not one claim per queue in turn).
 	lastPush atomic.Pointer[queue.Queue]
 	// first, when not nil, is closed once the run's first article URL is
-	// done (see waitFirst); started counts the walks begun, reading those
-	// begun and not done that do not wait in waitFirst.
+	// done (see waitFirst), and then onFirst lets the consumers claim for
+	// all their fetch slots; started counts the walks begun, reading
+	// those begun and not done that do not wait in waitFirst.
 	first            chan struct{}
 	firstOnce        sync.Once
+	onFirst          func()    // called when first is closed
+	begun            time.Time // the run's start
+	firstPush        sync.Once
 	started, reading atomic.Int64
 }
 
@@ -75,7 +79,8 @@ type produceCounts struct {
 // than that: the consumers open it also when they find nothing to claim
 // while no walk is reading a page (every walk begun waits here or is
 // done: the walks not begun yet may wait for those, crawler.workers at
-// once), and when they stop.
+// once), and when they stop; and it opens at the latest as long after
+// the first push as the run took to get there (openFirstLater).
 func (p *produceCounts) waitFirst(ctx context.Context) error {
 	if p == nil || p.first == nil {
 		return nil
@@ -101,10 +106,24 @@ func (p *produceCounts) idleWalks() bool {
 	return p.started.Load() > 0 && p.reading.Load() == 0
 }
 
+// openFirstLater opens first at the latest as long after the run's first
+// push as the run took to get there (robots.txt and a list page): the
+// first article's head start is bounded even if its page hangs.
+func (p *produceCounts) openFirstLater() {
+	if p != nil && p.first != nil {
+		p.firstPush.Do(func() { time.AfterFunc(time.Since(p.begun), p.openFirst) })
+	}
+}
+
 // openFirst lets the walks read on (waitFirst).
 func (p *produceCounts) openFirst() {
 	if p != nil && p.first != nil {
-		p.firstOnce.Do(func() { close(p.first) })
+		p.firstOnce.Do(func() {
+			close(p.first)
+			if p.onFirst != nil {
+				p.onFirst()
+			}
+		})
 	}
 }
 
@@ -153,6 +172,7 @@ func (p *produceCounts) queued(q *queue.Queue) {
 	if p != nil {
 		p.lastPush.Store(q)
 		p.wakeConsumers()
+		p.openFirstLater()
 	}
 }
 
