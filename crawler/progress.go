@@ -115,6 +115,20 @@ func (p *produceCounts) openFirstLater() {
 	}
 }
 
+// beforeFirst reports whether a RunOnce waits for its first article URL
+// to be done (waitFirst).
+func (p *produceCounts) beforeFirst() bool {
+	if p == nil || p.first == nil {
+		return false
+	}
+	select {
+	case <-p.first:
+		return false
+	default:
+		return true
+	}
+}
+
 // openFirst lets the walks read on (waitFirst).
 func (p *produceCounts) openFirst() {
 	if p != nil && p.first != nil {
