@@ -75,8 +75,8 @@ func (c *committer) gather(batch []readPage, timer *time.Timer) []readPage {
 			continue
 		default:
 		}
-		if c.reading.Load() == 0 {
-			return batch
+		if c.reading.Load() == 0 || c.r.prod.beforeFirst() {
+			return batch // the run's first article is not kept waiting
 		}
 		select {
 		case x, ok := <-c.in:

@@ -61,6 +61,7 @@ func (c *Crawler) RunOnceWith(ctx context.Context, opts RunOptions, names ...str
 		run.prod.wakeConsumers()
 	}()
 	err = run.run(ctx)
+	run.prod.openFirst() // the consumers stopped: nothing to wait for
 	<-produced
 	if prodErr != nil {
 		err = prodErr
@@ -88,7 +89,11 @@ type counters struct {
 }
 
 // consumeRun is one Consume or RunOnce: a dispatcher claiming URLs for
-// idle workers, the workers, and a lease heartbeat.
+// the workers, the workers, and a lease heartbeat. crawler.workers bounds
+// the pages fetched (and read) at once, not the workers: the dispatcher
+// keeps up to one URL per fetch slot claimed ahead, for workers that wait
+// for a slot, so that a slot that frees has its next page at hand instead
+// of waiting for the claim's round trip.
 type consumeRun struct {
 	c         *Crawler
 	srcs      []*source
@@ -96,7 +101,10 @@ type consumeRun struct {
 	untilIdle bool
 	counts    map[*source]*counters
 	byQueue   map[*queue.Queue]*source
-	slots     chan struct{} // one token per idle worker
+	slots     chan struct{}   // one token per URL that may be claimed and not yet read
+	fetching  chan struct{}   // one token per page being fetched or read (crawler.workers)
+	stop      <-chan struct{} // the run's end: claimed URLs not fetched yet go back
+	left      chan struct{}   // signalled when a URL leaves flight
 	jobs      chan job
 	mu        sync.Mutex
 	inflight  map[*source]map[string]bool
@@ -105,6 +113,7 @@ type consumeRun struct {
 	stored    atomic.Int64
 	failed    atomic.Int64
 	nextQueue int
+	dry       map[*queue.Queue]bool // RunOnce: queues to skip (pass)
 
 	// waitRetries: see RunOptions.WaitRetries; idleSince is when nothing
 	// but retries was first left, retryDue (unix ns) the retry waited for.
@@ -123,7 +132,7 @@ type consumeRun struct {
 func (c *Crawler) newRun(srcs []*source, untilIdle bool) *consumeRun {
 	r := &consumeRun{c: c, srcs: srcs, untilIdle: untilIdle, start: time.Now(), counts: map[*source]*counters{},
 		byQueue: map[*queue.Queue]*source{}, inflight: map[*source]map[string]bool{},
-		slots: make(chan struct{}, c.cfg.Workers), jobs: make(chan job)}
+		fetching: make(chan struct{}, c.cfg.Workers), jobs: make(chan job)}
 	r.commit = newCommitter(r, c.cfg.Workers)
 	for _, s := range srcs {
 		r.qs = append(r.qs, s.queue)
@@ -132,7 +141,22 @@ func (c *Crawler) newRun(srcs []*source, untilIdle bool) *consumeRun {
 		r.inflight[s] = map[string]bool{}
 	}
 	r.prod.pushed = make(chan struct{}, 1)
-	for range c.cfg.Workers {
+	r.left = make(chan struct{}, 1)
+	r.slots = make(chan struct{}, 2*c.cfg.Workers) // fetching or read, and as many ahead
+	start := cap(r.slots)
+	if untilIdle {
+		// Until the first article URL is done, one claim batch at a time:
+		// the first articles do not share the cores with a full set of
+		// fetches (see produceCounts.waitFirst for the list pages).
+		start = min(max(c.qopt.ClaimBatch, 1), start)
+		r.prod.first, r.prod.begun = make(chan struct{}), r.start
+		r.prod.onFirst = func() {
+			for range cap(r.slots) - start {
+				r.slots <- struct{}{}
+			}
+		}
+	}
+	for range start {
 		r.slots <- struct{}{}
 	}
 	return r
@@ -156,15 +180,24 @@ func (r *consumeRun) run(ctx context.Context) error {
 	defer stopGrace()
 
 	go r.commit.run(work)
+	r.stop = ctx.Done()
 	var wg sync.WaitGroup
-	for range r.c.cfg.Workers {
+	for range cap(r.slots) { // a worker per claimed URL not read yet
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range r.jobs {
+				if !r.fetchSlot() {
+					// The run ends before the page's turn: hand it back unfetched.
+					r.release(work, j)
+					r.finished(j)
+					r.slots <- struct{}{}
+					continue
+				}
 				r.commit.reading.Add(1)
 				a, ok := r.process(work, j)
 				r.commit.reading.Add(-1)
+				<-r.fetching
 				if ok {
 					// The committer finishes the URL.
 					r.commit.in <- readPage{j: j, a: a}
@@ -262,12 +295,27 @@ func (r *consumeRun) inflightCount() int {
 	return n
 }
 
+// fetchSlot waits for a fetch slot; false when the run ends first.
+func (r *consumeRun) fetchSlot() bool {
+	select {
+	case r.fetching <- struct{}{}:
+		return true
+	case <-r.stop:
+		return false
+	}
+}
+
 // finished takes a URL out of flight once it is acknowledged, failed or
 // handed back.
 func (r *consumeRun) finished(j job) {
 	r.mu.Lock()
 	delete(r.inflight[j.s], j.url)
 	r.mu.Unlock()
+	r.prod.openFirst()
+	select {
+	case r.left <- struct{}{}:
+	default:
+	}
 }
 
 // heartbeat extends the leases of the URLs being fetched every third of

@@ -77,11 +77,14 @@ type listWalk struct {
 	// poll: stop at the first list page whose last URL the queue
 	// already had (see produceAll).
 	poll bool
+	// asked: a list page was asked for (see produceCounts.waitFirst).
+	asked bool
 }
 
 func (c *Crawler) produce(ctx context.Context, s *source, counts *produceCounts, poll bool) SourceProduce {
-	defer counts.sourceDone()
 	lw := &listWalk{c: c, s: s, rep: SourceProduce{Name: s.cfg.Name}, seen: map[urlKey]bool{}, visited: map[string]bool{}, counts: counts, poll: poll}
+	counts.sourceStart()
+	defer counts.sourceDone()
 	start := time.Now()
 	lw.loadLists(ctx)
 	var err error
@@ -144,6 +147,12 @@ func (lw *listWalk) pageURLs(raw string) []string {
 // crawler.list_attempts times with backoff (at least the Retry-After).
 // A failed page is counted and logged; the error is returned too.
 func (lw *listWalk) get(ctx context.Context, pageURL string, accept func(string) bool) (*response, error) {
+	if lw.asked {
+		if err := lw.counts.waitFirst(ctx); err != nil {
+			return nil, err
+		}
+	}
+	lw.asked = true
 	lw.visited[pageURL] = true
 	attempts := max(lw.c.cfg.ListAttempts, 1)
 	for i := 1; ; i++ {
@@ -270,6 +279,9 @@ func (lw *listWalk) push(ctx context.Context, items []ListItem) (pushed, error) 
 		last := len(entries) - 1
 		n, err := lw.s.queue.PushEntries(ctx, entries[:last]...)
 		res.added += n
+		if n > 0 {
+			lw.counts.queued(lw.s.queue) // the consumers need not wait for the last URL's push
+		}
 		if err == nil {
 			n, err = lw.s.queue.PushEntries(ctx, entries[last])
 			res.added += n

@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -58,6 +59,86 @@ type produceCounts struct {
 	// lastPush is the queue URLs were last queued to, for the consumers
 	// to claim from first (not one claim per queue in turn).
 	lastPush atomic.Pointer[queue.Queue]
+	// first, when not nil, is closed once the run's first article URL is
+	// done (see waitFirst), and then onFirst lets the consumers claim for
+	// all their fetch slots; started counts the walks begun, reading
+	// those begun and not done that do not wait in waitFirst.
+	first            chan struct{}
+	firstOnce        sync.Once
+	onFirst          func()    // called when first is closed
+	begun            time.Time // the run's start
+	firstPush        sync.Once
+	started, reading atomic.Int64
+}
+
+// waitFirst is called by a source's walk before each list page after its
+// first one: in a RunOnce, it waits until the consumers are done with the
+// run's first article URL, so that the first article is not fetched while
+// every source reads its next list pages at once (on a couple of cores,
+// it would be stored only when they are all read). It waits no longer
+// than that: the consumers open it also when they find nothing to claim
+// while no walk is reading a page (every walk begun waits here or is
+// done: the walks not begun yet may wait for those, crawler.workers at
+// once), and when they stop; and it opens at the latest as long after
+// the first push as the run took to get there (openFirstLater).
+func (p *produceCounts) waitFirst(ctx context.Context) error {
+	if p == nil || p.first == nil {
+		return nil
+	}
+	select {
+	case <-p.first:
+		return nil
+	default:
+	}
+	p.reading.Add(-1)
+	defer p.reading.Add(1)
+	p.wakeConsumers() // to look whether anything was queued at all
+	select {
+	case <-p.first:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// idleWalks reports whether walks began and none is reading a page now.
+func (p *produceCounts) idleWalks() bool {
+	return p.started.Load() > 0 && p.reading.Load() == 0
+}
+
+// openFirstLater opens first at the latest as long after the run's first
+// push as the run took to get there (robots.txt and a list page): the
+// first article's head start is bounded even if its page hangs.
+func (p *produceCounts) openFirstLater() {
+	if p != nil && p.first != nil {
+		p.firstPush.Do(func() { time.AfterFunc(time.Since(p.begun), p.openFirst) })
+	}
+}
+
+// beforeFirst reports whether a RunOnce waits for its first article URL
+// to be done (waitFirst).
+func (p *produceCounts) beforeFirst() bool {
+	if p == nil || p.first == nil {
+		return false
+	}
+	select {
+	case <-p.first:
+		return false
+	default:
+		return true
+	}
+}
+
+// openFirst lets the walks read on (waitFirst).
+func (p *produceCounts) openFirst() {
+	if p != nil && p.first != nil {
+		p.firstOnce.Do(func() {
+			close(p.first)
+			if p.onFirst != nil {
+				p.onFirst()
+			}
+		})
+	}
 }
 
 // wakeConsumers signals pushed without waiting.
@@ -95,14 +176,31 @@ func (p *produceCounts) urls(q *queue.Queue, found, added int) {
 		p.found.Add(int64(found))
 		p.new.Add(int64(added))
 		if added > 0 {
-			p.lastPush.Store(q)
-			p.wakeConsumers()
+			p.queued(q)
 		}
+	}
+}
+
+// queued tells the consumers that URLs were queued to q.
+func (p *produceCounts) queued(q *queue.Queue) {
+	if p != nil {
+		p.lastPush.Store(q)
+		p.wakeConsumers()
+		p.openFirstLater()
+	}
+}
+
+// sourceStart counts a walk begun.
+func (p *produceCounts) sourceStart() {
+	if p != nil {
+		p.started.Add(1)
+		p.reading.Add(1)
 	}
 }
 
 func (p *produceCounts) sourceDone() {
 	if p != nil {
+		p.reading.Add(-1)
 		p.sourcesDone.Add(1)
 		p.wakeConsumers()
 	}
