@@ -22,8 +22,9 @@ import (
 )
 
 // BenchmarkFreshness runs the demo site on a simulated clock for two days
-// (its articles appear at their post times: about 1,400 in the week before
-// the end, so about 400 during the two days, ~1.4 an hour per section),
+// (the same two days whenever it runs: freshSpan; its articles appear at
+// their post times: about 1,400 in the week before the end, so about 400
+// during the two days, ~1.4 an hour per section),
 // served by a real HTTP server into a real redis-server, and crawls it
 // three ways with every source kind (HTML lists, RSS, Atom, sitemaps,
 // JSONP list API):
@@ -34,7 +35,9 @@ import (
 //   - fixed-15m: the same every 15 minutes;
 //   - adaptive: PollDue as the daemon's poller runs it (crawler.poll
 //     defaults, 10 min to 6 h), with conditional GET, the clock moved to
-//     each next poll.
+//     each next poll; past the end it polls on until what was published
+//     in the span's last minutes is stored (the fixed ways crawl at the
+//     end itself).
 //
 // Each crawl's articles are fetched and stored at the simulated time of
 // the crawl. For each way it reports the median delay from an article's
