@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"slices"
@@ -21,8 +22,9 @@ import (
 )
 
 // BenchmarkFreshness runs the demo site on a simulated clock for two days
-// (its articles appear at their post times: about 1,400 in the week before
-// the end, so about 400 during the two days, ~1.4 an hour per section),
+// (the same two days whenever it runs: freshSpan; its articles appear at
+// their post times: about 1,400 in the week before the end, so about 400
+// during the two days, ~1.4 an hour per section),
 // served by a real HTTP server into a real redis-server, and crawls it
 // three ways with every source kind (HTML lists, RSS, Atom, sitemaps,
 // JSONP list API):
@@ -33,7 +35,9 @@ import (
 //   - fixed-15m: the same every 15 minutes;
 //   - adaptive: PollDue as the daemon's poller runs it (crawler.poll
 //     defaults, 10 min to 6 h), with conditional GET, the clock moved to
-//     each next poll.
+//     each next poll; past the end it polls on until what was published
+//     in the span's last minutes is stored (the fixed ways crawl at the
+//     end itself).
 //
 // Each crawl's articles are fetched and stored at the simulated time of
 // the crawl. For each way it reports the median delay from an article's
@@ -45,7 +49,9 @@ import (
 // kind): list requests, 304s, bytes, new articles and their median delay.
 //
 // Target: adaptive within 2x fixed-15m's median delay, with <= 10% of its
-// list bytes per new article.
+// list bytes per new article. It also reports the slowest source's median
+// delay against that source's under fixed-15m (not a target: a rule can
+// meet the median over all articles by slowing one kind of source).
 //
 // It runs twice: on feeds of the newest 50 entries (feeds=50), as real
 // feeds carry, and on feeds of every article (feeds=all), the demo site's
@@ -71,13 +77,10 @@ func BenchmarkFreshness(b *testing.B) {
 
 func benchFreshness(b *testing.B, seed int64, feedItems int) {
 	const articles = 1400
-	span := 48 * time.Hour
-	// The simulated days lie ahead of the wall clock: Redis expires the
-	// queue's done memory at instants of the queue's clock (PEXPIREAT), so
-	// days in the past would expire it at once and every poll would find
-	// every listed URL new again.
-	end := time.Now().Add(span + 24*time.Hour).Truncate(time.Hour)
-	start := end.Add(-span)
+	start, end, err := freshSpan(time.Now())
+	if err != nil {
+		b.Fatal(err)
+	}
 	clk := clock.NewFake(start)
 	site := demosite.New(demosite.Options{Articles: articles, Now: end, Seed: seed, Clock: clk, FeedItems: feedItems})
 	cs := &countingSite{h: site, articles: map[string]bool{}}
@@ -114,7 +117,28 @@ func benchFreshness(b *testing.B, seed int64, feedItems int) {
 		}
 		b.ReportMetric(delayRatio, "delay-ratio")
 		b.ReportMetric(bytesRatio, "bytes-ratio")
+		slow, worst := slowestSource(res["adaptive"], res["fixed-15m"])
+		b.Logf("slowest source against fixed-15m: %s, %.2fx its median delay (reported, not a target: the median over all articles hides a slow source)",
+			slow, worst)
+		b.ReportMetric(worst, "worst-source-delay-ratio")
 	}
+}
+
+// slowestSource is the source whose median delay is the most times that
+// of the same source in base, and how many times.
+func slowestSource(x, base freshResult) (string, float64) {
+	var name string
+	var worst float64
+	for s, sr := range x.sources {
+		b := base.sources[s].median()
+		if b <= 0 || sr.published == 0 {
+			continue
+		}
+		if r := sr.median().Seconds() / b.Seconds(); r > worst || (r == worst && s < name) {
+			name, worst = s, r
+		}
+	}
+	return name, worst
 }
 
 // stampStore is the news store noting when (on the simulated clock) each
@@ -210,7 +234,10 @@ func (fr *freshRun) run(way string) freshResult {
 				b.Fatal(err)
 			}
 			round()
-			if next.After(fr.end) {
+			// Past the span's end the polls go on (as they come due) until
+			// they have stored what was published in its last minutes:
+			// the fixed ways crawl at the end itself.
+			if next.After(fr.end) && (fr.spanStored(store) || next.After(fr.end.Add(c.cfg.Poll.Max))) {
 				break
 			}
 			fr.clk.Set(later(next, fr.clk.Now().Add(time.Second)))
@@ -234,11 +261,63 @@ func (fr *freshRun) run(way string) freshResult {
 	return fr.result(store)
 }
 
+// freshEnd is the end of the simulated span, the same whenever the
+// benchmark runs: the poll jitter hashes the clock's instants, the
+// finance section's daily sitemaps change at its midnight and the dates
+// in the lists are part of their bytes, so a span that followed the wall
+// clock gave other figures at every hour.
+var freshEnd = time.Date(2099, time.June, 1, 0, 0, 0, 0, time.UTC)
+
+// freshSpan is the simulated span: the two days before freshEnd, whatever
+// the wall clock's now. They must lie ahead of now: Redis expires the
+// queue's done memory at instants of the queue's clock (PEXPIREAT), so
+// days in the past would expire it at once and every poll would find
+// every listed URL new again.
+func freshSpan(now time.Time) (start, end time.Time, err error) {
+	const span = 48 * time.Hour
+	start = freshEnd.Add(-span)
+	if !now.Add(24 * time.Hour).Before(start) {
+		return time.Time{}, time.Time{}, fmt.Errorf("the simulated span (%s to %s) must start a day after now (%s): move freshEnd ahead",
+			start.Format(time.RFC3339), freshEnd.Format(time.RFC3339), now.Format(time.RFC3339))
+	}
+	return start, freshEnd, nil
+}
+
 func later(a, b time.Time) time.Time {
 	if a.After(b) {
 		return a
 	}
 	return b
+}
+
+// spanArticles are the canonical URLs of the articles published during
+// the span, each with its section and post time.
+func (fr *freshRun) spanArticles() map[string]demosite.ArticleInfo {
+	out := map[string]demosite.ArticleInfo{}
+	for _, a := range fr.site.Articles() {
+		if !a.PostTime.After(fr.start) || a.PostTime.After(fr.end) {
+			continue
+		}
+		u, err := canonurl.Canonical(fr.base + a.Path)
+		if err != nil {
+			fr.b.Fatal(err)
+		}
+		out[u] = a
+	}
+	return out
+}
+
+// spanStored reports whether every article published during the span is
+// stored.
+func (fr *freshRun) spanStored(store *stampStore) bool {
+	store.mu.Lock()
+	defer store.mu.Unlock()
+	for u := range fr.spanArticles() {
+		if _, ok := store.at[u]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // result is the median delay of the articles published during the span
@@ -250,17 +329,10 @@ func (fr *freshRun) result(store *stampStore) freshResult {
 		res.sources[s] = sourceResult{listCount: n}
 	}
 	var delays []time.Duration
-	for _, a := range fr.site.Articles() {
-		if !a.PostTime.After(fr.start) || a.PostTime.After(fr.end) {
-			continue
-		}
+	for u, a := range fr.spanArticles() {
 		res.published++
 		sr := res.sources[a.Section]
 		sr.published++
-		u, err := canonurl.Canonical(fr.base + a.Path)
-		if err != nil {
-			fr.b.Fatal(err)
-		}
 		at, ok := store.at[u]
 		if ok {
 			sr.stored++

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 )
 
@@ -139,5 +140,19 @@ func printSources(kinds map[string]string, res map[string]freshResult) {
 				100*float64(a.bytes)/float64(res["fixed-15m"].bytes))
 		}
 		fmt.Println(line)
+	}
+}
+
+// TestFreshSpanIgnoresTheWallClock: BenchmarkFreshness simulates the same
+// two days whenever it runs (so a seed gives the same figures), and
+// refuses days that are not a day ahead of the wall clock.
+func TestFreshSpanIgnoresTheWallClock(t *testing.T) {
+	s1, e1, err1 := freshSpan(time.Date(2026, time.November, 25, 9, 17, 0, 0, time.UTC))
+	s2, e2, err2 := freshSpan(time.Date(2031, time.March, 2, 23, 59, 0, 0, time.FixedZone("x", 8*3600)))
+	if err1 != nil || err2 != nil || !s1.Equal(s2) || !e1.Equal(e2) || e1.Sub(s1) != 48*time.Hour {
+		t.Errorf("spans %v..%v (%v) and %v..%v (%v): want the same two days", s1, e1, err1, s2, e2, err2)
+	}
+	if _, _, err := freshSpan(s1.Add(-23 * time.Hour)); err == nil {
+		t.Error("a span less than a day ahead of now was accepted")
 	}
 }
