@@ -37,17 +37,7 @@ import (
 // reliable crawler keeps at least half the naive one's rate (ratio >= 0.5).
 func BenchmarkCrawlDemo(b *testing.B) {
 	const articles, workers = 2000, 8
-	r := redistest.Start(b)
-	rdb := r.Client()
-	site := demosite.New(demosite.Options{Articles: articles, Now: time.Now(), Seed: 1})
-	srv := httptest.NewServer(site)
-	defer srv.Close()
-	srcs := site.HTMLSources(srv.URL)
-	opts := DefaultOptions()
-	opts.Workers = workers
-	opts.PerHostParallelism = workers
-	opts.Delay, opts.Jitter = 0, 0
-	opts.Sources = demoSources(srcs)
+	rdb, srv, srcs, opts := demoBench(b, articles, workers)
 	b.Logf("target: newsrank >= 0.5x the naive seed-004 crawler's pages/s (and >= 3x Scrapy's in bench/crawl/run.sh)")
 	var ourRate, naiveRate float64
 	for range b.N {
@@ -287,4 +277,22 @@ func benchExtract(b *testing.B, pages []benchPage) (ours, bare, calls float64) {
 	}
 	n := float64(b.N * len(pages))
 	return n / tOurs.Seconds(), n / tBare.Seconds(), float64(pageDateCalls.Load()-before) / n
+}
+
+// demoBench starts a redis-server and a demo site of the given articles
+// for a crawl benchmark, and returns the crawler options for its HTML
+// sources with workers fetches at once (per host too) and no politeness
+// delays.
+func demoBench(b *testing.B, articles, workers int) (*redis.Client, *httptest.Server, []demosite.Source, Options) {
+	b.Helper()
+	rdb := redistest.Start(b).Client()
+	site := demosite.New(demosite.Options{Articles: articles, Now: time.Now(), Seed: 1})
+	srv := httptest.NewServer(site)
+	b.Cleanup(srv.Close)
+	srcs := site.HTMLSources(srv.URL)
+	opts := DefaultOptions()
+	opts.Workers, opts.PerHostParallelism = workers, workers
+	opts.Delay, opts.Jitter = 0, 0
+	opts.Sources = demoSources(srcs)
+	return rdb, srv, srcs, opts
 }

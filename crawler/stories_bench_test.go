@@ -2,13 +2,10 @@ package crawler
 
 import (
 	"context"
-	"net/http/httptest"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/newsrank/newsrank/demosite"
-	"github.com/newsrank/newsrank/internal/redistest"
 	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/queue"
 )
@@ -25,15 +22,7 @@ import (
 // more.
 func BenchmarkCrawlStories(b *testing.B) {
 	const articles, workers = 3000, 16
-	r := redistest.Start(b)
-	rdb := r.Client()
-	site := demosite.New(demosite.Options{Articles: articles, Now: time.Now(), Seed: 1})
-	srv := httptest.NewServer(site)
-	defer srv.Close()
-	opts := DefaultOptions()
-	opts.Workers, opts.PerHostParallelism = workers, workers
-	opts.Delay, opts.Jitter = 0, 0
-	opts.Sources = demoSources(site.HTMLSources(srv.URL))
+	rdb, _, _, opts := demoBench(b, articles, workers)
 	ctx := context.Background()
 	crawl := func(rankBy string) time.Duration {
 		rdb.FlushAll(ctx)
