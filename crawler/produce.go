@@ -69,7 +69,7 @@ type listWalk struct {
 	c       *Crawler
 	s       *source
 	rep     SourceProduce
-	seen    map[urlKey]bool // canonical article URLs found in this run, by key
+	seen    recentKeys      // canonical article URLs found lately in this walk, by key
 	visited map[string]bool // list pages read or tried in this run
 	lastErr error
 	counts  *produceCounts
@@ -82,7 +82,7 @@ type listWalk struct {
 }
 
 func (c *Crawler) produce(ctx context.Context, s *source, counts *produceCounts, poll bool) SourceProduce {
-	lw := &listWalk{c: c, s: s, rep: SourceProduce{Name: s.cfg.Name}, seen: map[urlKey]bool{}, visited: map[string]bool{}, counts: counts, poll: poll}
+	lw := &listWalk{c: c, s: s, rep: SourceProduce{Name: s.cfg.Name}, visited: map[string]bool{}, counts: counts, poll: poll}
 	counts.sourceStart()
 	defer counts.sourceDone()
 	start := time.Now()
@@ -255,7 +255,8 @@ func (lw *listWalk) push(ctx context.Context, items []ListItem) (pushed, error) 
 			lw.skip(it.URL, err)
 			continue
 		}
-		if lw.seen[keyOf(cu)] {
+		k := keyOf(cu)
+		if lw.seen.has(k) {
 			continue
 		}
 		e, err := lw.s.entry(cu, it)
@@ -263,7 +264,7 @@ func (lw *listWalk) push(ctx context.Context, items []ListItem) (pushed, error) 
 			lw.skip(it.URL, err)
 			continue
 		}
-		lw.seen[keyOf(cu)] = true
+		lw.seen.add(k)
 		urls = append(urls, cu)
 		keep = append(keep, it)
 		entries = append(entries, e)
@@ -331,9 +332,8 @@ func (lw *listWalk) refresh(ctx context.Context, urls []string, items []ListItem
 }
 
 // urlKey stands for a canonical URL in a walk's seen set: the first 16
-// bytes of its SHA-256, so that a run that finds 100,000 URLs keeps about
-// 2 MB for them instead of the URLs themselves (a collision, 2^-128 per
-// pair, would skip one URL in one run; the next run finds it).
+// bytes of its SHA-256, not the URL itself (a collision, 2^-128 per pair,
+// would skip one URL in one run; the next run finds it).
 type urlKey [16]byte
 
 func keyOf(u string) urlKey {

@@ -20,8 +20,9 @@ type SourceProduce struct {
 	NotModified, Unchanged int
 	Bytes                  int64
 	// Found is how many article URLs the pages listed (on the allowed
-	// domains, deduplicated); New how many of them were queued for the
-	// first time.
+	// domains, deduplicated among the walk's last 4,096 or more: a URL
+	// listed again further away counts again); New how many of them were
+	// queued for the first time.
 	Found, New int
 	// Skipped counts listed URLs dropped: off the allowed domains, not
 	// http(s), or list items without a URL.
