@@ -1,14 +1,16 @@
 package crawler
 
 // recentCap is how many keys a generation of recentKeys holds.
-const recentCap = 4096
+const recentCap = 1024
 
 // recentKeys is a list walk's memory of the article URLs it found, by
 // key, bounded: it holds the last recentCap to 2×recentCap keys added (two
-// generations; the older is dropped when the newer fills), about 0.3 MB at
-// most, whatever the number of URLs a walk finds. A URL listed again
-// within that is skipped; one listed again further away is pushed again,
-// and the queue, which remembers every URL, does not queue it twice.
+// generations; the older is dropped when the newer fills), about 50 KB at
+// most, whatever the number of URLs a walk finds: 50 to 100 list pages of
+// 20 links, and a crawler walks one list of every source at once. A URL
+// listed again within that is skipped; one listed again further away is
+// pushed again, and the queue, which remembers every URL, does not queue
+// it twice.
 type recentKeys struct {
 	cur, prev map[urlKey]struct{}
 }

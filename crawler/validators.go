@@ -57,6 +57,7 @@ type listEntry struct {
 type listCache struct {
 	key     string
 	old     map[string]listEntry
+	stale   []string             // fields read expired or unreadable: deleted on save
 	pending map[string]listEntry // pages read in the current start URL's walk
 	keep    map[string]listEntry // saved at the end of the walk
 	failed  bool                 // a page of the current start URL's walk failed
@@ -99,19 +100,30 @@ func (lw *listWalk) loadLists(ctx context.Context) {
 		var e listEntry
 		if json.Unmarshal([]byte(v), &e) == nil && e.At >= oldest {
 			lc.old[u] = e
+		} else {
+			lc.stale = append(lc.stale, u)
 		}
 	}
 }
 
-// saveLists writes the validators kept by this walk and drops the
-// expired ones; the key expires ListCacheTTL after the last write.
+// saveLists writes the validators kept by this walk and deletes the
+// fields it read expired (older than ListCacheTTL) or unreadable, so that
+// the HASH holds only pages answered within ListCacheTTL however many
+// list URLs a source has had (daily sitemaps, shifting pages); the key
+// expires ListCacheTTL after the last write.
 func (lw *listWalk) saveLists(ctx context.Context) {
 	lc := lw.cache
 	if lc == nil {
 		return
 	}
 	lc.commit()
-	if len(lc.keep) == 0 {
+	var stale []string
+	for _, u := range lc.stale {
+		if _, ok := lc.keep[u]; !ok {
+			stale = append(stale, u)
+		}
+	}
+	if len(lc.keep) == 0 && len(stale) == 0 {
 		return
 	}
 	vals := make([]any, 0, 2*len(lc.keep))
@@ -120,8 +132,13 @@ func (lw *listWalk) saveLists(ctx context.Context) {
 		vals = append(vals, u, string(b))
 	}
 	_, err := lw.c.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.HSet(ctx, lc.key, vals...)
-		p.PExpire(ctx, lc.key, ListCacheTTL)
+		if len(stale) > 0 {
+			p.HDel(ctx, lc.key, stale...)
+		}
+		if len(vals) > 0 {
+			p.HSet(ctx, lc.key, vals...)
+			p.PExpire(ctx, lc.key, ListCacheTTL)
+		}
 		return nil
 	})
 	if err != nil {

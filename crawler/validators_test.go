@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -237,5 +238,41 @@ func TestConditionalGetAfterFailedPage(t *testing.T) {
 	}
 	if p := produceOne(t, c); p.NotModified != 1 || p.Found != 0 {
 		t.Errorf("third walk = %+v, want a 304", p)
+	}
+}
+
+// The validators of list pages not answered within ListCacheTTL are
+// deleted when a walk saves its own, and so are unreadable ones: the
+// HASH does not grow with every list URL a source ever had (a sitemap
+// a day, pages that shift).
+func TestListValidatorsExpire(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	p1 := &condList{ctype: "text/html"}
+	p1.set(links(1, 3), `"v1"`, time.Time{})
+	e.site.handle(host+"/list/1", p1.serve)
+	c := e.crawler(Source{Name: "aging", Kind: "html", URLs: []string{"http://" + host + "/list/1"},
+		LinkSelector: sel("a.t")})
+	key := testPrefix + "{crawl:aging}:lists"
+	now := time.Now()
+	old := func(age time.Duration) string {
+		return fmt.Sprintf(`{"e":"\"x\"","t":%d}`, now.Add(-age).Unix())
+	}
+	e.rdb.HSet(ctx, key,
+		"http://"+host+"/sitemap-day-1.xml", old(ListCacheTTL+time.Hour), // expired
+		"http://"+host+"/list/9", old(ListCacheTTL-time.Hour), // not yet
+		"http://"+host+"/list/bad", "{not json")
+
+	if p := produceOne(t, c); p.New != 3 {
+		t.Fatalf("walk = %+v, want 3 new", p)
+	}
+	got, err := e.rdb.HKeys(ctx, key).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	want := []string{"http://" + host + "/list/1", "http://" + host + "/list/9"}
+	if !slices.Equal(got, want) {
+		t.Errorf("validators kept for %q, want %q (the expired and the unreadable deleted)", got, want)
 	}
 }

@@ -305,13 +305,13 @@ func BenchmarkRebuild(b *testing.B) {
 	}
 }
 
-// BenchmarkRebuildBig rebuilds 5,000,000 articles (linear, same data as
+// BenchmarkRebuildBig rebuilds 5,000,000 articles (linear, then hot; same data as
 // BenchmarkRebuild) and reports the time, the slowest server call and
 // Redis's memory. It runs only with NEWSRANK_BENCH_BIG=1 (seeding takes
 // minutes and Redis about 5 GB), so make bench stays short.
 func BenchmarkRebuildBig(b *testing.B) {
 	if os.Getenv("NEWSRANK_BENCH_BIG") != "1" {
-		b.Skip("set NEWSRANK_BENCH_BIG=1 to rebuild 5,000,000 articles (minutes, ~5 GB of Redis)")
+		b.Skip("set NEWSRANK_BENCH_BIG=1 to rebuild 5,000,000 articles, linear then hot (minutes, ~5 GB of Redis)")
 	}
 	const n = 5_000_000
 	ctx := context.Background()
@@ -338,6 +338,22 @@ func BenchmarkRebuildBig(b *testing.B) {
 		b.ReportMetric(float64(peak)/(1<<20), "peak-memory-MiB")
 		b.Logf("bounded linear rebuild of %d articles: %s, %d batches; longest server call %.2f ms (%s), %d calls over 10 ms (target 0); Redis used_memory %d MiB before, peak %d MiB; load average %s",
 			n, took.Round(time.Millisecond), res.Batches, float64(us)/1000, cmd, over, before>>20, peak>>20, loadavg())
+
+		// The hot formula's rebuild of the same articles.
+		hot := benchStore(b, c, "hot", clock.NewFake(now))
+		slowlogReset(b, c)
+		t = time.Now()
+		res, err = hot.Rebuild(ctx, RebuildOptions{})
+		if err != nil || res.Articles != n {
+			b.Fatalf("hot rebuild: %+v, %v", res, err)
+		}
+		took = time.Since(t)
+		us, cmd, over = serverSlowCalls(b, c)
+		b.ReportMetric(took.Seconds(), "hot-s")
+		b.ReportMetric(float64(us)/1000, "hot-max-call-ms")
+		b.ReportMetric(float64(over), "hot-calls-over-10ms")
+		b.Logf("hot rebuild of %d articles: %s, %d batches; longest server call %.2f ms (%s), %d calls over 10 ms (target 0); load average %s",
+			n, took.Round(time.Millisecond), res.Batches, float64(us)/1000, cmd, over, loadavg())
 	}
 }
 

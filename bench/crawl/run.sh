@@ -2,7 +2,7 @@
 # Crawl benchmark: newsrank against the ceilings of fetching and parsing
 # alone, and against Scrapy 2.8, on the bundled demo news site.
 #
-#   bench/crawl/run.sh            # 3,000 articles, 3 rounds; 10,000 for newsrank's RSS
+#   bench/crawl/run.sh            # 3,000 articles, 3 rounds; 100,000 for flat pages/s and RSS
 #   ARTICLES=5000 CONCURRENCY=16 ROUNDS=5 BIG_ARTICLES=0 SKIP_SCRAPY=1 bench/crawl/run.sh
 #   NEWSRANK=/path/to/old/newsrank bench/crawl/run.sh   # measure another build of newsrank
 #
@@ -23,8 +23,9 @@
 # the limit when that is small), then newsrank's pages/s as a fraction of
 # the fetch+parse ceiling's (target >= 0.5x). Scrapy, once, after them
 # (target: newsrank >= 3x Scrapy's pages/s). Then newsrank alone on
-# BIG_ARTICLES articles (target: peak RSS under 100 MB for 10,000
-# articles). Pages = list pages + article pages (+ robots.txt for Scrapy,
+# BIG_ARTICLES articles (targets: peak RSS under 100 MB, and pages/s and
+# peak RSS flat against the medians of the ARTICLES rounds: >= 0.9x and
+# <= 1.1x). Pages = list pages + article pages (+ robots.txt for Scrapy,
 # which counts it; disallowed pages are fetched by none). Elapsed = the
 # crawl itself (newsrank: produce + consume as reported by crawl -once;
 # Scrapy: spider open to close; ceilings: the timed gets).
@@ -36,7 +37,7 @@
 set -euo pipefail
 
 ARTICLES=${ARTICLES:-3000}
-BIG_ARTICLES=${BIG_ARTICLES:-10000}
+BIG_ARTICLES=${BIG_ARTICLES:-100000}
 CONCURRENCY=${CONCURRENCY:-16}
 ROUNDS=${ROUNDS:-3}
 SKIP_SCRAPY=${SKIP_SCRAPY:-0}
@@ -188,14 +189,14 @@ echo "== crawl of the demo site: $ARTICLES articles, concurrency $CONCURRENCY, m
 	    rcpu = st.median(r * 1000 / p for p, _, _, r, *_ in rs)
 	    site = st.median(s * 1000 / p for p, *_, s in rs)
 	    rss = st.median(r[4] for r in rs) / 1024
-	    med[name] = (pages, st.median(el for _, el, *_ in rs), rate)
+	    med[name] = (pages, st.median(el for _, el, *_ in rs), rate, st.median(r[4] for r in rs))
 	    extra = f"  + redis-server {rcpu:.3f}  peak RSS {rss:.1f} MB" if name == "newsrank" else ""
 	    print(f"{label:28s} {pages:6d} pages  {rate:8.0f} pages/s  CPU {cpu:.3f} ms/page{extra}  (demo site {site:.3f} ms/page)")
 	ratio = med["newsrank"][2] / med["parse"][2]
 	print(f"ratio newsrank/fetch+parse ceiling pages per second: {ratio:.2f}x (target >= 0.5x: {'met' if ratio >= 0.5 else 'NOT met'})")
 	print(*med["newsrank"], file=open(sys.argv[2], "w"))
 	EOF
-read -r n_pages n_el n_rate <"$work/newsrank-median.txt"
+read -r n_pages n_el n_rate n_rss <"$work/newsrank-median.txt"
 
 if [ "$SKIP_SCRAPY" != 1 ]; then
 	"$PY" "$root/bench/crawl/newsrank_spider.py" --base "$base" --concurrency "$CONCURRENCY" \
@@ -225,4 +226,12 @@ if [ "$BIG_ARTICLES" -gt 0 ]; then
 	printf "newsrank  %6d pages in %7.2fs  %8.1f pages/s  CPU %.2f s/1000 pages (%.2f with redis-server)  peak RSS %.1f MB (target < 100 MB: %s)\n" \
 		"$b_pages" "$b_el" "$("$PY" -c "print($b_pages / $b_el)")" "$("$PY" -c "print($b_cpu * 1000 / $b_pages)")" \
 		"$("$PY" -c "print(($b_cpu + $b_rcpu) * 1000 / $b_pages)")" "$("$PY" -c "print($b_rss / 1024)")" "$verdict"
+	"$PY" - "$b_pages" "$b_el" "$b_rss" "$n_rate" "$n_rss" "$BIG_ARTICLES" "$ARTICLES" <<-'EOF'
+	import sys
+	pages, el, rss, rate, rss0 = (float(a) for a in sys.argv[1:6])
+	r, m = pages / el / rate, rss / rss0
+	flat = r >= 0.9 and m <= 1.1
+	print(f"flat      {sys.argv[6]} vs {sys.argv[7]} articles: pages/s {r:.2f}x, peak RSS {m:.2f}x"
+	      f" (target: flat, pages/s >= 0.9x and peak RSS <= 1.1x: {'met' if flat else 'NOT met'})")
+	EOF
 fi
