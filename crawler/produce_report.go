@@ -20,7 +20,7 @@ type SourceProduce struct {
 	NotModified, Unchanged int
 	Bytes                  int64
 	// Found is how many article URLs the pages listed (on the allowed
-	// domains, deduplicated among the walk's last 4,096 or more: a URL
+	// domains, deduplicated among the walk's last 1,024 or more: a URL
 	// listed again further away counts again); New how many of them were
 	// queued for the first time.
 	Found, New int
