@@ -188,7 +188,7 @@ func (f *fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 // fetch GETs r.url. It returns a *FetchError for a failed page, or the
 // context's error when ctx ended.
 func (f *fetcher) fetch(ctx context.Context, r fetchReq) (*response, error) {
-	release, err := f.admit(ctx, r.url)
+	release, err := f.admit(ctx, r.url, r.cond != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -240,8 +240,9 @@ func (f *fetcher) fetch(ctx context.Context, r fetchReq) (*response, error) {
 
 // admit checks that rawURL may be fetched (an absolute http(s) URL
 // without user info, allowed by robots.txt) and waits for its host's turn
-// (politeness); the caller calls release when the fetch is over.
-func (f *fetcher) admit(ctx context.Context, rawURL string) (release func(), err error) {
+// (politeness; a list page before other pages); the caller calls release
+// when the fetch is over.
+func (f *fetcher) admit(ctx context.Context, rawURL string, list bool) (release func(), err error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, &FetchError{URL: rawURL, Reason: ReasonBadURL, Err: fmt.Errorf("not an absolute http(s) URL")}
@@ -260,7 +261,7 @@ func (f *fetcher) admit(ctx context.Context, rawURL string) (release func(), err
 		}
 		crawlDelay = d
 	}
-	return f.hosts.acquire(ctx, u.Host, crawlDelay)
+	return f.hosts.acquire(ctx, u.Host, crawlDelay, list)
 }
 
 // headers reads a response's headers and aborts the request when its

@@ -2,6 +2,10 @@ package crawler
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 )
@@ -27,7 +31,7 @@ func waitLimit(t *testing.T, l *hostLimiter, want HostLimit) {
 // acquireAsync starts an acquire that holds its slot until ctx ends.
 func acquireAsync(ctx context.Context, l *hostLimiter, host string, crawlDelay time.Duration) {
 	go func() {
-		release, err := l.acquire(ctx, host, crawlDelay)
+		release, err := l.acquire(ctx, host, crawlDelay, false)
 		if err == nil {
 			<-ctx.Done()
 			release()
@@ -40,7 +44,7 @@ func TestHostLimitNamesTheSettingThatHoldsRequestsBack(t *testing.T) {
 		l := newHostLimiter(2, time.Hour, 0)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		release, err := l.acquire(ctx, "news.test", 0) // the first request starts at once
+		release, err := l.acquire(ctx, "news.test", 0, false) // the first request starts at once
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +62,7 @@ func TestHostLimitNamesTheSettingThatHoldsRequestsBack(t *testing.T) {
 		l := newHostLimiter(1, time.Second, 0)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		release, _ := l.acquire(ctx, "slow.test", 2*time.Hour)
+		release, _ := l.acquire(ctx, "slow.test", 2*time.Hour, false)
 		release()
 		acquireAsync(ctx, l, "slow.test", 2*time.Hour)
 		waitLimit(t, l, HostLimit{Host: "slow.test", Setting: "robots.txt Crawl-delay", Value: "2h", Waiting: 1})
@@ -91,4 +95,157 @@ func TestHostLimitNamesTheSettingThatHoldsRequestsBack(t *testing.T) {
 		}
 		waitLimit(t, l, HostLimit{Host: "b.test", Setting: "crawler.per_host_parallelism", Value: "1", Waiting: 2})
 	})
+}
+
+// waitQueued waits until n requests wait for a slot of host.
+func waitQueued(t *testing.T, l *hostLimiter, host string, n int64) {
+	t.Helper()
+	s := l.slot(host)
+	deadline := time.Now().Add(10 * time.Second)
+	for s.waiting.forSlot.Load() != n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d requests wait for a slot of %s, want %d", s.waiting.forSlot.Load(), host, n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// A freed slot goes to the list page that waits longest, then to the
+// other pages in their order, whatever the order they came in.
+func TestHostSlotsListPagesFirst(t *testing.T) {
+	l := newHostLimiter(1, 0, 0)
+	ctx := context.Background()
+	hold, err := l.acquire(ctx, "news.test", 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	order := make(chan string, 5)
+	queue := func(name string, list bool, n int64) {
+		go func() {
+			release, err := l.acquire(ctx, "news.test", 0, list)
+			if err != nil {
+				order <- "error: " + err.Error()
+				return
+			}
+			order <- name
+			release()
+		}()
+		waitQueued(t, l, "news.test", n)
+	}
+	queue("article 1", false, 1)
+	queue("article 2", false, 2)
+	queue("list 1", true, 3)
+	queue("article 3", false, 4)
+	queue("list 2", true, 5)
+	hold()
+	want := []string{"list 1", "list 2", "article 1", "article 2", "article 3"}
+	for i, w := range want {
+		if got := <-order; got != w {
+			t.Fatalf("slot %d went to %q, want %q (order %q)", i+1, got, w, want)
+		}
+	}
+	// Every slot is back: one can be taken at once.
+	release, err := l.acquire(ctx, "news.test", 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+}
+
+// A request whose context ends while it waits leaves the queue, and one
+// handed a slot as its context ends passes it on: no slot is lost.
+func TestHostSlotsCancelledWaiters(t *testing.T) {
+	l := newHostLimiter(1, 0, 0)
+	hold, _ := l.acquire(context.Background(), "news.test", 0, false)
+	ctx, cancel := context.WithCancel(context.Background())
+	errs := make(chan error, 1)
+	go func() {
+		_, err := l.acquire(ctx, "news.test", 0, true)
+		errs <- err
+	}()
+	waitQueued(t, l, "news.test", 1)
+	cancel()
+	if err := <-errs; err != context.Canceled {
+		t.Fatalf("cancelled acquire: %v", err)
+	}
+	waitQueued(t, l, "news.test", 0)
+	hold()
+
+	// A slot freed while its waiter is cancelled, many times over.
+	for i := range 500 {
+		hold, err := l.acquire(context.Background(), "news.test", 0, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan func(), 1)
+		go func() {
+			release, err := l.acquire(ctx, "news.test", 0, i%2 == 0)
+			if err != nil {
+				release = func() {}
+			}
+			done <- release
+		}()
+		waitQueued(t, l, "news.test", 1)
+		go cancel()
+		hold()
+		(<-done)()
+	}
+	tctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	defer stop()
+	release, err := l.acquire(tctx, "news.test", 0, false)
+	if err != nil {
+		t.Fatalf("a slot was lost: %v", err)
+	}
+	release()
+	s := l.slot("news.test")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.busy != 0 || len(s.lists)+len(s.pages) != 0 {
+		t.Errorf("after every release: %d slots busy, %d waiting", s.busy, len(s.lists)+len(s.pages))
+	}
+}
+
+// The fetcher takes a list page (a request with validators) ahead of the
+// article pages waiting for the same host.
+func TestFetchListPageBeforeArticles(t *testing.T) {
+	e := newEnv(t)
+	e.opts.PerHostParallelism = 1
+	var mu sync.Mutex
+	var got []string
+	record := func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.URL.Path)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<html><body>x</body></html>")
+	}
+	e.site.handle(host+"/a/1.html", record)
+	e.site.handle(host+"/list/1", record)
+	c := e.crawler(Source{Name: "s", Kind: "html", URLs: []string{"http://" + host + "/list/1"}, LinkSelector: sel("a")})
+	ctx := context.Background()
+	hold, err := c.fetch.hosts.acquire(ctx, host, 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 2)
+	go func() {
+		_, err := c.fetch.fetch(ctx, fetchReq{url: "http://" + host + "/a/1.html", accept: isHTML})
+		done <- err
+	}()
+	waitQueued(t, c.fetch.hosts, host, 1)
+	go func() {
+		_, err := c.fetch.fetch(ctx, fetchReq{url: "http://" + host + "/list/1", accept: isHTML, cond: &listValidators{}})
+		done <- err
+	}()
+	waitQueued(t, c.fetch.hosts, host, 2)
+	hold()
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := []string{"/list/1", "/a/1.html"}; !slices.Equal(got, want) {
+		t.Errorf("requests in the order %q, want %q", got, want)
+	}
 }

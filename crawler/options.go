@@ -40,7 +40,8 @@ type Options struct {
 	RobotsTTL  time.Duration
 	// PerHostParallelism, Delay and Jitter are the politeness per host:
 	// at most PerHostParallelism requests at once, Delay plus a random
-	// 0..Jitter between them.
+	// 0..Jitter between them. List pages waiting for a host's turn go
+	// before its article pages.
 	PerHostParallelism int
 	Delay              time.Duration
 	Jitter             time.Duration
