@@ -46,6 +46,12 @@ type PollState struct {
 	New  int       `json:"new"`
 	// Reason says why Next is what it is.
 	Reason string `json:"reason"`
+	// Incomplete: the last poll read list pages and then did not read
+	// every page it meant to (one failed, or the poll was cut short), so
+	// the next one reads every page, as a crawl does, instead of stopping
+	// at the first page with nothing new (which would come before the
+	// failed page's articles).
+	Incomplete bool `json:"incomplete,omitempty"`
 }
 
 func (c *Crawler) pollKey(source string) string {
@@ -81,6 +87,7 @@ func parsePollState(name string, m map[string]string) PollState {
 		st.Last = time.UnixMilli(n)
 	}
 	st.New = int(ms("new"))
+	st.Incomplete = m["incomplete"] == "1"
 	if st.Next.IsZero() {
 		st.Reason = "never polled: due now"
 	}
@@ -120,7 +127,10 @@ func (c *Crawler) PollDue(ctx context.Context) (time.Time, error) {
 		}
 	}
 	if len(due) > 0 {
-		rep, err := c.produceAll(ctx, nil, true, due...)
+		// A source whose last poll did not finish its walk is walked in
+		// full, as a crawl does: a poll would stop at its first page,
+		// before the articles the failed page listed.
+		rep, err := c.produceAll(ctx, nil, func(s string) bool { return !prev[s].Incomplete }, due...)
 		if err != nil {
 			return time.Time{}, err
 		}
@@ -150,8 +160,12 @@ func (c *Crawler) nextDue(ctx context.Context) (time.Time, error) {
 }
 
 func (c *Crawler) savePoll(ctx context.Context, st PollState) error {
+	incomplete := 0
+	if st.Incomplete {
+		incomplete = 1
+	}
 	err := c.rdb.HSet(ctx, c.pollKey(st.Source), "next", st.Next.UnixMilli(), "interval", st.Interval.Milliseconds(),
-		"last", st.Last.UnixMilli(), "new", st.New, "reason", st.Reason).Err()
+		"last", st.Last.UnixMilli(), "new", st.New, "reason", st.Reason, "incomplete", incomplete).Err()
 	if err != nil {
 		return fmt.Errorf("crawler: save poll schedule of %s: %w", st.Source, err)
 	}
@@ -188,7 +202,13 @@ func (c *Crawler) schedule(prev PollState, p SourceProduce, now time.Time) PollS
 	if p.RetryAfter > d {
 		d, why = p.RetryAfter, "Retry-After "+human.Duration(p.RetryAfter)
 	}
-	return PollState{Source: prev.Source, Next: now.Add(d), Interval: iv, Last: now, New: p.New, Reason: why}
+	// Pages read, then one failed: the articles past it are not queued.
+	// (When the first page fails, nothing was, and a poll loses nothing.)
+	incomplete := p.Pages > 0 && (p.PageErrors > 0 || p.Err != nil)
+	if incomplete {
+		why += "; the walk stopped short (a list page failed): the next poll reads every page"
+	}
+	return PollState{Source: prev.Source, Next: now.Add(d), Interval: iv, Last: now, New: p.New, Reason: why, Incomplete: incomplete}
 }
 
 // jitter is a deterministic ±10% of iv, from the source and the time.

@@ -222,3 +222,82 @@ func TestPollStopsAtTheFirstPageWithNothingNew(t *testing.T) {
 		t.Fatalf("after a crawl pages were read %v times, want [4 3 2]", h)
 	}
 }
+
+// A poll whose walk stops at a failed list page leaves the articles that
+// page lists unqueued, and the next poll would stop at page 1 (its last
+// article known by then): so the next poll walks every page, once.
+func TestPollAfterAFailedPageReadsEveryPage(t *testing.T) {
+	e := &pollEnv{env: newEnv(t), clk: clock.NewFake(time.Date(2024, 5, 1, 8, 0, 0, 0, time.UTC))}
+	e.opts.Poll = PollOptions{Min: 10 * time.Minute, Max: 6 * time.Hour}
+	const per = 5
+	newest, down := 15, false // the newest article's number; page 2 answering 500
+	for p := 1; p <= 3; p++ {
+		e.site.handle(fmt.Sprintf("%s/news/%d", host, p), func(w http.ResponseWriter, r *http.Request) {
+			e.mu.Lock()
+			top, fail := newest, down && p == 2
+			e.mu.Unlock()
+			if fail {
+				http.Error(w, "down", http.StatusInternalServerError)
+				return
+			}
+			var b strings.Builder
+			b.WriteString(`<ul class="list">`)
+			for i := top - (p-1)*per; i > top-p*per && i > 0; i-- {
+				fmt.Fprintf(&b, `<a class="t" href="/a/%d.html">x</a>`, i)
+			}
+			b.WriteString(`</ul>`)
+			if p < 3 {
+				fmt.Fprintf(&b, `<a class="next" href="/news/%d">next</a>`, p+1)
+			}
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, b.String())
+		})
+	}
+	e.c = e.newCrawler([]Source{{Name: "p", Kind: "html", URLs: []string{"http://" + host + "/news/1"},
+		LinkSelector: sel("a.t"), NextSelector: sel("a.next"), MaxPages: 3}},
+		WithTransport(e.site.transport()), WithClock(e.clk))
+	set := func(n int, fail bool) {
+		e.mu.Lock()
+		newest, down = n, fail
+		e.mu.Unlock()
+	}
+	consume := func() {
+		t.Helper()
+		if err := e.c.newRun(e.c.sources, true).run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next := func() {
+		st, _ := e.c.PollStates(context.Background())
+		e.advance(st[0])
+	}
+
+	if st := e.poll(t); st.New != 15 || st.Incomplete {
+		t.Fatalf("first poll: %+v, want 15 new", st)
+	}
+	consume()
+	// Ten published: pages 1 and 2 are all new, and page 2 fails.
+	set(25, true)
+	next()
+	st := e.poll(t)
+	if st.New != 5 || !st.Incomplete || !strings.Contains(st.Reason, "reads every page") {
+		t.Fatalf("poll with a failed page: %+v, want 5 new (page 1) and the next poll a whole walk", st)
+	}
+	consume()
+	set(25, false)
+	next()
+	if st := e.poll(t); st.New != 5 || st.Incomplete {
+		t.Fatalf("poll after it: %+v, want the 5 articles of the page that failed, and the walk complete", st)
+	}
+	// Back to polls: one published, page 1 ends with a known article.
+	consume()
+	set(26, false)
+	next()
+	before := e.site.hitCount(host + "/news/2")
+	if st := e.poll(t); st.New != 1 || st.Incomplete {
+		t.Fatalf("next poll: %+v, want 1 new", st)
+	}
+	if n := e.site.hitCount(host + "/news/2"); n != before {
+		t.Errorf("page 2 read again by a poll whose page 1 ended with a known article")
+	}
+}

@@ -27,15 +27,16 @@ const defaultMaxPages = 100
 // SourceProduce.Err, not as the returned error, which is for an unknown
 // source name or a cancelled context.
 func (c *Crawler) Produce(ctx context.Context, names ...string) (ProduceReport, error) {
-	return c.produceAll(ctx, nil, false, names...)
+	return c.produceAll(ctx, nil, nil, names...)
 }
 
 // produceAll is Produce, keeping running totals in counts (nil: none) for
 // RunOnce's progress line. A poll (Poll) stops each walk at the first list
 // page whose last (oldest) URL the queue already had, as a newest-first
 // list has nothing new past it; a crawl walks every page, refreshing the
-// comment counts the lists carry.
-func (c *Crawler) produceAll(ctx context.Context, counts *produceCounts, poll bool, names ...string) (ProduceReport, error) {
+// comment counts the lists carry. poll tells which sources are polled
+// (nil: none, a crawl).
+func (c *Crawler) produceAll(ctx context.Context, counts *produceCounts, poll func(source string) bool, names ...string) (ProduceReport, error) {
 	srcs, err := c.pick(names)
 	if err != nil {
 		return ProduceReport{}, err
@@ -54,7 +55,7 @@ func (c *Crawler) produceAll(ctx context.Context, counts *produceCounts, poll bo
 				rep.Sources[i] = SourceProduce{Name: s.cfg.Name, Err: ctx.Err()}
 				return
 			}
-			rep.Sources[i] = c.produce(ctx, s, counts, poll)
+			rep.Sources[i] = c.produce(ctx, s, counts, poll != nil && poll(s.cfg.Name))
 		}()
 	}
 	wg.Wait()
