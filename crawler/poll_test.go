@@ -143,34 +143,7 @@ func TestPollHonoursMaxAgeAndRetryAfter(t *testing.T) {
 // page 2 (two new, then known ones) and stops there; a crawl (Produce)
 // still reads every changed page.
 func TestPollStopsAtTheFirstPageWithNothingNew(t *testing.T) {
-	e := &pollEnv{env: newEnv(t), clk: clock.NewFake(time.Date(2024, 5, 1, 8, 0, 0, 0, time.UTC))}
-	e.opts.Poll = PollOptions{Min: 10 * time.Minute, Max: 6 * time.Hour}
-	const per = 5
-	var newest int // the newest article's number; the list shows newest first
-	e.mu.Lock()
-	newest = 15
-	e.mu.Unlock()
-	for p := 1; p <= 3; p++ {
-		e.site.handle(fmt.Sprintf("%s/news/%d", host, p), func(w http.ResponseWriter, r *http.Request) {
-			e.mu.Lock()
-			top := newest
-			e.mu.Unlock()
-			var b strings.Builder
-			b.WriteString(`<ul class="list">`)
-			for i := top - (p-1)*per; i > top-p*per && i > 0; i-- {
-				fmt.Fprintf(&b, `<a class="t" href="/a/%d.html">x</a>`, i)
-			}
-			b.WriteString(`</ul>`)
-			if p < 3 {
-				fmt.Fprintf(&b, `<a class="next" href="/news/%d">next</a>`, p+1)
-			}
-			w.Header().Set("Content-Type", "text/html")
-			fmt.Fprint(w, b.String())
-		})
-	}
-	e.c = e.newCrawler([]Source{{Name: "p", Kind: "html", URLs: []string{"http://" + host + "/news/1"},
-		LinkSelector: sel("a.t"), NextSelector: sel("a.next"), MaxPages: 3}},
-		WithTransport(e.site.transport()), WithClock(e.clk))
+	e := newPagedPollEnv(t, 15)
 	hits := func() (n [3]int) {
 		for p := range 3 {
 			n[p] = e.site.hitCount(fmt.Sprintf("%s/news/%d", host, p+1))
@@ -184,26 +157,17 @@ func TestPollStopsAtTheFirstPageWithNothingNew(t *testing.T) {
 	if h := hits(); h != [3]int{1, 1, 1} {
 		t.Fatalf("first poll read pages %v times, want each once", h)
 	}
-	// The consumers fetch them all: the queue remembers them as done.
-	if err := e.c.newRun(e.c.sources, true).run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	e.mu.Lock()
-	newest = 16 // one article published: every page shifts by one
-	e.mu.Unlock()
-	st, _ := e.c.PollStates(context.Background())
-	e.advance(st[0])
+	e.consume(t)
+	e.set(16, 0) // one article published: every page shifts by one
+	e.next()
 	if st := e.poll(t); st.New != 1 {
 		t.Fatalf("second poll: %+v, want 1 new", st)
 	}
 	if h := hits(); h != [3]int{2, 1, 1} {
 		t.Fatalf("after the second poll pages were read %v times, want [2 1 1]: page 1 ends with a known article", h)
 	}
-	e.mu.Lock()
-	newest = 23 // seven published: more than a page
-	e.mu.Unlock()
-	st, _ = e.c.PollStates(context.Background())
-	e.advance(st[0])
+	e.set(23, 0) // seven published: more than a page
+	e.next()
 	if st := e.poll(t); st.New != 7 {
 		t.Fatalf("third poll: %+v, want 7 new", st)
 	}
@@ -212,9 +176,7 @@ func TestPollStopsAtTheFirstPageWithNothingNew(t *testing.T) {
 	}
 	// A crawl walks every page that changed: one more article shifts them
 	// all, and the crawl reads on past page 2, which adds nothing new.
-	e.mu.Lock()
-	newest = 24
-	e.mu.Unlock()
+	e.set(24, 0)
 	if _, err := e.c.Produce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -227,14 +189,53 @@ func TestPollStopsAtTheFirstPageWithNothingNew(t *testing.T) {
 // page lists unqueued, and the next poll would stop at page 1 (its last
 // article known by then): so the next poll walks every page, once.
 func TestPollAfterAFailedPageReadsEveryPage(t *testing.T) {
-	e := &pollEnv{env: newEnv(t), clk: clock.NewFake(time.Date(2024, 5, 1, 8, 0, 0, 0, time.UTC))}
+	e := newPagedPollEnv(t, 15)
+	if st := e.poll(t); st.New != 15 || st.Incomplete {
+		t.Fatalf("first poll: %+v, want 15 new", st)
+	}
+	e.consume(t)
+	// Ten published: pages 1 and 2 are all new, and page 2 fails.
+	e.set(25, 2)
+	e.next()
+	st := e.poll(t)
+	if st.New != 5 || !st.Incomplete || !strings.Contains(st.Reason, "reads every page") {
+		t.Fatalf("poll with a failed page: %+v, want 5 new (page 1) and the next poll a whole walk", st)
+	}
+	e.consume(t)
+	e.set(25, 0)
+	e.next()
+	if st := e.poll(t); st.New != 5 || st.Incomplete {
+		t.Fatalf("poll after it: %+v, want the 5 articles of the page that failed, and the walk complete", st)
+	}
+	// Back to polls: one published, page 1 ends with a known article.
+	e.consume(t)
+	e.set(26, 0)
+	e.next()
+	before := e.site.hitCount(host + "/news/2")
+	if st := e.poll(t); st.New != 1 || st.Incomplete {
+		t.Fatalf("next poll: %+v, want 1 new", st)
+	}
+	if n := e.site.hitCount(host + "/news/2"); n != before {
+		t.Errorf("page 2 read again by a poll whose page 1 ended with a known article")
+	}
+}
+
+// pagedPollEnv is a poll environment of one HTML source of three list
+// pages of five articles each, newest first: the articles newest down to
+// 1, the next link on pages 1 and 2; page failing (0: none) answers 500.
+type pagedPollEnv struct {
+	*pollEnv
+	newest, failing int
+}
+
+func newPagedPollEnv(t *testing.T, newest int) *pagedPollEnv {
+	e := &pagedPollEnv{pollEnv: &pollEnv{env: newEnv(t), clk: clock.NewFake(time.Date(2024, 5, 1, 8, 0, 0, 0, time.UTC))}, newest: newest}
 	e.opts.Poll = PollOptions{Min: 10 * time.Minute, Max: 6 * time.Hour}
 	const per = 5
-	newest, down := 15, false // the newest article's number; page 2 answering 500
 	for p := 1; p <= 3; p++ {
 		e.site.handle(fmt.Sprintf("%s/news/%d", host, p), func(w http.ResponseWriter, r *http.Request) {
 			e.mu.Lock()
-			top, fail := newest, down && p == 2
+			top, fail := e.newest, e.failing == p
 			e.mu.Unlock()
 			if fail {
 				http.Error(w, "down", http.StatusInternalServerError)
@@ -256,48 +257,26 @@ func TestPollAfterAFailedPageReadsEveryPage(t *testing.T) {
 	e.c = e.newCrawler([]Source{{Name: "p", Kind: "html", URLs: []string{"http://" + host + "/news/1"},
 		LinkSelector: sel("a.t"), NextSelector: sel("a.next"), MaxPages: 3}},
 		WithTransport(e.site.transport()), WithClock(e.clk))
-	set := func(n int, fail bool) {
-		e.mu.Lock()
-		newest, down = n, fail
-		e.mu.Unlock()
-	}
-	consume := func() {
-		t.Helper()
-		if err := e.c.newRun(e.c.sources, true).run(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	next := func() {
-		st, _ := e.c.PollStates(context.Background())
-		e.advance(st[0])
-	}
+	return e
+}
 
-	if st := e.poll(t); st.New != 15 || st.Incomplete {
-		t.Fatalf("first poll: %+v, want 15 new", st)
+// set publishes up to article newest and makes page failing fail (0: none).
+func (e *pagedPollEnv) set(newest, failing int) {
+	e.mu.Lock()
+	e.newest, e.failing = newest, failing
+	e.mu.Unlock()
+}
+
+// consume fetches every queued article: the queue remembers them as done.
+func (e *pagedPollEnv) consume(t *testing.T) {
+	t.Helper()
+	if err := e.c.newRun(e.c.sources, true).run(context.Background()); err != nil {
+		t.Fatal(err)
 	}
-	consume()
-	// Ten published: pages 1 and 2 are all new, and page 2 fails.
-	set(25, true)
-	next()
-	st := e.poll(t)
-	if st.New != 5 || !st.Incomplete || !strings.Contains(st.Reason, "reads every page") {
-		t.Fatalf("poll with a failed page: %+v, want 5 new (page 1) and the next poll a whole walk", st)
-	}
-	consume()
-	set(25, false)
-	next()
-	if st := e.poll(t); st.New != 5 || st.Incomplete {
-		t.Fatalf("poll after it: %+v, want the 5 articles of the page that failed, and the walk complete", st)
-	}
-	// Back to polls: one published, page 1 ends with a known article.
-	consume()
-	set(26, false)
-	next()
-	before := e.site.hitCount(host + "/news/2")
-	if st := e.poll(t); st.New != 1 || st.Incomplete {
-		t.Fatalf("next poll: %+v, want 1 new", st)
-	}
-	if n := e.site.hitCount(host + "/news/2"); n != before {
-		t.Errorf("page 2 read again by a poll whose page 1 ended with a known article")
-	}
+}
+
+// next moves the clock to the source's next poll.
+func (e *pagedPollEnv) next() {
+	st, _ := e.c.PollStates(context.Background())
+	e.advance(st[0])
 }
