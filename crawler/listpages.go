@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"net/http"
 	"strconv"
 	"strings"
 )
@@ -107,7 +108,7 @@ type htmlPage struct {
 // page failed (it is recorded); err is for a cancelled context only. An
 // unchanged page is recorded as seen.
 func (lw *listWalk) readHTML(ctx context.Context, page string, next Selector) (*htmlPage, error) {
-	resp, unchanged, err := lw.getList(ctx, page, isHTML)
+	resp, unchanged, err := lw.getList(ctx, page, isHTML, lw.cache.cond(page))
 	if err != nil {
 		return nil, ctx.Err()
 	}
@@ -136,7 +137,15 @@ func (lw *listWalk) xml(ctx context.Context) error {
 		}
 		tried++
 		lw.cache.begin() // each feed or sitemap is kept on its own
-		resp, unchanged, err := lw.getList(ctx, page, nil)
+		resp, unchanged, err := lw.getList(ctx, page, nil, lw.cache.headCond(page, lw.poll))
+		if err == nil && !unchanged && resp.status == http.StatusPartialContent {
+			// A poll's read of the head: resp is the whole page when
+			// more than the head is needed, nil when the head was all.
+			resp, err = lw.readHead(ctx, page, resp)
+			if err == nil && resp == nil {
+				continue
+			}
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -165,6 +174,7 @@ func (lw *listWalk) xml(ctx context.Context) error {
 			return err
 		}
 		lw.cache.seen(page, resp, lw.c.clock.Now(), children)
+		lw.cache.setHead(page, headSize(resp, l.Items, lw.s.cfg.Charset != ""))
 	}
 	return nil
 }
@@ -202,7 +212,7 @@ func (lw *listWalk) json(ctx context.Context) error {
 				continue
 			}
 			tried++
-			resp, unchanged, err := lw.getList(ctx, page, nil)
+			resp, unchanged, err := lw.getList(ctx, page, nil, lw.cache.cond(page))
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()

@@ -144,10 +144,10 @@ func (lw *listWalk) pageURLs(raw string) []string {
 	return out
 }
 
-// get fetches a list page, retrying retryable failures up to
+// get fetches a list page with cond (never nil: see listCache.cond), retrying retryable failures up to
 // crawler.list_attempts times with backoff (at least the Retry-After).
 // A failed page is counted and logged; the error is returned too.
-func (lw *listWalk) get(ctx context.Context, pageURL string, accept func(string) bool) (*response, error) {
+func (lw *listWalk) get(ctx context.Context, pageURL string, accept func(string) bool, cond *listValidators) (*response, error) {
 	if lw.asked {
 		if err := lw.counts.waitFirst(ctx); err != nil {
 			return nil, err
@@ -158,7 +158,7 @@ func (lw *listWalk) get(ctx context.Context, pageURL string, accept func(string)
 	attempts := max(lw.c.cfg.ListAttempts, 1)
 	for i := 1; ; i++ {
 		resp, err := lw.c.fetch.fetch(ctx, fetchReq{url: pageURL, allowed: lw.s.allowed, charset: lw.s.cfg.Charset, accept: accept,
-			cond: lw.cache.cond(pageURL)})
+			cond: cond})
 		if err == nil {
 			lw.rep.Pages++
 			lw.counts.page(1)

@@ -17,12 +17,19 @@ import (
 // full next time.
 const ListCacheTTL = 7 * 24 * time.Hour
 
-// listValidators are what a conditional request of a list page sends.
+// listValidators are what a conditional request of a list page sends,
+// and the byte range a poll's read of a feed's head or rest asks for
+// (headread.go).
 type listValidators struct {
 	etag, lastModified string
+	// rng is a Range header value ("" for the whole page); ifRange is
+	// the If-Range of the read of a head's rest.
+	rng, ifRange string
 }
 
-// apply sets the conditional headers (nothing for nil or empty v).
+// apply sets the conditional headers (nothing for nil or empty v). A
+// range is asked for uncompressed: a byte range of a gzip stream cannot
+// be read on its own.
 func (v *listValidators) apply(h *http.Header) {
 	if v == nil {
 		return
@@ -32,6 +39,13 @@ func (v *listValidators) apply(h *http.Header) {
 	}
 	if v.lastModified != "" {
 		h.Set("If-Modified-Since", v.lastModified)
+	}
+	if v.rng != "" {
+		h.Set("Range", v.rng)
+		h.Set("Accept-Encoding", "identity")
+	}
+	if v.ifRange != "" {
+		h.Set("If-Range", v.ifRange)
 	}
 }
 
@@ -46,6 +60,9 @@ type listEntry struct {
 	// Children are a sitemap index's child sitemaps, read again (each
 	// with its own validators) when the index itself is unchanged.
 	Children []string `json:"c,omitempty"`
+	// Head is the byte range a poll reads first (headread.go): 0 for
+	// the whole page.
+	Head int `json:"r,omitempty"`
 	// At is when the page last answered (unix seconds).
 	At int64 `json:"t"`
 }
@@ -156,6 +173,35 @@ func (lc *listCache) cond(pageURL string) *listValidators {
 	return &listValidators{etag: e.ETag, lastModified: e.LastModified}
 }
 
+// headCond is cond, with the byte range of the page's head when it is
+// read by its head (a poll of a feed that allows it: headread.go).
+func (lc *listCache) headCond(pageURL string, poll bool) *listValidators {
+	v := lc.cond(pageURL)
+	if n := lc.head(pageURL); poll && n > 0 {
+		v.rng = fmt.Sprintf("bytes=0-%d", n-1)
+	}
+	return v
+}
+
+// head is the head size the page's last answer gave (0: read whole).
+func (lc *listCache) head(pageURL string) int {
+	if lc == nil {
+		return 0
+	}
+	return lc.old[pageURL].Head
+}
+
+// setHead sets the head size of a page seen in this walk.
+func (lc *listCache) setHead(pageURL string, n int) {
+	if lc == nil {
+		return
+	}
+	if e, ok := lc.pending[pageURL]; ok {
+		e.Head = n
+		lc.pending[pageURL] = e
+	}
+}
+
 // begin starts the walk of a start URL; commit ends it, keeping the
 // validators of its pages unless one failed.
 func (lc *listCache) begin() {
@@ -191,7 +237,11 @@ func (lc *listCache) seen(pageURL string, resp *response, now time.Time, childre
 	}
 	e := lc.old[pageURL]
 	if !resp.notModified {
+		old := e
 		e = listEntry{Hash: bodyHash(resp.body), Children: children}
+		if resp.status == http.StatusPartialContent {
+			e.Head = old.Head // a head read: the page is read so again
+		}
 	}
 	if v := resp.header.Get("ETag"); v != "" {
 		e.ETag = v
@@ -229,11 +279,12 @@ func bodyHash(b []byte) string {
 	return hex.EncodeToString(h[:16])
 }
 
-// getList fetches a list page conditionally. unchanged is true for a
-// 304 or a body identical to the last answer's: the caller does not
-// parse it, and calls lw.cache.seen for it at once.
-func (lw *listWalk) getList(ctx context.Context, pageURL string, accept func(string) bool) (resp *response, unchanged bool, err error) {
-	resp, err = lw.get(ctx, pageURL, accept)
+// getList fetches a list page conditionally (with cond: lw.cache.cond's
+// or headCond's). unchanged is true for a 304 or a body identical to the
+// last answer's: the caller does not parse it, and calls lw.cache.seen
+// for it at once.
+func (lw *listWalk) getList(ctx context.Context, pageURL string, accept func(string) bool, cond *listValidators) (resp *response, unchanged bool, err error) {
+	resp, err = lw.get(ctx, pageURL, accept, cond)
 	lw.notePoll(resp, err)
 	if err != nil {
 		lw.cache.fail()

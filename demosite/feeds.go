@@ -37,7 +37,7 @@ func (s *Site) rss(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	date := func(t time.Time) string { return t.In(sec.zone).Format(time.RFC1123Z) }
-	renderText(w, "rss.xml", ctRSS, feedView{
+	renderText(w, r, "rss.xml", ctRSS, feedView{
 		Title: "Demo News - World", Link: base + sec.listPath(1), Self: base + "/world/rss.xml",
 		Description: "World news from Demo News", Language: "en-us",
 		Updated: date(s.updated(as)), Items: feedItems(base, sec, as, date),
@@ -53,7 +53,7 @@ func (s *Site) atom(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	date := func(t time.Time) string { return t.In(sec.zone).Format(time.RFC3339) }
-	renderText(w, "atom.xml", ctAtom, feedView{
+	renderText(w, r, "atom.xml", ctAtom, feedView{
 		Title: "Demo News - Sports", Link: base + sec.listPath(1), Self: base + "/sports/atom.xml",
 		Description: "Match reports and transfer news", Updated: date(s.updated(as)),
 		Items: feedItems(base, sec, as, date),

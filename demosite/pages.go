@@ -24,7 +24,7 @@ func (s *Site) nav(active *section) []navLink {
 }
 
 func (s *Site) robots(w http.ResponseWriter, r *http.Request) {
-	renderText(w, "robots.txt", ctText, struct{ Base string }{baseURL(r)})
+	renderText(w, r, "robots.txt", ctText, struct{ Base string }{baseURL(r)})
 }
 
 func (s *Site) image(w http.ResponseWriter, r *http.Request) {

@@ -100,14 +100,18 @@ func renderHTML(w http.ResponseWriter, status int, name, charset string, data an
 	write(w, status, ctHTML, buf.Bytes())
 }
 
-// renderText executes a feed, sitemap or robots.txt template.
-func renderText(w http.ResponseWriter, name, contentType string, data any) {
+// renderText executes a feed, sitemap or robots.txt template, and serves
+// it as a static file server serves a file (http.ServeContent): with
+// Accept-Ranges: bytes, a Range request answered 206 with those bytes,
+// If-Range honoured against the ETag the handler set.
+func renderText(w http.ResponseWriter, r *http.Request, name, contentType string, data any) {
 	var buf bytes.Buffer
 	if err := textTmpl.ExecuteTemplate(&buf, name, data); err != nil {
 		http.Error(w, "demosite: render "+name+": "+err.Error(), http.StatusInternalServerError)
 		return
 	}
-	write(w, http.StatusOK, contentType, buf.Bytes())
+	w.Header().Set("Content-Type", contentType)
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(buf.Bytes()))
 }
 
 // Views: the data the templates see.

@@ -61,7 +61,7 @@ func (s *Site) sitemapIndex(w http.ResponseWriter, r *http.Request) {
 		}
 		entries = append(entries, sitemapEntry{Loc: base + sm.path, Lastmod: sec.timeISO(mod)})
 	}
-	renderText(w, "sitemapindex.xml", ctXML, entries)
+	renderText(w, r, "sitemapindex.xml", ctXML, entries)
 }
 
 func (s *Site) sitemap(w http.ResponseWriter, r *http.Request, sm *sitemapFile) {
@@ -78,5 +78,5 @@ func (s *Site) sitemap(w http.ResponseWriter, r *http.Request, sm *sitemapFile) 
 	if sm.news {
 		name = "newssitemap.xml"
 	}
-	renderText(w, name, ctXML, entries)
+	renderText(w, r, name, ctXML, entries)
 }

@@ -1,0 +1,208 @@
+package crawler
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// A poll reads a feed or sitemap by its head when the feed allows it: a
+// byte range from its start (Range: bytes=0-N), conditional as any list
+// request, so an unchanged feed still costs a 304. A changed feed whose
+// newest entries fill the head costs the head's bytes, not the whole
+// feed's; when every entry of the head is new, the rest follows
+// (Range: bytes=N-, If-Range: the head's validator, so a feed that
+// changed in between comes whole). A feed qualifies on its last whole
+// answer (headSize): its server accepts byte ranges (Accept-Ranges:
+// bytes), sent it uncompressed with its length, and its entries are
+// dated newest first. A crawl job reads every list whole.
+const (
+	headItems = 8        // entries a head is sized to hold
+	headMin   = 8 << 10  // bytes, at least
+	headMax   = 64 << 10 // bytes, at most
+)
+
+// headSize is the head to request in a poll of a list page, in bytes, from
+// its whole answer resp and the items it listed (0: read it whole).
+func headSize(resp *response, items []ListItem, forcedCharset bool) int {
+	if forcedCharset || resp.status != http.StatusOK || len(items) == 0 || !acceptsRanges(resp.header) ||
+		resp.header.Get("Content-Length") != strconv.Itoa(len(resp.body)) || !newestFirst(items) {
+		return 0
+	}
+	n := min(max(len(resp.body)/len(items)*headItems, headMin), headMax)
+	if 2*n > len(resp.body) {
+		return 0 // the head would be most of it
+	}
+	if _, err := cutHead(resp.body[:n]); err != nil {
+		return 0 // entries over n bytes, or XML the head cannot be read from
+	}
+	return n
+}
+
+func acceptsRanges(h http.Header) bool {
+	for _, v := range strings.Split(h.Get("Accept-Ranges"), ",") {
+		if strings.EqualFold(strings.TrimSpace(v), "bytes") {
+			return true
+		}
+	}
+	return false
+}
+
+// newestFirst reports whether every item is dated, each no later than the
+// one before it.
+func newestFirst(items []ListItem) bool {
+	for i, it := range items {
+		if it.PostTime.IsZero() || i > 0 && it.PostTime.After(items[i-1].PostTime) {
+			return false
+		}
+	}
+	return true
+}
+
+// contentRange reads a 206 answer's Content-Range: bytes first-last/total
+// (total -1 when "*").
+func contentRange(h http.Header) (first, last, total int64, err error) {
+	v := h.Get("Content-Range")
+	spec, ok := strings.CutPrefix(v, "bytes ")
+	r, size, ok2 := strings.Cut(spec, "/")
+	a, b, ok3 := strings.Cut(r, "-")
+	if !ok || !ok2 || !ok3 {
+		return 0, 0, 0, fmt.Errorf("bad Content-Range %q", v)
+	}
+	first, err1 := strconv.ParseInt(a, 10, 64)
+	last, err2 := strconv.ParseInt(b, 10, 64)
+	total, err3 := int64(-1), error(nil)
+	if size != "*" {
+		total, err3 = strconv.ParseInt(size, 10, 64)
+	}
+	if err := errors.Join(err1, err2, err3); err != nil || first < 0 || last < first || total >= 0 && last >= total {
+		return 0, 0, 0, fmt.Errorf("bad Content-Range %q", v)
+	}
+	return first, last, total, nil
+}
+
+// errNoWholeEntry is a head that holds no whole entry.
+var errNoWholeEntry = errors.New("no whole entry in the head")
+
+// cutHead makes a document of a feed's or sitemap's first bytes: what
+// ends with its last whole entry (an item, entry or url element), then
+// the end tags of the elements still open there (channel, rss, feed,
+// urlset...). It fails when the head holds no whole entry.
+func cutHead(head []byte) ([]byte, error) {
+	d := xml.NewDecoder(bytes.NewReader(head))
+	d.Strict = false
+	d.AutoClose = nil
+	d.Entity = xml.HTMLEntity
+	var open, atCut []string // raw names (prefix:local) of the open elements
+	cut := int64(-1)
+	for {
+		tok, err := d.RawToken()
+		if err != nil {
+			break // the head's end, cut anywhere; or a document we cannot read
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			open = append(open, rawName(t.Name))
+		case xml.EndElement:
+			if len(open) == 0 {
+				return nil, fmt.Errorf("%w: unbalanced end tag", ErrBadList)
+			}
+			open = open[:len(open)-1]
+			switch strings.ToLower(t.Name.Local) {
+			case "item", "entry", "url":
+				cut = d.InputOffset()
+				atCut = append(atCut[:0], open...)
+			}
+		}
+	}
+	if cut < 0 {
+		return nil, errNoWholeEntry
+	}
+	out := make([]byte, 0, int(cut)+64)
+	out = append(out, head[:cut]...)
+	for i := len(atCut) - 1; i >= 0; i-- {
+		out = append(out, "</"+atCut[i]+">"...)
+	}
+	return out, nil
+}
+
+func rawName(n xml.Name) string {
+	if n.Space != "" {
+		return n.Space + ":" + n.Local
+	}
+	return n.Local
+}
+
+// readHead goes on from a poll's read of a feed's head (a 206 answer to
+// headCond's range). It pushes the head's entries and returns nil when
+// they end with one the queue knew (nothing past the head is new: the
+// head's validators and hash are kept, and the next poll reads the head
+// again); else it returns the whole page, the head and its rest, for the
+// caller to read as any whole answer. err is the rest's fetch failure.
+func (lw *listWalk) readHead(ctx context.Context, page string, head *response) (*response, error) {
+	first, last, total, err := contentRange(head.header)
+	switch {
+	case err != nil || first != 0 || int64(len(head.body)) != last+1:
+		lw.c.log.Warn("feed head answer unusable, reading it whole", "source", lw.s.cfg.Name, "url", page, "err", err)
+		return lw.readWhole(ctx, page)
+	case total == int64(len(head.body)):
+		return wholeOf(head, head.body), nil // the head is the whole feed
+	}
+	if doc, err := cutHead(head.body); err == nil {
+		l, err := ParseXMLList(doc, head.contentType, head.url, lw.s.rules, lw.c.clock.Now())
+		if err == nil && len(l.Items) > 0 && len(l.Sitemaps) == 0 && newestFirst(l.Items) {
+			pu, err := lw.push(ctx, l.Items)
+			if err != nil {
+				return nil, err
+			}
+			if !pu.more() {
+				lw.cache.seen(page, head, lw.c.clock.Now(), nil)
+				return nil, nil
+			}
+		}
+	}
+	// Every entry of the head is new (or it holds none whole): the rest,
+	// if it is still the same feed.
+	v := head.header.Get("ETag")
+	if v == "" || strings.HasPrefix(v, "W/") {
+		v = head.header.Get("Last-Modified") // If-Range takes strong validators only
+	}
+	if v == "" {
+		return lw.readWhole(ctx, page)
+	}
+	rest, err := lw.get(ctx, page, nil, &listValidators{rng: fmt.Sprintf("bytes=%d-", len(head.body)), ifRange: v})
+	if err != nil {
+		return nil, err
+	}
+	lw.rep.Bytes += int64(len(rest.body))
+	if rest.status != http.StatusPartialContent {
+		return rest, nil // the feed changed since its head: whole
+	}
+	if first, _, _, err := contentRange(rest.header); err != nil || first != int64(len(head.body)) {
+		lw.c.log.Warn("feed rest answer unusable, reading it whole", "source", lw.s.cfg.Name, "url", page, "err", err)
+		return lw.readWhole(ctx, page)
+	}
+	return wholeOf(rest, append(head.body[:len(head.body):len(head.body)], rest.body...)), nil
+}
+
+// readWhole reads a list page whole, unconditionally.
+func (lw *listWalk) readWhole(ctx context.Context, page string) (*response, error) {
+	resp, _, err := lw.getList(ctx, page, nil, &listValidators{})
+	return resp, err
+}
+
+// wholeOf is the whole answer made of a ranged answer r and the whole
+// body: status 200, r's headers with the body's length.
+func wholeOf(r *response, body []byte) *response {
+	w := *r
+	w.status, w.body = http.StatusOK, body
+	w.header = r.header.Clone()
+	w.header.Del("Content-Range")
+	w.header.Set("Content-Length", strconv.Itoa(len(body)))
+	return &w
+}
