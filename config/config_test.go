@@ -38,6 +38,7 @@ func TestInvalidConfigsNameTheirField(t *testing.T) {
 		{"cron", "jobs:\n  crawl:\n    schedule: \"every now and then\"\n", `jobs.crawl.schedule:`},
 		{"listen", "web:\n  listen: 8080\n", `web.listen: must be host:port such as 127.0.0.1:8080, got "8080"`},
 		{"short token", "web:\n  tokens: [\"abc\"]\n", "web.tokens[0]: must be at least 8 characters, got 3"},
+		{"trusted proxy", "web:\n  trusted_proxies: [\"10.0.0.1\", \"proxy.lan\"]\n", `web.trusted_proxies[1]: must be an IP address or a CIDR prefix such as 10.0.0.0/8, got "proxy.lan"`},
 		{"source kind", "crawler:\n  sources:\n    - name: s\n      kind: ftp\n      urls: [\"http://x/\"]\n", `crawler.sources[0].kind: must be one of html, rss, atom, sitemap, json, jsonp, got "ftp"`},
 		{"source url", "crawler:\n  sources:\n    - name: s\n      kind: rss\n      urls: [\"ftp://x/feed\"]\n", `crawler.sources[0].urls[0]: must be an absolute http(s) URL, got "ftp://x/feed"`},
 		{"source url user info", "crawler:\n  sources:\n    - name: s\n      kind: rss\n      urls: [\"http://u:secret@x/feed\"]\n", `crawler.sources[0].urls[0]: must not carry user info (user:password@), got "http://xxxxx@x/feed"`},
@@ -203,5 +204,22 @@ func TestJobsOptions(t *testing.T) {
 	o, err := cfg.Options()
 	if err != nil || o.Location.String() != "Asia/Shanghai" || o.LockTTL != cfg.LockTTL.D() || !o.CatchUp {
 		t.Fatalf("%+v, %v", o, err)
+	}
+}
+
+// TestTrustedProxies: addresses and prefixes of web.trusted_proxies reach
+// package web as prefixes, IPv4-mapped ones as IPv4.
+func TestTrustedProxies(t *testing.T) {
+	w := Web{TrustedProxies: []string{"10.0.0.1", "10.0.0.0/8", "::ffff:192.0.2.0/120", "2001:db8::1", "fd00::/8"}}
+	var got []string
+	for _, p := range w.Options().TrustedProxies {
+		got = append(got, p.String())
+	}
+	want := "10.0.0.1/32 10.0.0.0/8 192.0.2.0/24 2001:db8::1/128 fd00::/8"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("trusted proxies %q, want %q", got, want)
+	}
+	if back := webFromOptions("x:1", w.Options()).TrustedProxies; strings.Join(back, " ") != "10.0.0.1 10.0.0.0/8 192.0.2.0/24 2001:db8::1 fd00::/8" {
+		t.Fatalf("back to config: %q", back)
 	}
 }

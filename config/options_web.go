@@ -1,6 +1,7 @@
 package config
 
 import (
+	"net/netip"
 	"slices"
 
 	"github.com/newsrank/newsrank/web"
@@ -22,6 +23,11 @@ func (w Web) Options() web.Options {
 	o.CookieSecure = w.CookieSecure
 	o.FormTTL = w.FormTTL.D()
 	o.AdminSessionTTL = w.AdminSessionTTL.D()
+	for _, s := range w.TrustedProxies {
+		if p, err := proxyPrefix(s); err == nil { // validate reports the others
+			o.TrustedProxies = append(o.TrustedProxies, p)
+		}
+	}
 	return o
 }
 
@@ -58,5 +64,20 @@ func webFromOptions(listen string, o web.Options) Web {
 		CookieSecure:    o.CookieSecure,
 		FormTTL:         Duration(o.FormTTL),
 		AdminSessionTTL: Duration(o.AdminSessionTTL),
+		TrustedProxies:  proxyStrings(o.TrustedProxies),
 	}
+}
+
+// proxyStrings writes trusted proxies as trusted_proxies takes them: a
+// one-host prefix as its address.
+func proxyStrings(ps []netip.Prefix) []string {
+	var out []string
+	for _, p := range ps {
+		if p.IsSingleIP() {
+			out = append(out, p.Addr().String())
+		} else {
+			out = append(out, p.String())
+		}
+	}
+	return out
 }

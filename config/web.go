@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"time"
 
 	"github.com/newsrank/newsrank/web"
@@ -39,6 +40,28 @@ type Web struct {
 	// AdminSessionTTL is how long an admin signed in on /ops with a token
 	// of AdminTokens stays signed in.
 	AdminSessionTTL Duration `yaml:"admin_session_ttl"`
+	// TrustedProxies are the reverse proxies (IP addresses or CIDR
+	// prefixes) whose X-Forwarded-For names the client: wrong tokens are
+	// limited per client address, which behind a proxy is the proxy's
+	// unless it is listed here.
+	TrustedProxies []string `yaml:"trusted_proxies"`
+}
+
+// proxyPrefix reads an entry of trusted_proxies: an address (one host)
+// or a CIDR prefix.
+func proxyPrefix(s string) (netip.Prefix, error) {
+	if a, err := netip.ParseAddr(s); err == nil {
+		a = a.Unmap()
+		return netip.PrefixFrom(a, a.BitLen()), nil
+	}
+	p, err := netip.ParsePrefix(s)
+	if err != nil {
+		return netip.Prefix{}, err
+	}
+	if p.Addr().Is4In6() {
+		p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
+	}
+	return p.Masked(), nil
 }
 
 // defaultWeb is package web's defaults, listening on 127.0.0.1:8080.
@@ -70,6 +93,11 @@ func (w *Web) validate(v *validator) {
 	v.minDur("idle_timeout", w.IdleTimeout, time.Millisecond)
 	v.minDur("form_ttl", w.FormTTL, time.Minute)
 	v.minDur("admin_session_ttl", w.AdminSessionTTL, time.Minute)
+	for i, p := range w.TrustedProxies {
+		if _, err := proxyPrefix(p); err != nil {
+			v.addf(fmt.Sprintf("trusted_proxies[%d]", i), "must be an IP address or a CIDR prefix such as 10.0.0.0/8, got %q", p)
+		}
+	}
 }
 
 func (w Web) redacted() Web {

@@ -153,7 +153,12 @@ func (s *Server) opsLogin(w http.ResponseWriter, r *http.Request) error {
 	if len(s.session.admins) == 0 {
 		return errorf(http.StatusForbidden, CodeForbidden, "no admin tokens are configured (web.admin_tokens): the operations page is read-only")
 	}
+	client := s.auth.proxies.client(r)
+	if wait := s.auth.fails.wait(client); wait > 0 {
+		return tooManyFailures(wait)
+	}
 	if !s.session.signIn(w, strings.TrimSpace(r.PostForm.Get("token"))) {
+		s.auth.fails.failed(client)
 		return errorf(http.StatusForbidden, CodeForbidden, "that is not an admin token (web.admin_tokens): go back and try again")
 	}
 	return s.backToOps(w, r, "", "Signed in as an admin for %s.", human.Duration(s.opts.AdminSessionTTL))

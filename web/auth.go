@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"net/http"
+	"net/netip"
 	"strings"
 )
 
@@ -11,13 +12,17 @@ import (
 // web.admin_tokens. Tokens are compared as SHA-256 digests with
 // subtle.ConstantTimeCompare, every configured token each time, so neither
 // a token's content nor its length leaks through timing.
+//
+// Unknown tokens are limited per client (authlimit.go).
 type authenticator struct {
 	writers [][sha256.Size]byte // web.tokens
 	admins  [][sha256.Size]byte // web.admin_tokens
+	proxies trustedProxies
+	fails   *failLimiter
 }
 
-func newAuthenticator(tokens, adminTokens []string) *authenticator {
-	a := &authenticator{}
+func newAuthenticator(tokens, adminTokens []string, proxies []netip.Prefix, fails *failLimiter) *authenticator {
+	a := &authenticator{proxies: proxies, fails: fails}
 	for _, t := range tokens {
 		a.writers = append(a.writers, sha256.Sum256([]byte(t)))
 	}
@@ -42,6 +47,10 @@ func (a *authenticator) check(r *http.Request, need access) error {
 	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
 		return errorf(http.StatusUnauthorized, CodeUnauthorized, "the Authorization header must be \"Bearer TOKEN\"")
 	}
+	client := a.proxies.client(r)
+	if wait := a.fails.wait(client); wait > 0 {
+		return tooManyFailures(wait)
+	}
 	sum := sha256.Sum256([]byte(token))
 	isAdmin := match(a.admins, sum)
 	isWriter := match(a.writers, sum)
@@ -49,6 +58,7 @@ func (a *authenticator) check(r *http.Request, need access) error {
 	case isAdmin:
 		return nil
 	case !isWriter:
+		a.fails.failed(client)
 		return errorf(http.StatusUnauthorized, CodeUnauthorized, "invalid token")
 	case need == admin:
 		return errorf(http.StatusForbidden, CodeForbidden, "this endpoint needs an admin token (web.admin_tokens)")

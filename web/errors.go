@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/newsrank/newsrank/internal/errkind"
 )
@@ -25,6 +26,7 @@ const (
 	CodeJobRunning        = "job_running"            // 409: another run holds the job's lock
 	CodeConflict          = "conflict"               // 409: another conflict with the stored state
 	CodeTooLarge          = "body_too_large"         // 413
+	CodeTooManyFailures   = "too_many_failures"      // 429: too many wrong tokens from the client's address
 	CodeUnsupportedMedia  = "unsupported_media_type" // 415: a body that is not application/json
 	CodeUnavailable       = "unavailable"            // 503: Redis unreachable, slow or loading; a part not configured
 	CodeInternal          = "internal"               // 500
@@ -39,6 +41,8 @@ type Error struct {
 	Code    string
 	Message string
 	Err     error // the cause, for logs; may be nil
+	// RetryAfter, when set, is sent as Retry-After (whole seconds, up).
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {

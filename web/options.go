@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"log/slog"
+	"net/netip"
 	"time"
 
 	"github.com/newsrank/newsrank/board"
@@ -46,6 +47,10 @@ type Options struct {
 	// AdminSessionTTL is how long an admin signed in on /ops stays signed
 	// in.
 	AdminSessionTTL time.Duration
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For tells
+	// the client's address, which the limit on wrong tokens counts by
+	// (authlimit.go); without them it is the connection's peer.
+	TrustedProxies []netip.Prefix
 	// Window is the news window (news.window): votes are open on younger
 	// articles.
 	Window time.Duration

@@ -21,6 +21,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -64,7 +65,7 @@ func New(opts Options) (*Server, error) {
 		log:     opts.Log,
 		clock:   opts.Clock,
 		mux:     http.NewServeMux(),
-		auth:    newAuthenticator(opts.Tokens, opts.AdminTokens),
+		auth:    newAuthenticator(opts.Tokens, opts.AdminTokens, opts.TrustedProxies, newFailLimiter(opts.Clock.Now, opts.Log)),
 		xorigin: http.NewCrossOriginProtection(),
 		bg:      newBackground(),
 		loc:     time.Local,
@@ -229,6 +230,9 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, html bool, err err
 	}
 	if e.Status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", "5")
+	}
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.FormatInt(int64((e.RetryAfter+time.Second-1)/time.Second), 10))
 	}
 	if html && !wantsJSON(r) {
 		s.renderError(w, r, e)
