@@ -20,7 +20,9 @@ import (
 // changed in between comes whole). A feed qualifies on its last whole
 // answer (headSize): its server accepts byte ranges (Accept-Ranges:
 // bytes), sent it uncompressed with its length, and its entries are
-// dated newest first. A crawl job reads every list whole.
+// dated newest first. A head the server refuses (a 416, a range of a
+// gzip stream) is followed at once by the whole feed (listWalk.get). A
+// crawl job reads every list whole.
 const (
 	headItems = 8        // entries a head is sized to hold
 	headMin   = 8 << 10  // bytes, at least

@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"net/http"
@@ -22,6 +23,8 @@ type feedSite struct {
 	oldest   bool // list oldest first
 	noRanges bool // a dynamic server: no Accept-Ranges, Range ignored
 	badRange bool // answer a Range with a 206 of other bytes
+	refuse   bool // answer a Range with 416
+	gzipped  bool // answer a Range with a range of the gzipped feed
 	onRest   int  // articles published when a request with If-Range comes
 	log      []feedHit
 }
@@ -63,6 +66,18 @@ func (f *feedSite) serve(w http.ResponseWriter, r *http.Request) {
 	case f.noRanges:
 		cw.WriteHeader(http.StatusOK)
 		cw.Write(body)
+	case f.refuse && hit.rng != "":
+		w.Header().Set("Content-Range", fmt.Sprintf("bytes */%d", len(body)))
+		cw.WriteHeader(http.StatusRequestedRangeNotSatisfiable)
+	case f.gzipped && hit.rng != "":
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		zw.Write(body)
+		zw.Close()
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Header().Set("Content-Range", fmt.Sprintf("bytes 0-99/%d", z.Len()))
+		cw.WriteHeader(http.StatusPartialContent)
+		cw.Write(z.Bytes()[:100])
 	case f.badRange && hit.rng != "":
 		w.Header().Set("Content-Range", fmt.Sprintf("bytes 5-104/%d", len(body)))
 		cw.WriteHeader(http.StatusPartialContent)
@@ -210,5 +225,33 @@ func TestPollReadsAnOldestFirstFeedWhole(t *testing.T) {
 	st := e.pollNew(t, f, func(f *feedSite) { f.n += 3 })
 	if h := f.hits(); st.New != 3 || len(h) != 1 || h[0].rng != "" || h[0].status != 200 {
 		t.Fatalf("3 published: %+v, requests %+v; want one whole read", st, h)
+	}
+}
+
+// TestPollFeedHeadRefused: a server that refuses the head's range (416,
+// or a range of its gzipped feed) has its feed read whole in the same
+// poll, conditionally; nothing is lost and the poll is not failed.
+func TestPollFeedHeadRefused(t *testing.T) {
+	for _, mode := range []string{"416", "gzip"} {
+		t.Run(mode, func(t *testing.T) {
+			f := &feedSite{n: 100}
+			e := newFeedPollEnv(t, f)
+			if st := e.poll(t); st.New != 100 {
+				t.Fatalf("first poll: %+v", st)
+			}
+			f.hits()
+			st := e.pollNew(t, f, func(f *feedSite) {
+				f.n += 3
+				f.refuse, f.gzipped = mode == "416", mode == "gzip"
+			})
+			h := f.hits()
+			if st.New != 3 || st.Incomplete || len(h) != 2 || h[0].rng == "" || h[1].rng != "" || h[1].inm == "" || h[1].status != 200 {
+				t.Fatalf("3 published: %+v, requests %+v; want the 3 from a conditional whole read after the refused head", st, h)
+			}
+			st = e.pollNew(t, f, func(f *feedSite) {})
+			if h := f.hits(); st.New != 0 || st.Incomplete || len(h) < 1 || h[len(h)-1].status != 304 {
+				t.Fatalf("nothing published: %+v, requests %+v; want a 304 at the end", st, h)
+			}
+		})
 	}
 }

@@ -173,6 +173,13 @@ func (lw *listWalk) get(ctx context.Context, pageURL string, accept func(string)
 			fe = &FetchError{URL: pageURL, Reason: ReasonConn, Retryable: true, Err: err}
 		}
 		metrics.PagesFailed.WithLabelValues(lw.s.cfg.Name, fe.Reason).Inc()
+		if cond.rng != "" && cond.ifRange == "" && !fe.Retryable {
+			// A feed's head refused (416, a compressed range...): the
+			// feed, whole and conditional, as a crawl reads it.
+			lw.c.log.Info("feed head refused, reading the feed whole", "source", lw.s.cfg.Name, "url", pageURL,
+				"reason", fe.Reason, "err", fe.Err)
+			return lw.get(ctx, pageURL, accept, lw.cache.cond(pageURL))
+		}
 		if !fe.Retryable || i >= attempts {
 			lw.pageFailed(fe)
 			return nil, fe
