@@ -22,7 +22,9 @@ import (
 // bytes), sent it uncompressed with its length, and its entries are
 // dated newest first. A head the server refuses (a 416, a range of a
 // gzip stream) is followed at once by the whole feed (listWalk.get). A
-// crawl job reads every list whole.
+// crawl job reads every list whole: it finds a new entry listed below the
+// head (dated earlier than known ones), which a poll, as one of HTML
+// pages, does not read.
 const (
 	headItems = 8        // entries a head is sized to hold
 	headMin   = 8 << 10  // bytes, at least
