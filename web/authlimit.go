@@ -25,15 +25,19 @@ const (
 	authFailBurst = 10
 	authFailEvery = 6 * time.Second
 	// authFailClients bounds the clients remembered: when it is reached,
-	// those whose budget is whole again are forgotten, and while it is
-	// still reached new clients share one budget.
+	// those whose budget is whole again are forgotten (at most once every
+	// authFailPrune, so that a flood of new addresses does not make every
+	// request walk them all), and while it is still reached new clients
+	// share one budget.
 	authFailClients = 10_000
+	authFailPrune   = time.Second
 )
 
 // failLimiter counts failed tokens per client.
 type failLimiter struct {
 	mu      sync.Mutex
 	clients map[netip.Prefix]*rate.Limiter
+	pruned  time.Time // the last walk that forgot whole budgets
 	now     func() time.Time
 	log     *slog.Logger
 }
@@ -71,7 +75,8 @@ func (l *failLimiter) failed(c netip.Prefix) {
 	now := l.now()
 	lim := l.clients[c]
 	if lim == nil {
-		if len(l.clients) >= authFailClients {
+		if len(l.clients) >= authFailClients && now.Sub(l.pruned) >= authFailPrune {
+			l.pruned = now
 			for k, v := range l.clients {
 				if v.TokensAt(now) >= authFailBurst {
 					delete(l.clients, k) // its budget is whole: as a new client
