@@ -144,9 +144,11 @@ func (lw *listWalk) pageURLs(raw string) []string {
 	return out
 }
 
-// get fetches a list page with cond (never nil: see listCache.cond), retrying retryable failures up to
-// crawler.list_attempts times with backoff (at least the Retry-After).
-// A failed page is counted and logged; the error is returned too.
+// get fetches a list page with cond (never nil: see listCache.cond),
+// retrying retryable failures up to crawler.list_attempts times with
+// backoff (at least the Retry-After). A failed page is counted and
+// logged; the error is returned too. A feed head the server refuses is
+// followed by the whole feed (headread.go).
 func (lw *listWalk) get(ctx context.Context, pageURL string, accept func(string) bool, cond *listValidators) (*response, error) {
 	if lw.asked {
 		if err := lw.counts.waitFirst(ctx); err != nil {

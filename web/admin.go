@@ -153,9 +153,9 @@ func (s *Server) opsLogin(w http.ResponseWriter, r *http.Request) error {
 	if len(s.session.admins) == 0 {
 		return errorf(http.StatusForbidden, CodeForbidden, "no admin tokens are configured (web.admin_tokens): the operations page is read-only")
 	}
-	client := s.auth.proxies.client(r)
-	if wait := s.auth.fails.wait(client); wait > 0 {
-		return tooManyFailures(wait)
+	client, err := s.auth.admit(r)
+	if err != nil {
+		return err
 	}
 	if !s.session.signIn(w, strings.TrimSpace(r.PostForm.Get("token"))) {
 		s.auth.fails.failed(client)

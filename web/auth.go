@@ -47,9 +47,9 @@ func (a *authenticator) check(r *http.Request, need access) error {
 	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
 		return errorf(http.StatusUnauthorized, CodeUnauthorized, "the Authorization header must be \"Bearer TOKEN\"")
 	}
-	client := a.proxies.client(r)
-	if wait := a.fails.wait(client); wait > 0 {
-		return tooManyFailures(wait)
+	client, err := a.admit(r)
+	if err != nil {
+		return err
 	}
 	sum := sha256.Sum256([]byte(token))
 	isAdmin := match(a.admins, sum)
@@ -64,6 +64,16 @@ func (a *authenticator) check(r *http.Request, need access) error {
 		return errorf(http.StatusForbidden, CodeForbidden, "this endpoint needs an admin token (web.admin_tokens)")
 	}
 	return nil
+}
+
+// admit returns the client r's wrong tokens count against (authlimit.go),
+// and the 429 refusal when it gave too many lately.
+func (a *authenticator) admit(r *http.Request) (netip.Prefix, error) {
+	c := a.proxies.client(r)
+	if wait := a.fails.wait(c); wait > 0 {
+		return c, tooManyFailures(wait)
+	}
+	return c, nil
 }
 
 // match compares sum with every digest, without stopping early.
