@@ -19,11 +19,15 @@ import (
 // is filed in a near-duplicate index, one HASH (shingles): each of the
 // sketch's minhash.IndexKeys least hashes (8 hex digits) → the story
 // filed under it most recently (its lead's id). The article's candidates
-// are the stories filed under its own keys; each is compared through its
-// lead (so a story does not drift by chaining copies of copies), and the
-// most similar lead posted within the window whose overlap (minhash.Overlap:
-// the share of the shorter text's shingles the other has) is at least
-// news.story.min_similarity gives its story, or the article starts one.
+// are the stories filed under at least minhash.MinSharedKeys of its own
+// keys (two, or all of them when it has fewer; a story filed under one
+// key shares a common word pair, not a copy, and comparing it would cost
+// a read and a merge for nothing); each is compared through its lead
+// (so a story does not drift by chaining copies of copies), and the
+// most similar lead posted within the window whose overlap
+// (minhash.Overlap: the share of the shorter text's shingles the other
+// has) is at least news.story.min_similarity gives its story, or the
+// article starts one.
 // A story's id is its lead's id: the first article of it the store saw.
 // ingestStoryCmd does this atomically per batch, in the ingest script
 // call itself, so two copies ingested at once cannot start two stories.
@@ -67,6 +71,8 @@ func storyText(title, summary string) string { return title + "\n" + summary }
 // ARGV[7] -> least overlap (news.story.min_similarity)
 // ARGV[8] -> cutoff (Unix s): leads posted before it take no member
 // ARGV[9] -> hashes per sketch at most (minhash.K)
+// ARGV[10] -> keys a candidate story shares with an article at least
+// (minhash.MinSharedKeys; all of the article's when it has fewer)
 // then, per article, those of ingestCmd, whose optional fields end with
 // mh and mhkeys (sketchFields) when its text has shingles: the ingest
 // writes them with the new hash, and the story work reads them here.
@@ -75,7 +81,8 @@ func storyText(title, summary string) string { return title + "\n" + summary }
 // ("" when it is alone so far).
 var ingestStoryCmd = redis.NewScript(formulaLua + touchLua + engageLua + storyLua + ingestHeadLua + `
 local minsim, cutoff, kmax = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])
-local k, a, track = 6, 10, true
+local minshared = tonumber(ARGV[10])
+local k, a, track = 6, 11, true
 ` + ingestLoopLua + storyLoopLua + `
 return out
 `)
@@ -137,9 +144,15 @@ local expired, unrank, rescored, leads, filings = {}, {}, {}, {}, {}
 for _, art in ipairs(arts) do
   local id, ks = art.id, art.ks
   local best, bestb, bestu, lh, seen = nil, 0, 1, nil, {}
+  -- shared: per story, how many of the article's keys are filed under it
+  local shared, need = {}, math.min(minshared, #ks)
   for _, f in ipairs(ks) do
     local lead = filed[f]
-    if lead and lead ~= id and not seen[lead] then
+    if lead then shared[lead] = (shared[lead] or 0) + 1 end
+  end
+  for _, f in ipairs(ks) do
+    local lead = filed[f]
+    if lead and lead ~= id and not seen[lead] and shared[lead] >= need then
       seen[lead] = true
       local h = redis.call('HMGET', base .. 'news:' .. lead, 'mh', 'time', 'votes', 'svotes', 'source', 'story')
       if h[1] and tonumber(h[2]) and tonumber(h[2]) >= cutoff then
