@@ -91,13 +91,23 @@ return out
 // it reads made and appends to out.
 const storyLoopLua = `
 local base, index = string.sub(KEYS[1], 1, #KEYS[1] - #'time:'), KEYS[#KEYS]
--- hashes unpacks a sketch (4 bytes a hash, big-endian) into numbers, in
--- one call of struct.unpack.
-local formats = {}
+-- hashes unpacks a sketch (4 bytes a hash, big-endian) into numbers: in
+-- one call of struct.unpack on redis-server, 4 bytes at a time where
+-- there is no struct library (the embedded Redis: miniredis's gopher-lua,
+-- which also raises an error on reading an unknown global, hence pcall).
+local formats, hasStruct = {}, pcall(function() return struct.unpack end)
 local function hashes(s)
   local n = #s / 4
-  if not formats[n] then formats[n] = '>' .. string.rep('I4', n) end
-  return {struct.unpack(formats[n], s)}, n
+  if hasStruct then
+    if not formats[n] then formats[n] = '>' .. string.rep('I4', n) end
+    return {struct.unpack(formats[n], s)}, n
+  end
+  local t = {}
+  for i = 1, n do
+    local b1, b2, b3, b4 = string.byte(s, 4*i - 3, 4*i)
+    t[i] = ((b1 * 256 + b2) * 256 + b3) * 256 + b4
+  end
+  return t, n
 end
 -- overlap is the overlap estimate of two sketches (minhash.Overlap): of
 -- the least kmax hashes of their union, those in both, and those in the
