@@ -63,7 +63,8 @@ func storyText(title, summary string) string { return title + "\n" + summary }
 // before it in the call through the script's own table. The rankings'
 // changes go out at the end of the call too, one command per key, not
 // one per article. Per created article there is one HSET of its hash,
-// one HMGET per distinct candidate story (at most minhash.IndexKeys) and
+// one HMGET per candidate story (at most minhash.IndexKeys /
+// minhash.MinSharedKeys) and
 // the story's writes when it joins one.
 //
 // KEYS -> those of ingestCmd, then the shingles: HASH (the index)
