@@ -98,3 +98,39 @@ func TestStorySharedKeys(t *testing.T) {
 		t.Errorf("a two-word copy joined %q, want %s", again.Story, short.ID)
 	}
 }
+
+// TestStoryTitles: articles that share a long summary (a site's
+// boilerplate meta description) but not their titles are other stories;
+// a copy with a paraphrased title and the same summary joins; a lead
+// stored before titles were sketched (no mt) is compared on title +
+// summary alone.
+func TestStoryTitles(t *testing.T) {
+	e := newEnv(t, func(o *Options) { o.RankBy = RankByStory })
+	post := t0.Add(-time.Hour)
+	const boiler = "Daily Courier brings you the latest breaking news, sport, weather and business stories from around the region and the world, every day."
+	e.ingest(t, storyArticle("https://courier.example.com/1", "Council approves new bus lanes on the ring road", boiler, "Courier", post))
+	b := e.ingest(t, storyArticle("https://courier.example.com/2", "Harbour festival draws record crowds", boiler, "Courier", post.Add(time.Minute)))
+	if b.Story != "" {
+		t.Errorf("an article sharing only the boilerplate summary joined story %q", b.Story)
+	}
+
+	const wire = "The regional council voted 31 to 12 on Monday to add bus lanes to both sides of the ring road by next spring."
+	w := e.ingest(t, storyArticle("https://gazette.example.com/1", "Council approves new bus lanes on the ring road", wire, "Gazette", post))
+	c := e.ingest(t, storyArticle("https://herald.example.com/1", "New bus lanes on the ring road approved by council", wire, "Herald", post.Add(2*time.Minute)))
+	if c.Story != w.ID {
+		t.Errorf("a copy with a paraphrased title joined %q, want %s", c.Story, w.ID)
+	}
+
+	// A lead without mt (stored before titles were sketched).
+	old := e.ingest(t, storyArticle("https://courier.example.com/3", "Storm closes schools across the county", boiler, "Courier", post))
+	if old.Story != "" {
+		t.Fatalf("joined %q", old.Story)
+	}
+	if err := e.c.HDel(e.ctx, e.s.keys.Article(old.ID), "mt").Err(); err != nil {
+		t.Fatal(err)
+	}
+	d := e.ingest(t, storyArticle("https://courier.example.com/4", "Bakery wins national bread award", boiler, "Courier", post.Add(time.Minute)))
+	if d.Story != old.ID {
+		t.Errorf("against a lead without a title sketch, joined %q, want %s (title + summary only)", d.Story, old.ID)
+	}
+}
