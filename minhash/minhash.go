@@ -11,7 +11,9 @@
 // texts' shingle sets, and an estimate of it for longer texts. The least
 // IndexKeys hashes of a sketch are what an index files it under: two
 // texts share one of them with a probability that grows with their
-// similarity.
+// similarity. A text filed under a key is a candidate only when it
+// shares at least MinSharedKeys of the keys: one shared key is usually
+// a common word pair, not a copy.
 //
 // Sketches compare texts in one language: a translation shares no
 // shingle with its original, so bilingual copies of a story are not
@@ -25,10 +27,14 @@ import (
 )
 
 // K is the most hashes a sketch keeps; IndexKeys is how many of them
-// (the least) an index files a text under.
+// (the least word pairs and CJK bigrams, Keys) an index files a text
+// under; MinSharedKeys is how many of them a text must share with
+// another for the two to be compared (all of its keys when it has
+// fewer: a title of two words has one word pair).
 const (
-	K         = 64
-	IndexKeys = 8
+	K             = 64
+	IndexKeys     = 10
+	MinSharedKeys = 2
 )
 
 // Sketch is the bottom-K sketch of a text: the least K distinct 32-bit
@@ -105,9 +111,11 @@ func Similarity(a, b Sketch) float64 {
 // Keys returns the least IndexKeys hashes of sk's word pairs and CJK
 // bigrams (all of them when it has fewer): two texts whose sets of those
 // have Jaccard similarity s share the least hash of their union with
-// probability s, and some one of their IndexKeys least with a probability
-// close to 1 − (1 − s)^IndexKeys. Single words are left out: a common word
-// would make every text that has it a candidate of every other.
+// probability s, and about s × IndexKeys of their IndexKeys least, so
+// that copies share several keys where texts alike in one common word
+// pair share one (hence MinSharedKeys). Single words are left out: a
+// common word would make every text that has it a candidate of every
+// other.
 func (sk Sketch) Keys() []uint32 {
 	keys := make([]uint32, 0, IndexKeys)
 	for _, v := range sk {

@@ -33,7 +33,8 @@
 // The article hash holds title, url, source, summary, image, user (who
 // posted it; empty for crawled articles), time (post time, Unix seconds),
 // crawled (crawl time, Unix seconds), comments, up, down and votes; with
-// rank_by story also mh and mhkeys (its MinHash sketch and index keys),
+// rank_by story also mt, mh and mhkeys (the MinHash sketches of its
+// title and of its title + summary, and its index keys),
 // story (its story's lead) and, on a lead, svotes (the story's votes:
 // story_rank.go). With rank_by story, votes: and score: of a lead hold its
 // story's votes and score, and a story's other articles are not ranked.

@@ -1,17 +1,40 @@
 package news
 
 import (
+	"context"
+	"io"
+	"log/slog"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/newsrank/newsrank/internal/rdb"
 )
 
-// TestRankByStoryOnCluster runs stories on a three-master Redis Cluster:
-// grouping at ingest (one batch and one by one), a user's one vote per
-// story, the story's page, its rebuild and its prune. Every key a story
-// script touches carries the {news} hash tag, so each lands on one node.
+// TestRankByStoryOnCluster runs storyFlow on a three-master Redis
+// Cluster. Every key a story script touches carries the {news} hash tag,
+// so each lands on one node.
 func TestRankByStoryOnCluster(t *testing.T) {
-	e := newClusterEnv(t, func(o *Options) { o.RankBy = RankByStory; o.CommentWeight = 1 })
+	storyFlow(t, newClusterEnv(t, func(o *Options) { o.RankBy = RankByStory; o.CommentWeight = 1 }))
+}
+
+// TestRankByStoryEmbedded runs storyFlow on the embedded Redis that
+// `newsrank demo` uses by default (miniredis: gopher-lua, which has no
+// struct library).
+func TestRankByStoryEmbedded(t *testing.T) {
+	c, err := rdb.Open(context.Background(), rdb.DefaultOptions(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	storyFlow(t, envOn(t, c, c.Prefix, func(o *Options) { o.RankBy = RankByStory; o.CommentWeight = 1 }))
+}
+
+// storyFlow runs stories end to end on e: grouping at ingest (one batch
+// and one by one), a user's one vote per story, the story's page, its
+// rebuild and its prune.
+func storyFlow(t *testing.T, e *env) {
+	t.Helper()
 	post := t0.Add(-2 * time.Hour)
 	const sum = "The central bank raised its main interest rate by half a point on Tuesday, citing inflation."
 	rs, err := e.s.IngestBatch(e.ctx, []Article{

@@ -1,0 +1,136 @@
+package news
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/newsrank/newsrank/minhash"
+)
+
+// sharedKeys is how many index keys the texts a and b share.
+func sharedKeys(t *testing.T, a, b string) (shared, keysOfB int) {
+	t.Helper()
+	sa, _ := minhash.Of(a)
+	sb, _ := minhash.Of(b)
+	for _, k := range sb.Keys() {
+		if slices.Contains(sa.Keys(), k) {
+			shared++
+		}
+	}
+	return shared, len(sb.Keys())
+}
+
+// hmgets is how many HMGETs the server has run (scripts' included).
+func (e *env) hmgets(t *testing.T) int {
+	t.Helper()
+	info, err := e.c.Info(e.ctx, "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, s, ok := strings.Cut(info, "cmdstat_hmget:calls=")
+	if !ok {
+		return 0
+	}
+	s, _, _ = strings.Cut(s, ",")
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatalf("commandstats: %v", err)
+	}
+	return n
+}
+
+// TestStorySharedKeys: a story filed under only one of an article's index
+// keys (a common word pair) is not a candidate, so it is not even read;
+// one filed under two is read and compared; a text with a single word
+// pair (its one key) still finds its copy.
+func TestStorySharedKeys(t *testing.T) {
+	e := newEnv(t, func(o *Options) { o.RankBy = RankByStory })
+	post := t0.Add(-time.Hour)
+	const title = "Harbour workers strike over pay as container ships queue outside Rotterdam port"
+	const summary = "Dock unions said the walkout would last until talks with terminal operators resume next week."
+	lead := e.ingest(t, storyArticle("https://a.example.com/1", title, summary, "A", post))
+
+	// other: an unrelated text that has one word pair of the lead's, one
+	// of the lead's index keys (found by trying each pair of its title).
+	words := strings.Fields(title)
+	other := ""
+	for i := 0; i+1 < len(words) && other == ""; i++ {
+		text := words[i] + " " + words[i+1] + " chess grandmaster wins the final game in a quiet hall"
+		if n, keys := sharedKeys(t, title+"\n"+summary, text); n == 1 && keys >= minhash.MinSharedKeys {
+			other = text
+		}
+	}
+	if other == "" {
+		t.Fatal("no text shares exactly one index key with the lead")
+	}
+	before := e.hmgets(t)
+	r := e.ingest(t, storyArticle("https://b.example.com/1", other, "", "B", post))
+	if r.Story != "" {
+		t.Errorf("%q joined story %q", other, r.Story)
+	}
+	if got := e.hmgets(t) - before; got != 1 {
+		t.Errorf("%d HMGETs for an article sharing one key with a story, want 1 (the index only)", got)
+	}
+
+	copyTitle := "Rotterdam port: harbour workers strike over pay as container ships queue"
+	if n, _ := sharedKeys(t, title+"\n"+summary, copyTitle+"\n"+summary); n < minhash.MinSharedKeys {
+		t.Fatalf("the copy shares %d keys", n)
+	}
+	before = e.hmgets(t)
+	c := e.ingest(t, storyArticle("https://c.example.com/1", copyTitle, summary, "C", post.Add(time.Minute)))
+	if c.Story != lead.ID {
+		t.Errorf("copy joined %q, want %s", c.Story, lead.ID)
+	}
+	if got := e.hmgets(t) - before; got != 2 {
+		t.Errorf("%d HMGETs for a copy, want 2 (the index, the lead)", got)
+	}
+
+	// One word pair, so one key: sharing it is enough.
+	short := e.ingest(t, storyArticle("https://d.example.com/1", "Volcano erupts", "", "D", post))
+	if _, keys := sharedKeys(t, "Volcano erupts", "Volcano erupts"); keys != 1 {
+		t.Fatalf("%d keys", keys)
+	}
+	again := e.ingest(t, storyArticle("https://e.example.com/1", "VOLCANO ERUPTS!", "", "E", post.Add(time.Minute)))
+	if again.Story != short.ID {
+		t.Errorf("a two-word copy joined %q, want %s", again.Story, short.ID)
+	}
+}
+
+// TestStoryTitles: articles that share a long summary (a site's
+// boilerplate meta description) but not their titles are other stories;
+// a copy with a paraphrased title and the same summary joins; a lead
+// stored before titles were sketched (no mt) is compared on title +
+// summary alone.
+func TestStoryTitles(t *testing.T) {
+	e := newEnv(t, func(o *Options) { o.RankBy = RankByStory })
+	post := t0.Add(-time.Hour)
+	const boiler = "Daily Courier brings you the latest breaking news, sport, weather and business stories from around the region and the world, every day."
+	e.ingest(t, storyArticle("https://courier.example.com/1", "Council approves new bus lanes on the ring road", boiler, "Courier", post))
+	b := e.ingest(t, storyArticle("https://courier.example.com/2", "Harbour festival draws record crowds", boiler, "Courier", post.Add(time.Minute)))
+	if b.Story != "" {
+		t.Errorf("an article sharing only the boilerplate summary joined story %q", b.Story)
+	}
+
+	const wire = "The regional council voted 31 to 12 on Monday to add bus lanes to both sides of the ring road by next spring."
+	w := e.ingest(t, storyArticle("https://gazette.example.com/1", "Council approves new bus lanes on the ring road", wire, "Gazette", post))
+	c := e.ingest(t, storyArticle("https://herald.example.com/1", "New bus lanes on the ring road approved by council", wire, "Herald", post.Add(2*time.Minute)))
+	if c.Story != w.ID {
+		t.Errorf("a copy with a paraphrased title joined %q, want %s", c.Story, w.ID)
+	}
+
+	// A lead without mt (stored before titles were sketched).
+	old := e.ingest(t, storyArticle("https://courier.example.com/3", "Storm closes schools across the county", boiler, "Courier", post))
+	if old.Story != "" {
+		t.Fatalf("joined %q", old.Story)
+	}
+	if err := e.c.HDel(e.ctx, e.s.keys.Article(old.ID), "mt").Err(); err != nil {
+		t.Fatal(err)
+	}
+	d := e.ingest(t, storyArticle("https://courier.example.com/4", "Bakery wins national bread award", boiler, "Courier", post.Add(time.Minute)))
+	if d.Story != old.ID {
+		t.Errorf("against a lead without a title sketch, joined %q, want %s (title + summary only)", d.Story, old.ID)
+	}
+}
