@@ -162,13 +162,19 @@ for _, m in ipairs(made) do
   end
   arts[#arts+1] = art
 end
+-- filed: per key read or filed in this call, its list (a table of ids);
+-- a key listing no story has none
 if #fields > 0 then
   local vals = redis.call('HMGET', index, unpack(fields))
   for i, f in ipairs(fields) do
-    if vals[i] then filed[f] = vals[i] end
+    if vals[i] and not filed[f] then
+      local ls = {}
+      for x in string.gmatch(vals[i], '[^,]+') do ls[#ls+1] = x end
+      filed[f] = ls
+    end
   end
 end
-local expired, unrank, rescored, leads, filings = {}, {}, {}, {}, {}
+local expired, unrank, rescored, leads, filings, changed = {}, {}, {}, {}, {}, {}
 for _, art in ipairs(arts) do
   local id, ks = art.id, art.ks
   local best, bestb, bestu, lh = nil, 0, 1, nil
@@ -178,13 +184,13 @@ for _, art in ipairs(arts) do
   -- full, says little); met, the stories in the order first met
   local shared, weight, met, need = {}, {}, {}, math.min(minshared, #ks)
   for _, f in ipairs(ks) do
-    if filed[f] then
-      local ls = {}
-      for lead in string.gmatch(filed[f], '[^,]+') do ls[#ls+1] = lead end
+    local ls = filed[f]
+    if ls then
+      local w = 1 / (#ls * #ls)
       for _, lead in ipairs(ls) do
         if not shared[lead] then shared[lead], weight[lead], met[#met+1] = 0, 0, lead end
         shared[lead] = shared[lead] + 1
-        weight[lead] = weight[lead] + 1 / (#ls * #ls)
+        weight[lead] = weight[lead] + w
       end
     end
   end
@@ -217,16 +223,14 @@ for _, art in ipairs(arts) do
   -- perkey - 1 most recent others
   local owner = best or id
   for _, f in ipairs(ks) do
-    local l, nl, n = filed[f], owner, 1
-    if l then
-      for x in string.gmatch(l, '[^,]+') do
-        if x ~= owner and n < perkey then nl, n = nl .. ',' .. x, n + 1 end
+    local ls = filed[f]
+    if not ls or ls[1] ~= owner then
+      local nl = {owner}
+      for _, x in ipairs(ls or {}) do
+        if x ~= owner and #nl < perkey then nl[#nl+1] = x end
       end
-    end
-    if nl ~= l then
       filed[f] = nl
-      filings[#filings+1] = f
-      filings[#filings+1] = nl
+      changed[f] = true
     end
   end
   local key, exp = KEYS[art.k], art.t + life - now
@@ -256,6 +260,10 @@ for _, art in ipairs(arts) do
   else
     out[#out+1] = ''
   end
+end
+for f in pairs(changed) do
+  filings[#filings+1] = f
+  filings[#filings+1] = table.concat(filed[f], ',')
 end
 if #filings > 0 then redis.call('HSET', index, unpack(filings)) end
 if #unrank > 0 then
