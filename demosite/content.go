@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -33,6 +34,9 @@ type article struct {
 	comments int64
 	image    string // path of the lead image, "" if none
 	private  bool
+	// story is the labelled story (StorySet) the article is a copy of,
+	// "" for an ordinary article; its summary opens the body.
+	story string
 }
 
 // rng returns the generator for one purpose of one article.
@@ -56,6 +60,11 @@ func generate(w wordLists, secs []*section, opts Options) (public, private []*ar
 		sec.entries = append(sec.entries, a)
 	}
 	next := opts.Articles
+	for _, a := range g.storyCopies(secs, next) {
+		next++
+		public = append(public, a)
+		a.sec.entries = append(a.sec.entries, a)
+	}
 	for _, sec := range secs {
 		if !sec.private {
 			continue
@@ -118,6 +127,45 @@ func (g *generator) article(idx int, sec *section, priv bool) *article {
 		a.path = sec.artPath(a)
 	}
 	return a
+}
+
+// storyCopies makes the articles that publish the copies of
+// Options.Stories labelled stories (StorySet), from index idx on: each
+// copy an article of a UTF-8 section in its language, the copies of one
+// story in different sections as far as there are enough, its title,
+// summary (which opens the body), post time and source (the outlet)
+// those of the copy.
+func (g *generator) storyCopies(secs []*section, idx int) []*article {
+	if g.opts.Stories <= 0 {
+		return nil
+	}
+	byLang := map[string][]*section{}
+	for _, sec := range secs {
+		if sec.charset == "utf-8" {
+			byLang[sec.lang] = append(byLang[sec.lang], sec)
+		}
+	}
+	var out []*article
+	nth := 0 // the copy's number in its story
+	for i, c := range StorySet(g.opts.Seed, g.opts.Stories, g.opts.Now) {
+		if i > 0 && c.Story == out[len(out)-1].story {
+			nth++
+		} else {
+			nth = 0
+		}
+		cands := byLang[c.Lang]
+		story, _ := strconv.Atoi(strings.TrimPrefix(c.Story, "s"))
+		sec := cands[(story+nth)%len(cands)]
+		a := g.article(idx+i, sec, false)
+		a.title, a.summary, a.source, a.story = c.Title, c.Summary, c.Source, c.Story
+		a.post = c.PostTime.Truncate(time.Second).UTC()
+		if sec.lang == "en" {
+			a.slug = slugify(a.title) + "-" + strings.ToLower(a.id[:6])
+		}
+		a.path = sec.artPath(a)
+		out = append(out, a)
+	}
+	return out
 }
 
 // uniqueID draws docids until one is not taken yet, and takes it.
@@ -238,6 +286,10 @@ func bodyOf(w wordLists, seed int64, a *article) []string {
 	n := 4 + r.IntN(5)
 	paras := make([]string, n)
 	for i := range paras {
+		if i == 0 && a.story != "" {
+			paras[0] = a.summary
+			continue
+		}
 		k := 2 + r.IntN(4)
 		list := a.sec.body
 		if list == "" {

@@ -66,6 +66,11 @@ type Options struct {
 	// only if it read the feeds when they were new. 0: every article, so
 	// that one crawl of Sources finds every article.
 	FeedItems int
+	// Stories, when > 0, is how many labelled stories (StorySet, with
+	// Seed and Now) the site also publishes: each copy of one is an article
+	// of a section in its language (ArticleInfo.Story names the story),
+	// besides the Articles. 0: none.
+	Stories int
 }
 
 // DefaultArticles is the site size when Options.Articles is not set.
@@ -118,6 +123,9 @@ type ArticleInfo struct {
 	// Private articles are linked from list pages but disallowed by
 	// robots.txt; a polite crawler never fetches them.
 	Private bool
+	// Story is the labelled story (Options.Stories, StorySet) the article
+	// is a copy of; "" for the others.
+	Story string
 }
 
 // New generates the site for opts.
@@ -208,7 +216,7 @@ func infos(as []*article) []ArticleInfo {
 		out[i] = ArticleInfo{
 			Path: a.path, Section: a.sec.id, Title: a.title, PostTime: a.post,
 			Comments: a.comments, Charset: a.sec.charset, Source: a.source,
-			Summary: a.summary, Image: a.image, Private: a.private,
+			Summary: a.summary, Image: a.image, Private: a.private, Story: a.story,
 		}
 	}
 	return out

@@ -8,12 +8,12 @@
 // sketch keeps the least K of its distinct hashes (bottom-k MinHash,
 // Broder): for news titles and summaries that is usually all of them, so
 // the similarity of two sketches is the exact Jaccard similarity of the
-// texts' shingle sets, and an estimate of it for longer texts. The least
-// IndexKeys hashes of a sketch are what an index files it under: two
-// texts share one of them with a probability that grows with their
-// similarity. A text filed under a key is a candidate only when it
-// shares at least MinSharedKeys of the keys: one shared key is usually
-// a common word pair, not a copy.
+// texts' shingle sets, and an estimate of it for longer texts. Keys are
+// what an index files a sketch under: its names and figures first, then
+// its least word pairs; two texts share more of them the more alike they
+// are, and a text filed under a key is a candidate only when it shares
+// at least MinSharedKeys of them: one shared key is usually a common
+// word pair or name, not a copy.
 //
 // Sketches compare texts in one language: a translation shares no
 // shingle with its original, so bilingual copies of a story are not
@@ -26,15 +26,16 @@ import (
 	"slices"
 )
 
-// K is the most hashes a sketch keeps; IndexKeys is how many of them
-// (the least word pairs and CJK bigrams, Keys) an index files a text
-// under; MinSharedKeys is how many of them a text must share with
+// K is the most hashes a sketch keeps; IndexKeys is how many of them an
+// index files a text under (Keys), FactKeys of them at most names and
+// figures; MinSharedKeys is how many of them a text must share with
 // another for the two to be compared (all of its keys when it has
 // fewer: a title of two words has one word pair).
 const (
 	K             = 64
 	IndexKeys     = 10
 	MinSharedKeys = 2
+	FactKeys      = 6
 )
 
 // Sketch is the bottom-K sketch of a text: the least K distinct 32-bit
@@ -47,11 +48,15 @@ type Sketch []uint32
 func Of(text string) (sk Sketch, ok bool) {
 	var buf [4 * K]uint32
 	hs := buf[:0]
-	shingles(text, func(h uint64, pair bool) {
-		// pairs have odd hashes, words even ones (Keys)
-		if v := uint32(h >> 32); pair {
-			hs = append(hs, v|1)
-		} else {
+	shingles(text, func(h uint64, k kind) {
+		// the low two bits tell the kind (Keys): words 0 or 2, pairs 1,
+		// names and figures (one replica of each) 3
+		switch v := uint32(h >> 32); k {
+		case kindPair:
+			hs = append(hs, v&^3|1)
+		case kindFact:
+			hs = append(hs, v|3)
+		default:
 			hs = append(hs, v&^1)
 		}
 	})
@@ -108,22 +113,27 @@ func Similarity(a, b Sketch) float64 {
 	return float64(both) / float64(union)
 }
 
-// Keys returns the least IndexKeys hashes of sk's word pairs and CJK
-// bigrams (all of them when it has fewer): two texts whose sets of those
-// have Jaccard similarity s share the least hash of their union with
-// probability s, and about s × IndexKeys of their IndexKeys least, so
-// that copies share several keys where texts alike in one common word
-// pair share one (hence MinSharedKeys). Single words are left out: a
-// common word would make every text that has it a candidate of every
-// other.
+// Keys returns the index keys of sk: the least FactKeys hashes of its
+// names and figures, then the least of its word pairs and CJK bigrams, up
+// to IndexKeys in all (fewer when it has fewer). Names and figures come
+// first because they are what a story's copies share and other stories
+// seldom have, so that an index whose keys of common word pairs ("the
+// ministry said") keep naming the latest stories filed under them still
+// finds a story by them. Two texts whose word pairs have Jaccard
+// similarity s share about s × IndexKeys of their least, so that copies
+// share several keys where texts alike in one common word pair share one
+// (hence MinSharedKeys). Single words are left out: a common word would
+// make every text that has it a candidate of every other.
 func (sk Sketch) Keys() []uint32 {
 	keys := make([]uint32, 0, IndexKeys)
 	for _, v := range sk {
-		if v&1 == 1 {
+		if v&3 == 3 && len(keys) < FactKeys {
 			keys = append(keys, v)
-			if len(keys) == IndexKeys {
-				break
-			}
+		}
+	}
+	for _, v := range sk {
+		if v&3 == 1 && len(keys) < IndexKeys {
+			keys = append(keys, v)
 		}
 	}
 	return keys

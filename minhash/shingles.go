@@ -27,16 +27,28 @@ import (
 // so that two reports of one kind of event (a bank cuts rates) that name
 // other actors or figures share less than two copies of one report.
 func Shingles(text string, emit func(uint64)) {
-	shingles(text, func(h uint64, _ bool) { emit(h) })
+	shingles(text, func(h uint64, _ kind) { emit(h) })
 }
 
 // FactWeight is how many times a fact (a figure, a name) counts among the
 // shingles of a text.
 const FactWeight = 3
 
+// kind is what a shingle's hash stands for: a word (or a lone CJK
+// character, or a name's or figure's replicas after the first), a word
+// pair or CJK bigram, or the first replica of a name or figure
+// (FactWeight), which Sketch.Keys prefers.
+type kind uint8
+
+const (
+	kindWord kind = iota
+	kindPair
+	kindFact
+)
+
 // shingles is Shingles telling pairs (of words, of CJK characters) from
 // single words and characters.
-func shingles(text string, emit func(h uint64, pair bool)) {
+func shingles(text string, emit func(h uint64, k kind)) {
 	if !isASCII(text) {
 		text = norm.NFKC.String(text)
 	}
@@ -69,7 +81,7 @@ func shingles(text string, emit func(h uint64, pair bool)) {
 			sh.flushWord()
 			sh.endWords()
 			if sh.prev != 0 {
-				emit(mix(uint64(sh.prev)<<32|uint64(r)), true)
+				emit(mix(uint64(sh.prev)<<32|uint64(r)), kindPair)
 			}
 			sh.prev = r
 			sh.cjkRun++
@@ -94,7 +106,7 @@ func shingles(text string, emit func(h uint64, pair bool)) {
 
 // shingler is the state of shingles along a text.
 type shingler struct {
-	emit func(h uint64, pair bool)
+	emit func(h uint64, k kind)
 	// word[:n] is the current word, lower case (its first 64 bytes).
 	word [64]byte
 	n    int
@@ -162,9 +174,9 @@ func (sh *shingler) flushWord() {
 
 // emitWord emits the word of hash h and its pair with the one before.
 func (sh *shingler) emitWord(h uint64) {
-	sh.emit(mix(h), false)
+	sh.emit(mix(h), kindWord)
 	if sh.prevWord != 0 {
-		sh.emit(mix(sh.prevWord^h<<1), true)
+		sh.emit(mix(sh.prevWord^h<<1), kindPair)
 	}
 	sh.prevWord = h
 }
@@ -172,7 +184,11 @@ func (sh *shingler) emitWord(h uint64) {
 // emitFact emits the FactWeight-1 more hashes of the word of hash h.
 func (sh *shingler) emitFact(h uint64) {
 	for i := uint64(1); i < FactWeight; i++ {
-		sh.emit(mix(h+i*0x9e3779b97f4a7c15), false)
+		k := kindWord
+		if i == 1 {
+			k = kindFact
+		}
+		sh.emit(mix(h+i*0x9e3779b97f4a7c15), k)
 	}
 }
 
@@ -202,7 +218,7 @@ func (sh *shingler) endSentence() {
 // flushRun ends a run of CJK characters: a lone one is a shingle.
 func (sh *shingler) flushRun() {
 	if sh.cjkRun == 1 {
-		sh.emit(mix(uint64(sh.prev)), false)
+		sh.emit(mix(uint64(sh.prev)), kindWord)
 	}
 	sh.cjkRun, sh.prev = 0, 0
 }

@@ -226,7 +226,7 @@ func (s *Store) runIngest(ctx context.Context, as []Article, calls []ingestCall,
 		int64((s.opts.Window + Grace) / time.Second), s.opts.storyFlag()}
 	if stories {
 		script = ingestStoryCmd
-		head = append(head, s.opts.StoryMinSimilarity, now.Add(-s.opts.Window).Unix(), minhash.K, minhash.MinSharedKeys, StoryMinTitleOverlap)
+		head = append(head, s.opts.StoryMinSimilarity, now.Add(-s.opts.Window).Unix(), minhash.K, minhash.MinSharedKeys, StoryMinTitleOverlap, StoriesPerKey, StoryMaxCandidates)
 	}
 	chunks := (len(todo) + IngestChunk - 1) / IngestChunk
 	cmds, err := rdb.EvalEach(ctx, s.c, script, chunks, func(c int) ([]string, []any) {

@@ -27,11 +27,11 @@ func (k keyspace) ArticlePrefix() string { return k.base + "news:" }
 // It expires with the window. // STRING canonical URL
 func (k keyspace) Alias(id string) string { return k.base + "alias:" + id }
 
-// Shingles is the stories' near-duplicate index: each of the least
-// minhash.IndexKeys hashes of an article's sketch (8 hex digits) → the
-// story filed under it most recently, its lead's id (story.go). It has no
-// expiry: the prune removes the fields of the stories it removes.
-// // HASH hex8 → lead id
+// Shingles is the stories' near-duplicate index: each index key of an
+// article's sketch (minhash.Sketch.Keys, 8 hex digits) → the leads of the
+// stories filed under it, comma-separated, the latest first (story.go).
+// It has no expiry: the prune removes the stories it removes from it.
+// // HASH hex8 → lead ids
 func (k keyspace) Shingles() string { return k.base + "shingles" }
 
 // BandsDropped is set once the prune has deleted the band: ZSETs of the

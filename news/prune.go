@@ -39,10 +39,11 @@ import (
 // removed (members of their stories are not counted).
 var pruneCmd = redis.NewScript(touchLua + unrankLua + `
 -- unstory removes article id (hash key) from the story index: its story:
--- entry and the fields of shingles: that still name its story (story.go;
--- the hash's mhkeys field holds them, 8 hex digits each: the index has no
--- expiry, the prune empties it); keys under the same {news} tag, built
--- from the time: key's name.
+-- entry and its story from the lists of the fields of shingles: it was
+-- filed under (story.go; the hash's mhkeys field holds them, 8 hex digits
+-- each; a field whose list empties is deleted: the index has no expiry,
+-- the prune empties it); keys under the same {news} tag, built from the
+-- time: key's name.
 local base = string.sub(KEYS[1], 1, -6)
 local cutoff = tonumber(ARGV[1])
 local function unstory(key, id)
@@ -52,7 +53,19 @@ local function unstory(key, id)
     local idx, owner = base .. 'shingles', h[2] or id
     for i = 1, #h[1], 8 do
       local f = string.sub(h[1], i, i + 7)
-      if redis.call('HGET', idx, f) == owner then redis.call('HDEL', idx, f) end
+      local l = redis.call('HGET', idx, f)
+      if l then
+        local kept, n = {}, 0
+        for x in string.gmatch(l, '[^,]+') do
+          n = n + 1
+          if x ~= owner then kept[#kept + 1] = x end
+        end
+        if #kept == 0 then
+          redis.call('HDEL', idx, f)
+        elseif #kept < n then
+          redis.call('HSET', idx, f, table.concat(kept, ','))
+        end
+      end
     end
   end
 end

@@ -1,6 +1,7 @@
 package news
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -132,5 +133,64 @@ func TestStoryTitles(t *testing.T) {
 	d := e.ingest(t, storyArticle("https://courier.example.com/4", "Bakery wins national bread award", boiler, "Courier", post.Add(time.Minute)))
 	if d.Story != old.ID {
 		t.Errorf("against a lead without a title sketch, joined %q, want %s (title + summary only)", d.Story, old.ID)
+	}
+}
+
+// TestStoryIndexLists: an index key lists the stories filed under it,
+// the latest first, StoriesPerKey at most; the prune takes a story out
+// of the lists it is in and keeps the others.
+func TestStoryIndexLists(t *testing.T) {
+	e := newEnv(t, func(o *Options) { o.RankBy = RankByStory })
+	const tail = " Officials said the change came after weeks of talks with unions and employers."
+	textA := "Orvane cuts rail fares in Lyon by 12 percent." + tail
+	textB := "Quillex raises port fees in Oslo by 30 percent." + tail
+	skA, _ := minhash.Of(textA)
+	skB, _ := minhash.Of(textB)
+	var common string
+	for _, k := range skB.Keys() {
+		if slices.Contains(skA.Keys(), k) {
+			common = fmt.Sprintf("%08x", k)
+			break
+		}
+	}
+	if common == "" {
+		t.Fatal("the texts share no index key")
+	}
+	a := e.ingest(t, storyArticle("https://a.example.com/1", "Orvane cuts rail fares", textA, "A", t0.Add(-week+time.Hour)))
+	b := e.ingest(t, storyArticle("https://b.example.com/1", "Quillex raises port fees", textB, "B", t0.Add(-time.Hour)))
+	if b.Story != "" {
+		t.Fatalf("b joined %q", b.Story)
+	}
+	idx := e.s.keys.Shingles()
+	if got := e.c.HGet(e.ctx, idx, common).Val(); got != b.ID+","+a.ID {
+		t.Errorf("key %s lists %q, want %q (the latest first)", common, got, b.ID+","+a.ID)
+	}
+	for i := range StoriesPerKey + 2 {
+		e.ingest(t, storyArticle(fmt.Sprintf("https://c.example.com/%d", i), fmt.Sprintf("Story %d", i),
+			fmt.Sprintf("Firm%c%c moves %d jobs.", 'a'+i, 'k'+i, i+2)+tail, "C", t0.Add(-time.Hour)))
+	}
+	if n := strings.Count(e.c.HGet(e.ctx, idx, common).Val(), ",") + 1; n != StoriesPerKey {
+		t.Errorf("key %s lists %d stories, want %d at most", common, n, StoriesPerKey)
+	}
+
+	e.clock.Advance(2 * time.Hour) // a leaves the window
+	if _, err := e.s.Prune(e.ctx, e.clock.Now(), PruneOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := e.c.HGetAll(e.ctx, idx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, l := range f {
+		if strings.Contains(l, a.ID) {
+			t.Errorf("key %s still lists the pruned story: %q", k, l)
+		}
+	}
+	found := false // b's own keys (its name, its figure) still list it
+	for _, k := range skB.Keys() {
+		found = found || strings.Contains(f[fmt.Sprintf("%08x", k)], b.ID)
+	}
+	if !found {
+		t.Errorf("no key lists the story kept")
 	}
 }

@@ -18,7 +18,7 @@ func TestStorySetMisses(t *testing.T) {
 	c := redistest.Start(t)
 	o := news.DefaultOptions()
 	o.RankBy = news.RankByStory
-	q, set, ids := groupStorySet(t, c, 1, o)
+	q, set, ids := groupStorySet(t, c, 1, o, true)
 	t.Logf("seed 1: %s", q)
 	byID := map[string]int{}
 	for i, g := range ids {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -28,26 +29,37 @@ func (q storySetQuality) String() string {
 }
 
 // measureStorySet ingests demosite.StorySet(seed, 400) into a fresh store
-// ranking by story and measures its grouping.
-func measureStorySet(t *testing.T, c *redistest.Server, seed int64, o news.Options) storySetQuality {
+// ranking by story and measures its grouping. In the set's order each
+// story's copies come together, the wire's first; shuffled (with a fixed
+// seed), they come among the other stories' articles in any order, as a
+// crawl brings them.
+func measureStorySet(t *testing.T, c *redistest.Server, seed int64, o news.Options, shuffled bool) storySetQuality {
 	t.Helper()
-	q, _, _ := groupStorySet(t, c, seed, o)
+	q, _, _ := groupStorySet(t, c, seed, o, shuffled)
 	return q
 }
 
 // groupStorySet is measureStorySet also returning the set and, per
 // article, the story it was given (its own id when alone) and its id.
-func groupStorySet(t *testing.T, c *redistest.Server, seed int64, o news.Options) (storySetQuality, []demosite.LabelledArticle, [][2]string) {
+func groupStorySet(t *testing.T, c *redistest.Server, seed int64, o news.Options, shuffled bool) (storySetQuality, []demosite.LabelledArticle, [][2]string) {
 	t.Helper()
 	now := time.Date(2025, 3, 3, 12, 0, 0, 0, time.UTC)
 	set := demosite.StorySet(seed, 400, now)
-	s, err := news.New(c.Client(), fmt.Sprintf("q%d:", seed), o, news.WithClock(clock.NewFake(now)))
+	s, err := news.New(c.Client(), fmt.Sprintf("q%d-%t:", seed, shuffled), o, news.WithClock(clock.NewFake(now)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := make([]string, len(set))
 	ids := make([][2]string, len(set))
-	for i, a := range set {
+	order := make([]int, len(set))
+	for i := range order {
+		order[i] = i
+	}
+	if shuffled {
+		rand.New(rand.NewPCG(uint64(seed), 7)).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	}
+	for _, i := range order {
+		a := set[i]
 		r, err := s.Ingest(context.Background(), news.Article{URL: a.URL, Title: a.Title, Summary: a.Summary,
 			Source: a.Source, PostTime: a.PostTime, CrawlTime: a.PostTime})
 		if err != nil {
@@ -94,27 +106,39 @@ func groupStorySet(t *testing.T, c *redistest.Server, seed int64, o news.Options
 // share nothing between a text and its translation, so no lexical method
 // finds them.
 //
-// The target is 0.95 precision and 0.95 recall, met on both. At
-// min_similarity 0.64 seed 1 gives precision 1.000 recall 0.998, seed 2
-// precision 1.000 recall 0.978 (on seed 1, 0.63 and 0.65 give the same;
-// 0.61, 0.998 / 0.996; 0.67, 1.000 / 0.979). The set names each story's
-// actor, place, weekday and figure, and words its summary in one of
-// three patterns; a copy paraphrases the title, swaps words for
-// synonyms, takes another summary pattern one time in three and may drop
-// the last sentence. Names and figures counting three times among the
-// shingles (minhash.FactWeight) is most of what keeps copies in another
-// pattern together and stories of one kind apart, and a candidate
-// sharing 2 of an article's 10 index keys (minhash.MinSharedKeys) keeps
-// out the stories of one kind that share one common word pair.
+// The target is 0.95 precision and 0.95 recall, met in both
+// orders. At min_similarity 0.64, in the set's order: seed 1 precision
+// 0.990 recall 0.992, seed 2 0.989 / 0.978; shuffled: seed 1 0.996 /
+// 0.959, seed 2 0.991 / 0.953. The set names each story's actor, place, weekday and
+// figure, and words its summary in one of three patterns; a copy
+// paraphrases the title, swaps words for synonyms, takes another summary
+// pattern one time in three and may drop the last sentence. Names and
+// figures counting three times among the shingles (minhash.FactWeight)
+// is most of what keeps copies in another pattern together and stories
+// of one kind apart. In shuffled order a story's lead is any of its
+// copies, and a key of the index names the stories filed under it last:
+// the index's keys are the article's names and figures first
+// (minhash.FactKeys), each key lists StoriesPerKey stories, and a
+// candidate shares 2 keys (minhash.MinSharedKeys); with one story per
+// key and the least word pairs as keys, shuffled recall was 0.74 on
+// seed 1 (0.99 in the set's order). What is still missed in shuffled
+// order is mostly two paraphrases of one wire copy compared with each
+// other, the lead being one of them.
 func TestStorySetQuality(t *testing.T) {
 	c := redistest.Start(t)
 	o := news.DefaultOptions()
 	o.RankBy = news.RankByStory
-	for _, seed := range []int64{1, 2} {
-		q := measureStorySet(t, c, seed, o)
-		t.Logf("seed %d: %s", seed, q)
-		if q.precision < minStoryPrecision || q.recall < minStoryRecall {
-			t.Errorf("seed %d: %s: want precision >= %.2f and recall >= %.2f", seed, q, minStoryPrecision, minStoryRecall)
+	for _, shuffled := range []bool{false, true} {
+		for _, seed := range []int64{1, 2} {
+			q := measureStorySet(t, c, seed, o, shuffled)
+			t.Logf("seed %d, shuffled %t: %s", seed, shuffled, q)
+			minP, minR := minStoryPrecision, minStoryRecall
+			if shuffled {
+				minR = minStoryRecallShuffled
+			}
+			if q.precision < minP || q.recall < minR {
+				t.Errorf("seed %d, shuffled %t: %s: want precision >= %.2f and recall >= %.2f", seed, shuffled, q, minP, minR)
+			}
 		}
 	}
 }
@@ -122,23 +146,27 @@ func TestStorySetQuality(t *testing.T) {
 // The floors TestStorySetQuality holds: the measured figures of the
 // weaker seed, rounded down (target 0.95 both).
 const (
-	minStoryPrecision = 0.99
-	minStoryRecall    = 0.97
+	minStoryPrecision      = 0.98
+	minStoryRecall         = 0.97
+	minStoryRecallShuffled = 0.95
 )
 
 // TestStorySetTune prints the quality on seed 1 for a range of
-// thresholds (go test -run StorySetTune -v -tune).
+// thresholds, in the set's order and shuffled (go test -run
+// StorySetTune -v -tune).
 func TestStorySetTune(t *testing.T) {
 	if !*tune {
 		t.Skip("-tune not set")
 	}
 	c := redistest.Start(t)
-	for _, m := range []float64{0.55, 0.6, 0.61, 0.63, 0.64, 0.65, 0.67, 0.7, 0.75} {
-		o := news.DefaultOptions()
-		o.RankBy = news.RankByStory
-		o.StoryMinSimilarity = m
-		c.Client().FlushAll(context.Background())
-		t.Logf("min_similarity %.2f seed 1: %s", m, measureStorySet(t, c, 1, o))
+	for _, shuffled := range []bool{false, true} {
+		for _, m := range []float64{0.55, 0.6, 0.61, 0.63, 0.64, 0.65, 0.67, 0.7, 0.75} {
+			o := news.DefaultOptions()
+			o.RankBy = news.RankByStory
+			o.StoryMinSimilarity = m
+			c.Client().FlushAll(context.Background())
+			t.Logf("min_similarity %.2f seed 1, shuffled %t: %s", m, shuffled, measureStorySet(t, c, 1, o, shuffled))
+		}
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/newsrank/newsrank/crawler"
 	"github.com/newsrank/newsrank/demosite"
 	"github.com/newsrank/newsrank/jobs"
+	"github.com/newsrank/newsrank/news"
 )
 
 const demoAbout = `
@@ -34,7 +35,9 @@ jobs, queue stats, ...) reach the demo's data with
 
 Without -config the demo crawls every 15 minutes, rescores every minute and
 prunes hourly; API tokens are generated and printed when the configuration
-has none.`
+has none. With -set news.rank_by=story the demo site also publishes copies
+of labelled stories (one per 12 articles) in several of its sections, so
+that the rankings show stories with "also: ..." their other outlets.`
 
 // demoSchedules are the job schedules of a demo without -config: short, so
 // the operations page shows runs.
@@ -99,6 +102,9 @@ type demo struct {
 	articles int
 	users    int
 	every    time.Duration
+	// stories and copies: the labelled stories the demo site publishes
+	// (ranking by story) and their copies.
+	stories, copies int
 
 	// token is what the simulated users send; shownToken and shownAdmin
 	// are printed (generated tokens, or where the configured ones are).
@@ -106,8 +112,16 @@ type demo struct {
 }
 
 func (d *demo) run(ctx context.Context) error {
-	// The demo news site, on a free local port.
-	site := demosite.New(demosite.Options{Articles: d.articles})
+	// The demo news site, on a free local port. Ranking by story, it also
+	// publishes copies of labelled stories (one story per 12 articles),
+	// each copy an article of a section in its language, so that the
+	// rankings show stories of several outlets.
+	so := demosite.Options{Articles: d.articles}
+	if d.cfg.News.RankBy == news.RankByStory {
+		so.Stories = max(1, d.articles/12)
+	}
+	site := demosite.New(so)
+	d.stories, d.copies = so.Stories, len(site.Articles())-d.articles
 	sl, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("demo site: %w", err)
@@ -187,6 +201,9 @@ func (d *demo) printIntro(a *app, webURL, siteURL string) {
 	out := d.std.out
 	fmt.Fprintf(out, "newsrank demo: open %s/\n", webURL)
 	fmt.Fprintf(out, "  demo news site (the crawl target): %s/ (%d articles)\n", siteURL, d.articles)
+	if d.stories > 0 {
+		fmt.Fprintf(out, "  ranking by story: the site also publishes %d copies of %d stories in several sections\n", d.copies, d.stories)
+	}
 	if addr := a.rdb.EmbeddedAddr(); addr != "" {
 		fmt.Fprintf(out, "  redis: embedded, in memory only, on %s; other commands (jobs, queue, ...) reach it with %s\n",
 			addr, embeddedSet(addr, d.cfg.Redis))
