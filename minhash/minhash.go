@@ -49,13 +49,16 @@ func Of(text string) (sk Sketch, ok bool) {
 	var buf [4 * K]uint32
 	hs := buf[:0]
 	shingles(text, func(h uint64, k kind) {
-		// the low two bits tell the kind (Keys): words 0 or 2, pairs 1,
-		// names and figures (one replica of each) 3
+		// the low bits tell the kind (Keys, Figure): words end in binary
+		// 0, pairs in 01, names (one replica of each) in 011, figures
+		// (one replica of each) in 111
 		switch v := uint32(h >> 32); k {
 		case kindPair:
 			hs = append(hs, v&^3|1)
 		case kindFact:
-			hs = append(hs, v|3)
+			hs = append(hs, v&^7|3)
+		case kindFigure:
+			hs = append(hs, v|7)
 		default:
 			hs = append(hs, v&^1)
 		}
@@ -138,6 +141,10 @@ func (sk Sketch) Keys() []uint32 {
 	}
 	return keys
 }
+
+// Figure tells whether v, a hash of a sketch, is a figure's (a word that
+// begins with a digit: "2-0" has two, "4%" one).
+func Figure(v uint32) bool { return v&7 == 7 }
 
 // Bytes returns sk as 4 bytes per hash, big-endian.
 func (sk Sketch) Bytes() []byte {

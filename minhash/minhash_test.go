@@ -189,3 +189,32 @@ func BenchmarkOf(b *testing.B) {
 		Of(text)
 	}
 }
+
+// TestFigures: a figure's first replica is marked (Figure) and is an
+// index key before word pairs; a name's is a key but not a figure.
+func TestFigures(t *testing.T) {
+	count := func(text string) (figures, keys int) {
+		sk, _ := Of(text)
+		for _, v := range sk {
+			if Figure(v) {
+				figures++
+			}
+		}
+		for _, v := range sk.Keys() {
+			if Figure(v) {
+				keys++
+			}
+		}
+		return figures, keys
+	}
+	if f, k := count("Redcliffe beat Ironbridge 2-0 in the cup final on Sunday"); f != 2 || k != 2 {
+		t.Errorf("2-0: %d figures, %d of them keys; want 2 and 2", f, k)
+	}
+	if f, _ := count("Shares in Norvex rise after strong results"); f != 0 {
+		t.Errorf("no figure: %d", f)
+	}
+	sk, _ := Of("Shares in Norvex rise after strong results")
+	if k := sk.Keys(); len(k) == 0 || k[0]&3 != 3 {
+		t.Errorf("keys %x: want the name Norvex first", k)
+	}
+}

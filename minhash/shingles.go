@@ -36,14 +36,15 @@ const FactWeight = 3
 
 // kind is what a shingle's hash stands for: a word (or a lone CJK
 // character, or a name's or figure's replicas after the first), a word
-// pair or CJK bigram, or the first replica of a name or figure
-// (FactWeight), which Sketch.Keys prefers.
+// pair or CJK bigram, or the first replica of a name (kindFact) or of a
+// figure (kindFigure) (FactWeight), which Sketch.Keys prefers.
 type kind uint8
 
 const (
 	kindWord kind = iota
 	kindPair
 	kindFact
+	kindFigure
 )
 
 // shingles is Shingles telling pairs (of words, of CJK characters) from
@@ -161,7 +162,7 @@ func (sh *shingler) flushWord() {
 	sh.emitWord(h)
 	switch {
 	case digit:
-		sh.emitFact(h)
+		sh.emitFact(h, kindFigure)
 	case capital && !first:
 		if sh.nn < len(sh.names) {
 			sh.names[sh.nn] = h
@@ -181,14 +182,13 @@ func (sh *shingler) emitWord(h uint64) {
 	sh.prevWord = h
 }
 
-// emitFact emits the FactWeight-1 more hashes of the word of hash h.
-func (sh *shingler) emitFact(h uint64) {
+// emitFact emits the FactWeight-1 more hashes of the word of hash h, a
+// name (kind kindFact) or a figure (kindFigure): the first of that kind,
+// the others as words.
+func (sh *shingler) emitFact(h uint64, k kind) {
 	for i := uint64(1); i < FactWeight; i++ {
-		k := kindWord
-		if i == 1 {
-			k = kindFact
-		}
 		sh.emit(mix(h+i*0x9e3779b97f4a7c15), k)
+		k = kindWord
 	}
 }
 
@@ -209,7 +209,7 @@ func (sh *shingler) endSentence() {
 	sh.endWords()
 	if sh.lower {
 		for _, h := range sh.names[:sh.nn] {
-			sh.emitFact(h)
+			sh.emitFact(h, kindFact)
 		}
 	}
 	sh.nn, sh.lower, sh.start = 0, false, true

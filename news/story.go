@@ -142,7 +142,25 @@ local function titled(art, mt)
   if not art.ts then art.ts, art.nt = hashes(art.mt) end
   local theirs, ntheirs = hashes(mt)
   local b, u = overlap(art.ts, art.nt, theirs, ntheirs)
-  return b >= mintitle * u - 1e-9
+  if b < mintitle * u - 1e-9 then return false end
+  -- figures (hashes ending in binary 111, minhash.Figure): titles that
+  -- both have some and share none tell of other events (another score,
+  -- another day's close)
+  local i, j, fa, fb, fboth = 1, 1, 0, 0, 0
+  while i <= art.nt or j <= ntheirs do
+    local x, y = art.ts[i], theirs[j]
+    if y == nil or (x ~= nil and x < y) then
+      if x % 8 == 7 then fa = fa + 1 end
+      i = i + 1
+    elseif x == nil or y < x then
+      if y % 8 == 7 then fb = fb + 1 end
+      j = j + 1
+    else
+      if x % 8 == 7 then fa, fb, fboth = fa + 1, fb + 1, fboth + 1 end
+      i, j = i + 1, j + 1
+    end
+  end
+  return fboth > 0 or fa == 0 or fb == 0
 end
 -- each created article and its index keys
 local arts, fields, filed = {}, {}, {}

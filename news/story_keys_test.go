@@ -194,3 +194,33 @@ func TestStoryIndexLists(t *testing.T) {
 		t.Errorf("no key lists the story kept")
 	}
 }
+
+// TestStoryFactsDiffer: two titles that both name people, places or
+// figures and share none of them tell of other events (this week's
+// fixture and last week's, today's market close and yesterday's),
+// however alike their wording and summary; a copy that keeps a name or
+// figure joins.
+func TestStoryFactsDiffer(t *testing.T) {
+	e := newEnv(t, func(o *Options) { o.RankBy = RankByStory })
+	post := t0.Add(-time.Hour)
+	const sum = "The result lifts them to third place in the table after a run of four games without a win."
+	for i, tt := range []struct{ lead, other, copy string }{
+		{"Redcliffe Falcons beat Ironbridge City 2-0 to end a losing streak",
+			"Redcliffe Falcons beat Harbor Town 3-1 to end a losing streak",
+			"Redcliffe Falcons end a losing streak, beating Ironbridge City 2-0"},
+		{"Shares in Norvex rise 4% after strong results",
+			"Shares in Castel rise 7% after strong results",
+			"Norvex shares rise 4% after strong results"},
+	} {
+		u := func(host string) string { return fmt.Sprintf("https://%s.example.com/%d", host, i) }
+		lead := e.ingest(t, storyArticle(u("a"), tt.lead, sum, "A", post))
+		other := e.ingest(t, storyArticle(u("b"), tt.other, sum, "B", post.Add(time.Minute)))
+		if other.Story != "" {
+			t.Errorf("%q joined story %q (of %q)", tt.other, other.Story, tt.lead)
+		}
+		c := e.ingest(t, storyArticle(u("c"), tt.copy, sum, "C", post.Add(2*time.Minute)))
+		if c.Story != lead.ID {
+			t.Errorf("%q joined %q, want %s (%q)", tt.copy, c.Story, lead.ID, tt.lead)
+		}
+	}
+}
