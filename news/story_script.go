@@ -91,8 +91,9 @@ local function overlap(a, na, b, nb)
   return both, math.min(i - 1, j - 1)
 end
 -- titled tells whether the title sketch mt of a story's lead overlaps the
--- article's by at least mintitle: a text that shares a summary (a site's
--- boilerplate description) but not its title is another story.
+-- article's by at least mintitle (a text that shares a summary, a site's
+-- boilerplate description, but not its title is another story) and,
+-- when both titles have figures, shares one of them.
 local function titled(art, mt)
   if not mt or mt == '' or not art.mt or art.mt == '' then return true end
   if not art.ts then art.ts, art.nt = hashes(art.mt) end
@@ -104,7 +105,8 @@ local function titled(art, mt)
   -- another day's close)
   local i, j, fa, fb, fboth = 1, 1, 0, 0, 0
   while i <= art.nt or j <= ntheirs do
-    local x, y = art.ts[i], theirs[j]
+    -- (a table of struct.unpack ends with one more value: not a hash)
+    local x, y = i <= art.nt and art.ts[i] or nil, j <= ntheirs and theirs[j] or nil
     if y == nil or (x ~= nil and x < y) then
       if x % 8 == 7 then fa = fa + 1 end
       i = i + 1
