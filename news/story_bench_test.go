@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/internal/clock"
+	"github.com/newsrank/newsrank/internal/redistest"
 )
 
 // storyBenchArticles are n crawled articles of varied text: titles of 8
@@ -99,4 +100,48 @@ func BenchmarkIngestStories(b *testing.B) {
 	b.ReportMetric(ratio, "ratio")
 	b.Logf("ingest with stories %.0f articles/s, without %.0f/s (%d of %d joined a story): median ratio %.2f (rounds %.2f..%.2f; target >= 0.8)",
 		onRate, offRate, stories, n, ratio, ratios[0], ratios[len(ratios)-1])
+}
+
+// BenchmarkStoryMemory: Redis memory per article of 20,000 crawled
+// articles (storyBenchArticles: titles of 8 words, summaries of 30, one
+// in three a copy) with news.rank_by: story against article, and the
+// near-duplicate index's part of it (MEMORY USAGE of shingles, which
+// samples). Reported, no target.
+func BenchmarkStoryMemory(b *testing.B) {
+	const n = 20_000
+	e := newBenchEnv(b)
+	o := DefaultOptions()
+	o.RankBy = RankByStory
+	st, err := New(e.c, "bench:", o, WithClock(clock.NewFake(t0)),
+		WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		b.Fatal(err)
+	}
+	as := storyBenchArticles(n)
+	perArticle := func(s *Store) float64 {
+		e.flush(b)
+		before := redistest.UsedMemory(b, e.c)
+		if err := batches(n, 100, func(lo, hi int) error {
+			_, err := s.IngestBatch(e.ctx, as[lo:hi])
+			return err
+		}); err != nil {
+			b.Fatal(err)
+		}
+		return float64(redistest.UsedMemory(b, e.c)-before) / n
+	}
+	var off, on, index float64
+	for range b.N {
+		off = perArticle(e.s)
+		on = perArticle(st)
+		used, err := e.c.MemoryUsage(e.ctx, st.keys.Shingles()).Result()
+		if err != nil {
+			b.Fatal(err)
+		}
+		index = float64(used) / n
+	}
+	b.ReportMetric(off, "article-bytes/article")
+	b.ReportMetric(on, "story-bytes/article")
+	b.ReportMetric(index, "index-bytes/article")
+	b.Logf("%d articles: %.0f bytes each with rank_by story, %.0f with article (+%.0f); the index %.0f of them",
+		n, on, off, on-off, index)
 }
