@@ -47,6 +47,20 @@ func storyBenchArticles(n int) []Article {
 	return as
 }
 
+// storyStore is a store on e's server with news.rank_by: story, keys under
+// prefix.
+func (e *benchEnv) storyStore(b *testing.B, prefix string) *Store {
+	b.Helper()
+	o := DefaultOptions()
+	o.RankBy = RankByStory
+	st, err := New(e.c, prefix, o, WithClock(clock.NewFake(t0)),
+		WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return st
+}
+
 // BenchmarkIngestStories: 20,000 articles in batches of 100, IngestBatch
 // with news.rank_by: story against the same with article (today's
 // ingest), batch for batch in turn into two key prefixes on one server.
@@ -55,13 +69,7 @@ func storyBenchArticles(n int) []Article {
 func BenchmarkIngestStories(b *testing.B) {
 	const n, batch, rounds = 20_000, 100, 10
 	e := newBenchEnv(b)
-	o := DefaultOptions()
-	o.RankBy = RankByStory
-	st, err := New(e.c, "bench-story:", o, WithClock(clock.NewFake(t0)),
-		WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-	if err != nil {
-		b.Fatal(err)
-	}
+	st := e.storyStore(b, "bench-story:")
 	as := storyBenchArticles(n)
 	var off, on time.Duration
 	var ratios []float64
@@ -110,13 +118,7 @@ func BenchmarkIngestStories(b *testing.B) {
 func BenchmarkStoryMemory(b *testing.B) {
 	const n = 20_000
 	e := newBenchEnv(b)
-	o := DefaultOptions()
-	o.RankBy = RankByStory
-	st, err := New(e.c, "bench:", o, WithClock(clock.NewFake(t0)),
-		WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-	if err != nil {
-		b.Fatal(err)
-	}
+	st := e.storyStore(b, "bench:")
 	as := storyBenchArticles(n)
 	perArticle := func(s *Store) float64 {
 		e.flush(b)
