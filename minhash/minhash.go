@@ -104,6 +104,15 @@ func Overlap(a, b Sketch) float64 {
 	return 0
 }
 
+// Shared returns what Overlap divides: of the least K hashes of the
+// union of a and b, how many are in both, and how many are in the one
+// with fewer (an index that compares sketches against a threshold
+// compares these integers, as the ingest script does).
+func Shared(a, b Sketch) (both, least int) {
+	_, inA, inB, both := sample(a, b)
+	return both, min(inA, inB)
+}
+
 // Similarity estimates the Jaccard similarity of the shingle sets of the
 // texts of a and b: of the least K hashes of the union of a and b, the
 // share that is in both (Broder's bottom-k estimator, exact when both
@@ -153,6 +162,16 @@ func (sk Sketch) Bytes() []byte {
 		binary.BigEndian.PutUint32(b[4*i:], v)
 	}
 	return b
+}
+
+// FromBytes returns the sketch b holds, as Bytes writes it (a trailing
+// part of fewer than 4 bytes is ignored).
+func FromBytes(b []byte) Sketch {
+	sk := make(Sketch, len(b)/4)
+	for i := range sk {
+		sk[i] = binary.BigEndian.Uint32(b[4*i:])
+	}
+	return sk
 }
 
 // Hex returns sk as 8 hex digits per hash, big-endian: the order of the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -55,17 +56,71 @@ func storyText(title, summary string) string { return title + "\n" + summary }
 // big-endian, increasing) and mhkeys (its index keys, minhash.Sketch.Keys,
 // 8 hex digits each); none when the text has no shingle. The keys come ready to use as
 // fields of the index, and the script unpacks a sketch only when it
-// compares it.
-func sketchFields(title, summary string) []any {
+// compares it. It returns them as the planner takes them too.
+func sketchFields(title, summary string) (*storyArt, []any) {
 	sk, ok := minhash.Of(storyText(title, summary))
 	if !ok {
-		return nil
+		return nil, nil
 	}
+	st := &storyArt{mh: sk}
 	var mt []byte // "" when the title has no shingle: not checked
 	if t, ok := minhash.Of(title); ok {
-		mt = t.Bytes()
+		st.mt, mt = t, t.Bytes()
 	}
-	return []any{"mt", mt, "mh", sk.Bytes(), "mhkeys", minhash.Sketch(sk.Keys()).Hex()}
+	keys := minhash.Sketch(sk.Keys()).Hex()
+	for i := 0; i < len(keys); i += 8 {
+		st.keys = append(st.keys, keys[i:i+8])
+	}
+	return st, []any{"mt", mt, "mh", sk.Bytes(), "mhkeys", keys}
+}
+
+// runStoryIngest runs parts through ingestPlanCmd with their stories
+// planned in Go (planStories), planning again the chunks refused as
+// stale, PlanAttempts times at most; what is still refused then runs
+// through ingestStoryCmd, which decides in Lua.
+func (s *Store) runStoryIngest(ctx context.Context, as []Article, calls []ingestCall, parts [][]int, res []IngestResult, head []any, now time.Time) error {
+	cutoff := now.Add(-s.opts.Window).Unix()
+	for range PlanAttempts {
+		plans, err := s.planStories(ctx, calls, parts, cutoff)
+		if err != nil {
+			return err
+		}
+		if s.planned != nil {
+			s.planned()
+		}
+		stale, err := s.runChunks(ctx, as, calls, parts, res, ingestPlanCmd, func(c int) []any {
+			return append(append(slices.Clip(head), cutoff), plans[c].args()...)
+		})
+		if err != nil {
+			return err
+		}
+		var left [][]int
+		for c, part := range parts {
+			if slices.Contains(stale, c) {
+				left = append(left, part)
+			} else {
+				s.cacheLeads(calls, part, res)
+			}
+		}
+		if parts = left; len(parts) == 0 {
+			return nil
+		}
+	}
+	s.log.Debug("story index busy: stories decided in the script", "chunks", len(parts))
+	head = append(slices.Clip(head), s.opts.StoryMinSimilarity, cutoff, minhash.K, minhash.MinSharedKeys, StoryMinTitleOverlap, StoriesPerKey, StoryMaxCandidates)
+	_, err := s.runChunks(ctx, as, calls, parts, res, ingestStoryCmd, func(int) []any { return head })
+	return err
+}
+
+// cacheLeads puts the articles of part that the ingest created and that
+// lead their story (alone so far) in the store's leadCache: the next
+// batches' copies of them are planned without reading them.
+func (s *Store) cacheLeads(calls []ingestCall, part []int, res []IngestResult) {
+	for _, i := range part {
+		if c := calls[i]; c.story != nil && res[i].Status == Created && res[i].Err == nil && res[i].Story == "" {
+			s.leads.put(c.id, storyLead{mh: c.story.mh, mt: c.story.mt, t: c.post})
+		}
+	}
 }
 
 // StoryMinTitleOverlap is the least overlap (minhash.Overlap) of the
