@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/newsrank/newsrank/internal/metrics"
 	"github.com/newsrank/newsrank/minhash"
 )
 
@@ -58,15 +59,12 @@ func storyText(title, summary string) string { return title + "\n" + summary }
 // fields of the index, and the script unpacks a sketch only when it
 // compares it. It returns them as the planner takes them too.
 func sketchFields(title, summary string) (*storyArt, []any) {
-	sk, ok := minhash.Of(storyText(title, summary))
+	sk, head, ok := minhash.OfTitled(title, summary) // Of(storyText), Of(title)
 	if !ok {
 		return nil, nil
 	}
-	st := &storyArt{mh: sk}
-	var mt []byte // "" when the title has no shingle: not checked
-	if t, ok := minhash.Of(title); ok {
-		st.mt, mt = t, t.Bytes()
-	}
+	st := &storyArt{mh: sk, mt: head}
+	mt := head.Bytes() // "" when the title has no shingle: not checked
 	keys := minhash.Sketch(sk.Keys()).Hex()
 	for i := 0; i < len(keys); i += 8 {
 		st.keys = append(st.keys, keys[i:i+8])
@@ -102,12 +100,15 @@ func (s *Store) runStoryIngest(ctx context.Context, as []Article, calls []ingest
 				s.cacheLeads(calls, part, res)
 			}
 		}
+		metrics.StoryChunks.WithLabelValues("planned").Add(float64(len(parts) - len(left)))
+		metrics.StoryChunks.WithLabelValues("stale").Add(float64(len(left)))
 		if parts = left; len(parts) == 0 {
 			return nil
 		}
 	}
 	s.log.Debug("story index busy: stories decided in the script", "chunks", len(parts))
 	head = append(slices.Clip(head), s.opts.StoryMinSimilarity, cutoff, minhash.K, minhash.MinSharedKeys, StoryMinTitleOverlap, StoriesPerKey, StoryMaxCandidates)
+	metrics.StoryChunks.WithLabelValues("script").Add(float64(len(parts)))
 	_, err := s.runChunks(ctx, as, calls, parts, res, ingestStoryCmd, func(int) []any { return head })
 	return err
 }

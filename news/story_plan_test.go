@@ -14,6 +14,7 @@ import (
 
 	"github.com/newsrank/newsrank/demosite"
 	"github.com/newsrank/newsrank/internal/clock"
+	"github.com/newsrank/newsrank/internal/metrics"
 	"github.com/newsrank/newsrank/internal/redistest"
 )
 
@@ -66,9 +67,11 @@ func TestStoryPlanSame(t *testing.T) {
 		planned := storyStoreOn(t, c, fmt.Sprintf("plan-%t:", shuffled), now)
 		scripted := storyStoreOn(t, c, fmt.Sprintf("script-%t:", shuffled), now)
 		plans := toScript(t, scripted)
-		joined := 0
+		scripts0 := counter(t, metrics.StoryChunks.WithLabelValues("script"))
+		joined, chunks := 0, 0
 		for lo := 0; lo < len(as); lo += planBatch {
 			batch := as[lo:min(len(as), lo+planBatch)]
+			chunks += (len(batch) + IngestChunk - 1) / IngestChunk
 			rp, err := planned.IngestBatch(ctx, batch)
 			if err != nil {
 				t.Fatal(err)
@@ -91,6 +94,9 @@ func TestStoryPlanSame(t *testing.T) {
 		}
 		if want := PlanAttempts * ((len(as) + planBatch - 1) / planBatch); *plans != want {
 			t.Errorf("the script store made %d plans, want %d (all stale)", *plans, want)
+		}
+		if d := counter(t, metrics.StoryChunks.WithLabelValues("script")) - scripts0; d != float64(chunks) {
+			t.Errorf("newsrank_story_chunks_total{result=script} rose by %v, want %d (every chunk)", d, chunks)
 		}
 		if joined < len(as)/3 {
 			t.Errorf("only %d of %d articles joined a story", joined, len(as))
@@ -121,6 +127,8 @@ func TestStoryPlanStale(t *testing.T) {
 	const summary = "Dock unions said the walkout would last until talks with terminal operators resume next week."
 	var lead IngestResult
 	plans := 0
+	stale0 := counter(t, metrics.StoryChunks.WithLabelValues("stale"))
+	planned0 := counter(t, metrics.StoryChunks.WithLabelValues("planned"))
 	e.s.planned = func() {
 		if plans++; plans == 1 {
 			lead = e.ingestWith(t, other, storyArticle("https://a.example.com/1", title, summary, "A", post))
@@ -129,6 +137,12 @@ func TestStoryPlanStale(t *testing.T) {
 	b := e.ingest(t, storyArticle("https://b.example.com/1", "Rotterdam: "+title, summary, "B", post.Add(time.Minute)))
 	if plans != 2 {
 		t.Errorf("%d plans, want 2 (the first stale)", plans)
+	}
+	if d := counter(t, metrics.StoryChunks.WithLabelValues("stale")) - stale0; d != 1 {
+		t.Errorf("newsrank_story_chunks_total{result=stale} rose by %v, want 1", d)
+	}
+	if d := counter(t, metrics.StoryChunks.WithLabelValues("planned")) - planned0; d < 1 {
+		t.Errorf("newsrank_story_chunks_total{result=planned} rose by %v, want 1 at least", d)
 	}
 	if lead.Story != "" || b.Story != lead.ID {
 		t.Errorf("lead's story %q, copy's %q, want %q", lead.Story, b.Story, lead.ID)
@@ -211,4 +225,6 @@ func TestStoryPlanConcurrent(t *testing.T) {
 	}
 }
 
-var planBatch = 250
+// planBatch is TestStoryPlanSame's batch: three chunks of the ingest
+// script (IngestChunk).
+const planBatch = 250
