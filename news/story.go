@@ -35,8 +35,10 @@ import (
 // the article's by at least StoryMinTitleOverlap, gives its story, or
 // the article starts one.
 // A story's id is its lead's id: the first article of it the store saw.
-// ingestStoryCmd does this atomically per batch, in the ingest script
-// call itself, so two copies ingested at once cannot start two stories.
+// The store decides this in Go against a version of the index, and the
+// ingest script call checks the version before it writes (story_plan.go,
+// ingestPlanCmd), or ingestStoryCmd decides it in the call itself, so
+// two copies ingested at once cannot start two stories.
 //
 // An article of a story of two or more has the field story (the lead's
 // id) in its hash, and story:<lead> lists the members with their source.

@@ -6,6 +6,22 @@ import (
 	"github.com/newsrank/newsrank/minhash"
 )
 
+// storyScratch is bestStory's memory, kept from one article to the next
+// of a batch.
+type storyScratch struct {
+	at    map[string]int // lead → its index in met
+	met   []metStory
+	cands []metStory
+}
+
+// metStory is a story listed under an article's keys: how many of them
+// list it, and the sum over them of 1/n² for a key listing n stories.
+type metStory struct {
+	lead   string
+	shared int
+	weight float64
+}
+
 // bestStory returns the story article id of sketches st joins, as
 // ingestStoryCmd decides it (story_script.go), or "": the stories listed
 // under at least minhash.MinSharedKeys of its keys (all of them when it
@@ -14,10 +30,11 @@ import (
 // the order first met) are compared through their leads (look), and the
 // most similar one posted at cutoff or later whose overlap is at least
 // news.story.min_similarity and whose title passes titled wins.
-func (s *Store) bestStory(id string, st *storyArt, lists map[string][]string, look func(string) (storyLead, bool), cutoff int64) string {
-	shared := make(map[string]int)
-	weight := make(map[string]float64)
-	var met []string
+func (s *Store) bestStory(id string, st *storyArt, lists map[string][]string, look func(string) (storyLead, bool), cutoff int64, sc *storyScratch) string {
+	// met: the stories listed under the article's keys, in the order
+	// first met, with how many of the keys list them and their weight
+	clear(sc.at)
+	met := sc.met[:0]
 	for _, f := range st.keys {
 		ls := lists[f]
 		if len(ls) == 0 {
@@ -25,33 +42,38 @@ func (s *Store) bestStory(id string, st *storyArt, lists map[string][]string, lo
 		}
 		w := 1 / float64(len(ls)*len(ls))
 		for _, lead := range ls {
-			if _, ok := shared[lead]; !ok {
-				met = append(met, lead)
+			i, ok := sc.at[lead]
+			if !ok {
+				i = len(met)
+				sc.at[lead] = i
+				met = append(met, metStory{lead: lead})
 			}
-			shared[lead]++
-			weight[lead] += w
+			met[i].shared++
+			met[i].weight += w
 		}
 	}
 	need := min(minhash.MinSharedKeys, len(st.keys))
-	cands := make([]string, 0, len(met))
-	for _, lead := range met {
-		if lead != id && shared[lead] >= need {
-			cands = append(cands, lead)
+	cands := sc.cands[:0]
+	for _, m := range met {
+		if m.lead != id && m.shared >= need {
+			cands = append(cands, m)
 		}
 	}
+	sc.met, sc.cands = met, cands
 	// met's order breaks ties, as pos does in the script: a stable sort
-	slices.SortStableFunc(cands, func(x, y string) int {
-		switch wx, wy := weight[x], weight[y]; {
-		case wx > wy:
+	slices.SortStableFunc(cands, func(x, y metStory) int {
+		switch {
+		case x.weight > y.weight:
 			return -1
-		case wx < wy:
+		case x.weight < y.weight:
 			return 1
 		}
 		return 0
 	})
 	best, bestb, bestu := "", 0, 1
 	minsim := s.opts.StoryMinSimilarity
-	for _, lead := range cands[:min(len(cands), StoryMaxCandidates)] {
+	for _, c := range cands[:min(len(cands), StoryMaxCandidates)] {
+		lead := c.lead
 		l, ok := look(lead)
 		if !ok || l.t < cutoff {
 			continue

@@ -256,6 +256,14 @@ func (s *Store) decide(calls []ingestCall, parts [][]int, r *planRead, cutoff in
 	batch := make(map[string]storyLead)
 	seen := make(map[string]bool)
 	var missing []string
+	look := func(lead string) (storyLead, bool) {
+		l, ok, unknown := s.lead(lead, batch, r, cutoff)
+		if unknown {
+			missing = append(missing, lead)
+		}
+		return l, ok
+	}
+	sc := storyScratch{at: make(map[string]int)}
 	plans := make([]chunkPlan, len(parts))
 	for c, part := range parts {
 		p := &plans[c]
@@ -270,13 +278,7 @@ func (s *Store) decide(calls []ingestCall, parts [][]int, r *planRead, cutoff in
 			if !made || st == nil {
 				continue
 			}
-			best := s.bestStory(call.id, st, lists, func(lead string) (storyLead, bool) {
-				l, ok, unknown := s.lead(lead, batch, r, cutoff)
-				if unknown {
-					missing = append(missing, lead)
-				}
-				return l, ok
-			}, cutoff)
+			best := s.bestStory(call.id, st, lists, look, cutoff, &sc)
 			owner := best
 			if best == "" {
 				owner = call.id
