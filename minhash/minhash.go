@@ -47,11 +47,34 @@ type Sketch []uint32
 // punctuation only) has ok false: it is like nothing.
 func Of(text string) (sk Sketch, ok bool) {
 	var buf [4 * K]uint32
-	hs := buf[:0]
+	hs := appendHashes(buf[:0], text)
+	if len(hs) == 0 {
+		return nil, false
+	}
+	return bottom(hs), true
+}
+
+// OfTitled returns Of(title + "\n" + summary) and Of(title) (nil when
+// the title has no shingle) in one pass over the text: a line break ends
+// a sentence, so the title's shingles are the first of the text's.
+func OfTitled(title, summary string) (text, head Sketch, ok bool) {
+	var buf [4 * K]uint32
+	hs := appendHashes(buf[:0], title)
+	if len(hs) > 0 {
+		head = bottom(hs) // sorted in place: the text's sketch sorts them again
+	}
+	if hs = appendHashes(hs, summary); len(hs) == 0 {
+		return nil, nil, false
+	}
+	return bottom(hs), head, true
+}
+
+// appendHashes appends to hs the hashes of the shingles of text, their
+// low bits telling their kind (Keys, Figure): words end in binary 0,
+// pairs in 01, names (one replica of each) in 011, figures (one replica
+// of each) in 111.
+func appendHashes(hs []uint32, text string) []uint32 {
 	shingles(text, func(h uint64, k kind) {
-		// the low bits tell the kind (Keys, Figure): words end in binary
-		// 0, pairs in 01, names (one replica of each) in 011, figures
-		// (one replica of each) in 111
 		switch v := uint32(h >> 32); k {
 		case kindPair:
 			hs = append(hs, v&^3|1)
@@ -63,12 +86,29 @@ func Of(text string) (sk Sketch, ok bool) {
 			hs = append(hs, v&^1)
 		}
 	})
-	if len(hs) == 0 {
-		return nil, false
-	}
+	return hs
+}
+
+// bottom sorts hs in place and returns its least K distinct hashes, in a
+// new slice.
+func bottom(hs []uint32) Sketch {
 	slices.Sort(hs)
-	hs = slices.Compact(hs)
-	return Sketch(slices.Clone(hs[:min(len(hs), K)])), true
+	n := 0 // distinct hashes
+	for i, v := range hs {
+		if i == 0 || v != hs[i-1] {
+			n++
+		}
+	}
+	sk := make(Sketch, 0, min(n, K))
+	for i, v := range hs {
+		if len(sk) == K {
+			break
+		}
+		if i == 0 || v != hs[i-1] {
+			sk = append(sk, v)
+		}
+	}
+	return sk
 }
 
 // sample merges the least K hashes of the union of a and b: how many there
@@ -102,6 +142,15 @@ func Overlap(a, b Sketch) float64 {
 		return float64(both) / float64(m)
 	}
 	return 0
+}
+
+// Shared returns what Overlap divides: of the least K hashes of the
+// union of a and b, how many are in both, and how many are in the one
+// with fewer (an index that compares sketches against a threshold
+// compares these integers, as the ingest script does).
+func Shared(a, b Sketch) (both, least int) {
+	_, inA, inB, both := sample(a, b)
+	return both, min(inA, inB)
 }
 
 // Similarity estimates the Jaccard similarity of the shingle sets of the
@@ -153,6 +202,16 @@ func (sk Sketch) Bytes() []byte {
 		binary.BigEndian.PutUint32(b[4*i:], v)
 	}
 	return b
+}
+
+// FromBytes returns the sketch b holds, as Bytes writes it (a trailing
+// part of fewer than 4 bytes is ignored).
+func FromBytes(b []byte) Sketch {
+	sk := make(Sketch, len(b)/4)
+	for i := range sk {
+		sk[i] = binary.BigEndian.Uint32(b[4*i:])
+	}
+	return sk
 }
 
 // Hex returns sk as 8 hex digits per hash, big-endian: the order of the

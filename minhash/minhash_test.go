@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/newsrank/newsrank/demosite"
 )
 
 // jaccard is the exact Jaccard similarity of the shingle sets of a and b.
@@ -216,5 +219,29 @@ func TestFigures(t *testing.T) {
 	sk, _ := Of("Shares in Norvex rise after strong results")
 	if k := sk.Keys(); len(k) == 0 || k[0]&3 != 3 {
 		t.Errorf("keys %x: want the name Norvex first", k)
+	}
+}
+
+// TestOfTitled: one pass gives the sketches of title + summary and of the
+// title that Of gives, on the labelled set's texts (English and Chinese)
+// and on titles and summaries that end mid-sentence, in a figure or a
+// name, or have no shingle.
+func TestOfTitled(t *testing.T) {
+	texts := [][2]string{
+		{"", ""}, {"!!", ""}, {"", "Only a summary, with Names like Rotterdam."},
+		{"Bank raises rates by 1,5", "00 points"}, {"Shares rise 4", "% in Tokyo"},
+		{"Police say Rotterdam", "Port workers strike"}, {"per", "cent of voters"},
+		{"大阪科技巨头", "丰新拒绝球场协议"}, {"孟", "买"}, {"Ｆｕｌｌｗｉｄｔｈ", "ｔｅｘｔ"},
+	}
+	for _, a := range demosite.StorySet(1, 200, time.Date(2025, 3, 3, 12, 0, 0, 0, time.UTC)) {
+		texts = append(texts, [2]string{a.Title, a.Summary})
+	}
+	for _, tx := range texts {
+		text, head, ok := OfTitled(tx[0], tx[1])
+		want, wok := Of(tx[0] + "\n" + tx[1])
+		wantHead, _ := Of(tx[0])
+		if ok != wok || !slices.Equal(text, want) || !slices.Equal(head, wantHead) {
+			t.Errorf("OfTitled(%q, %q) = %v, %v, %v; Of gives %v, %v, %v", tx[0], tx[1], text, head, ok, want, wantHead, wok)
+		}
 	}
 }

@@ -27,6 +27,7 @@
 //	<p>{news}:alias:<id>        STRING the URL an article is stored under, for another URL of it (id = ID of that URL); expires window + Grace after it is written
 //	<p>{news}:touched:          SET    only while a rebuild of score: runs: its marker and the ids written since it began (touched:, see Rebuild below)
 //	<p>{news}:shingles          HASH   rank_by story: the near-duplicate index, hash (8 hex digits) → leads of the stories filed under it, latest first, comma-separated (story.go); emptied by the prune
+//	<p>{news}:shingles:v        HASH   rank_by story: the index's version: n (the count of its writes, by every ingest and prune that writes it) and by (the planned chunk that wrote it last; story_plan.go); never expires
 //	<p>{news}:bands-dropped     STRING "1" once a prune has deleted the band: ZSETs of the earlier story index (bands.go)
 //	<p>{news}:story:<lead>      HASH   rank_by story: id → source, the articles of a story of two or more; expires with its newest
 //

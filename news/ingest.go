@@ -13,7 +13,6 @@ import (
 
 	"github.com/newsrank/newsrank/internal/metrics"
 	"github.com/newsrank/newsrank/internal/rdb"
-	"github.com/newsrank/newsrank/minhash"
 )
 
 // MaxTitle is the longest title accepted, in bytes.
@@ -57,6 +56,10 @@ type ingestCall struct {
 	keys         []string
 	args         []any
 	tooOld       bool
+	// with news.rank_by: story, its sketches (nil when its text has no
+	// shingle) and its post time (Unix s)
+	story *storyArt
+	post  int64
 }
 
 // prepare validates a and builds its script call. now is the store clock.
@@ -109,14 +112,17 @@ func (s *Store) prepare(a Article, now time.Time) (ingestCall, error) {
 			opt = append(opt, f.name, v)
 		}
 	}
+	var st *storyArt
 	if s.opts.stories() {
-		opt = append(opt, sketchFields(a.Title, a.Summary)...)
+		var f []any
+		st, f = sketchFields(a.Title, a.Summary)
+		opt = append(opt, f...)
 	}
 	args := make([]any, 0, 10+len(opt)+len(groups))
 	args = append(args, id, a.URL, title, pt, ct, a.Comments, formatNum(votes), formatNum(score), len(groups), len(opt))
 	args = append(args, opt...)
 	args = append(args, groups...)
-	return ingestCall{id: id, keys: keys, args: args, votes: votes, score: score}, nil
+	return ingestCall{id: id, keys: keys, args: args, votes: votes, score: score, story: st, post: pt}, nil
 }
 
 // Ingest stores a crawled article, or refreshes it when its URL is known:
@@ -216,55 +222,84 @@ func (s *Store) saveAliases(ctx context.Context, as []Article, res []IngestResul
 // IngestChunk is how many articles one ingest script call takes.
 const IngestChunk = 100
 
-// runIngest runs the calls of todo through ingestCmd (ingestStoryCmd
-// with news.rank_by: story), IngestChunk articles per script call, all
-// calls in one pipeline, and fills res.
+// runIngest runs the calls of todo through ingestCmd, IngestChunk
+// articles per script call, all calls in one pipeline, and fills res;
+// with news.rank_by: story through ingestPlanCmd (runStoryIngest).
 func (s *Store) runIngest(ctx context.Context, as []Article, calls []ingestCall, todo []int, res []IngestResult, now time.Time) error {
-	name, param := s.formula.scriptArgs()
-	stories := s.opts.stories()
-	script, head := ingestCmd, []any{s.opts.CommentWeight, name, param, now.Unix(),
-		int64((s.opts.Window + Grace) / time.Second), s.opts.storyFlag()}
-	if stories {
-		script = ingestStoryCmd
-		head = append(head, s.opts.StoryMinSimilarity, now.Add(-s.opts.Window).Unix(), minhash.K, minhash.MinSharedKeys, StoryMinTitleOverlap, StoriesPerKey, StoryMaxCandidates)
+	var parts [][]int
+	for c := 0; c < len(todo); c += IngestChunk {
+		parts = append(parts, todo[c:min(len(todo), c+IngestChunk)])
 	}
-	chunks := (len(todo) + IngestChunk - 1) / IngestChunk
-	cmds, err := rdb.EvalEach(ctx, s.c, script, chunks, func(c int) ([]string, []any) {
-		part := todo[c*IngestChunk : min(len(todo), (c+1)*IngestChunk)]
+	head := s.ingestHead(now)
+	if s.opts.stories() {
+		return s.runStoryIngest(ctx, as, calls, parts, res, head, now)
+	}
+	_, err := s.runChunks(ctx, as, calls, parts, res, ingestCmd, func(int) []any { return head })
+	return err
+}
+
+// ingestHead returns ARGV[1] .. ARGV[6] of the ingest scripts.
+func (s *Store) ingestHead(now time.Time) []any {
+	name, param := s.formula.scriptArgs()
+	return []any{s.opts.CommentWeight, name, param, now.Unix(),
+		int64((s.opts.Window + Grace) / time.Second), s.opts.storyFlag()}
+}
+
+// runChunks runs parts (chunks of calls) through script, one call each,
+// all calls in one pipeline, and fills res from the replies; args(c) is
+// call c's ARGV before the articles'. It returns the indexes of parts
+// refused as stale (ingestPlanCmd), whose articles it left alone.
+func (s *Store) runChunks(ctx context.Context, as []Article, calls []ingestCall, parts [][]int, res []IngestResult, script *redis.Script, args func(c int) []any) ([]int, error) {
+	stories := s.opts.stories()
+	cmds, err := rdb.EvalEach(ctx, s.c, script, len(parts), func(c int) ([]string, []any) {
 		keys := []string{s.keys.Time(), s.keys.Votes(), s.keys.Score(), s.keys.Groups(), s.keys.Touched()}
-		args := slices.Clip(head)
-		for _, i := range part {
+		argv := args(c)
+		for _, i := range parts[c] {
 			keys = append(keys, calls[i].keys...)
-			args = append(args, calls[i].args...)
+			argv = append(argv, calls[i].args...)
 		}
 		if stories {
-			keys = append(keys, s.keys.Shingles())
+			keys = append(keys, s.keys.Shingles(), s.keys.ShinglesVersion())
 		}
-		return keys, args
+		return keys, argv
 	})
 	if err != nil {
-		return fmt.Errorf("ingest %d articles: %w", len(todo), err)
+		return nil, fmt.Errorf("ingest %d articles: %w", countOf(parts), err)
 	}
+	var stale []int
 	for c, cmd := range cmds {
-		part := todo[c*IngestChunk : min(len(todo), (c+1)*IngestChunk)]
+		part := parts[c]
 		rows, err := cmd.StringSlice()
 		if err != nil {
-			return fmt.Errorf("ingest %d articles: %w", len(part), err)
+			return nil, fmt.Errorf("ingest %d articles: %w", len(part), err)
+		}
+		if len(rows) == 1 && rows[0] == "stale" {
+			stale = append(stale, c)
+			continue
 		}
 		if rows, err = parseIngest(as, calls, part, res, rows); err != nil {
-			return err
+			return nil, err
 		}
 		if stories {
 			rows, err = parseStories(part, res, rows)
 			if err != nil {
-				return err
+				return nil, err
 			}
 		}
 		if len(rows) != 0 {
-			return fmt.Errorf("ingest %d articles: %d extra reply values", len(part), len(rows))
+			return nil, fmt.Errorf("ingest %d articles: %d extra reply values", len(part), len(rows))
 		}
 	}
-	return nil
+	return stale, nil
+}
+
+// countOf is how many articles parts holds.
+func countOf(parts [][]int) int {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	return n
 }
 
 // parseIngest fills the results of the articles of part from rows, an

@@ -34,6 +34,14 @@ func (k keyspace) Alias(id string) string { return k.base + "alias:" + id }
 // // HASH hex8 → lead ids
 func (k keyspace) Shingles() string { return k.base + "shingles" }
 
+// ShinglesVersion is the version of the index (Shingles): n counts its
+// writes (every ingest and prune that changes it), and by names the
+// chunk of a planned ingest that wrote it last ("" for any other
+// write). An ingest planned in Go against one version is refused by the
+// script when it has moved (ingestPlanCmd). It is never deleted, so that
+// n never counts again from zero. // HASH n → count, by → last writer
+func (k keyspace) ShinglesVersion() string { return k.base + "shingles:v" }
+
 // BandsDropped is set once the prune has deleted the band: ZSETs of the
 // stories' earlier index (bands.go), so later prunes skip that scan.
 // // STRING "1"

@@ -42,10 +42,16 @@ var pruneCmd = redis.NewScript(touchLua + unrankLua + `
 -- entry and its story from the lists of the fields of shingles: it was
 -- filed under (story.go; the hash's mhkeys field holds them, 8 hex digits
 -- each; a field whose list empties is deleted: the index has no expiry,
--- the prune empties it); keys under the same {news} tag, built from the
--- time: key's name.
+-- the prune empties it), and the index's version (shingles:v) counts the
+-- change (bump); keys under the same {news} tag, built from the time: key's
+-- name.
 local base = string.sub(KEYS[1], 1, -6)
 local cutoff = tonumber(ARGV[1])
+-- bump counts a write of the index in its version v (story_plan.go)
+local function bump(v)
+  redis.call('HINCRBY', v, 'n', 1)
+  redis.call('HSET', v, 'by', '')
+end
 local function unstory(key, id)
   local h = redis.call('HMGET', key, 'mhkeys', 'story')
   if h[2] then redis.call('HDEL', base .. 'story:' .. h[2], id) end
@@ -62,8 +68,10 @@ local function unstory(key, id)
         end
         if #kept == 0 then
           redis.call('HDEL', idx, f)
+          bump(idx .. ':v')
         elseif #kept < n then
           redis.call('HSET', idx, f, table.concat(kept, ','))
+          bump(idx .. ':v')
         end
       end
     end

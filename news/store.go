@@ -33,6 +33,10 @@ type Store struct {
 	guesses guesses // the ids each page held when last read (page.go)
 	// activity is told about votes, posts and views (activity.go).
 	activity Activity
+	leads    leadCache // rank_by story: the leads' sketches (story_plan.go)
+	// planned, when set (tests), runs after each story plan and before
+	// its chunks run (runStoryIngest)
+	planned func()
 }
 
 // Option configures a Store.

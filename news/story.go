@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/newsrank/newsrank/internal/metrics"
 	"github.com/newsrank/newsrank/minhash"
 )
 
@@ -33,8 +35,10 @@ import (
 // the article's by at least StoryMinTitleOverlap, gives its story, or
 // the article starts one.
 // A story's id is its lead's id: the first article of it the store saw.
-// ingestStoryCmd does this atomically per batch, in the ingest script
-// call itself, so two copies ingested at once cannot start two stories.
+// The store decides this in Go against a version of the index, and the
+// ingest script call checks the version before it writes (story_plan.go,
+// ingestPlanCmd), or ingestStoryCmd decides it in the call itself, so
+// two copies ingested at once cannot start two stories.
 //
 // An article of a story of two or more has the field story (the lead's
 // id) in its hash, and story:<lead> lists the members with their source.
@@ -55,17 +59,71 @@ func storyText(title, summary string) string { return title + "\n" + summary }
 // big-endian, increasing) and mhkeys (its index keys, minhash.Sketch.Keys,
 // 8 hex digits each); none when the text has no shingle. The keys come ready to use as
 // fields of the index, and the script unpacks a sketch only when it
-// compares it.
-func sketchFields(title, summary string) []any {
-	sk, ok := minhash.Of(storyText(title, summary))
+// compares it. It returns them as the planner takes them too.
+func sketchFields(title, summary string) (*storyArt, []any) {
+	sk, head, ok := minhash.OfTitled(title, summary) // Of(storyText), Of(title)
 	if !ok {
-		return nil
+		return nil, nil
 	}
-	var mt []byte // "" when the title has no shingle: not checked
-	if t, ok := minhash.Of(title); ok {
-		mt = t.Bytes()
+	st := &storyArt{mh: sk, mt: head}
+	mt := head.Bytes() // "" when the title has no shingle: not checked
+	keys := minhash.Sketch(sk.Keys()).Hex()
+	for i := 0; i < len(keys); i += 8 {
+		st.keys = append(st.keys, keys[i:i+8])
 	}
-	return []any{"mt", mt, "mh", sk.Bytes(), "mhkeys", minhash.Sketch(sk.Keys()).Hex()}
+	return st, []any{"mt", mt, "mh", sk.Bytes(), "mhkeys", keys}
+}
+
+// runStoryIngest runs parts through ingestPlanCmd with their stories
+// planned in Go (planStories), planning again the chunks refused as
+// stale, PlanAttempts times at most; what is still refused then runs
+// through ingestStoryCmd, which decides in Lua.
+func (s *Store) runStoryIngest(ctx context.Context, as []Article, calls []ingestCall, parts [][]int, res []IngestResult, head []any, now time.Time) error {
+	cutoff := now.Add(-s.opts.Window).Unix()
+	for range PlanAttempts {
+		plans, err := s.planStories(ctx, calls, parts, cutoff)
+		if err != nil {
+			return err
+		}
+		if s.planned != nil {
+			s.planned()
+		}
+		stale, err := s.runChunks(ctx, as, calls, parts, res, ingestPlanCmd, func(c int) []any {
+			return append(append(slices.Clip(head), cutoff), plans[c].args()...)
+		})
+		if err != nil {
+			return err
+		}
+		var left [][]int
+		for c, part := range parts {
+			if slices.Contains(stale, c) {
+				left = append(left, part)
+			} else {
+				s.cacheLeads(calls, part, res)
+			}
+		}
+		metrics.StoryChunks.WithLabelValues("planned").Add(float64(len(parts) - len(left)))
+		metrics.StoryChunks.WithLabelValues("stale").Add(float64(len(left)))
+		if parts = left; len(parts) == 0 {
+			return nil
+		}
+	}
+	s.log.Debug("story index busy: stories decided in the script", "chunks", len(parts))
+	head = append(slices.Clip(head), s.opts.StoryMinSimilarity, cutoff, minhash.K, minhash.MinSharedKeys, StoryMinTitleOverlap, StoriesPerKey, StoryMaxCandidates)
+	metrics.StoryChunks.WithLabelValues("script").Add(float64(len(parts)))
+	_, err := s.runChunks(ctx, as, calls, parts, res, ingestStoryCmd, func(int) []any { return head })
+	return err
+}
+
+// cacheLeads puts the articles of part that the ingest created and that
+// lead their story (alone so far) in the store's leadCache: the next
+// batches' copies of them are planned without reading them.
+func (s *Store) cacheLeads(calls []ingestCall, part []int, res []IngestResult) {
+	for _, i := range part {
+		if c := calls[i]; c.story != nil && res[i].Status == Created && res[i].Err == nil && res[i].Story == "" {
+			s.leads.put(c.id, storyLead{mh: c.story.mh, mt: c.story.mt, t: c.post})
+		}
+	}
 }
 
 // StoryMinTitleOverlap is the least overlap (minhash.Overlap) of the

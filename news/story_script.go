@@ -27,7 +27,12 @@ import "github.com/redis/go-redis/v9"
 // minhash.MinSharedKeys) and
 // the story's writes when it joins one.
 //
-// KEYS -> those of ingestCmd, then the shingles: HASH (the index)
+// Every call that writes the index counts in its version (shingles:v:
+// n, and by "", no plan's chunk), so that ingestPlanCmd's plans made
+// against an older one are refused.
+//
+// KEYS -> those of ingestCmd, then the shingles: HASH (the index), then
+// shingles:v (its version: a counter)
 // ARGV[1] .. ARGV[6] -> those of ingestCmd
 // ARGV[7] -> least overlap (news.story.min_similarity)
 // ARGV[8] -> cutoff (Unix s): leads posted before it take no member
@@ -47,14 +52,134 @@ local minsim, cutoff, kmax = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV
 local minshared, mintitle = tonumber(ARGV[10]), tonumber(ARGV[11])
 local perkey, maxcand = tonumber(ARGV[12]), tonumber(ARGV[13])
 local k, a, track = 6, 14, true
-` + ingestLoopLua + storyLoopLua + `
+` + ingestLoopLua + storyJoinLua + storyLoopLua + storyRankLua + `
 return out
 `)
 
-// storyLoopLua is the story part of ingestStoryCmd, after ingestLoopLua:
-// it reads made and appends to out.
+// ingestPlanCmd is ingestStoryCmd with the stories planned in Go
+// (storyPlanner, story_plan.go): the store read the index, its version
+// and the candidate leads, compared the sketches and decided each
+// created article's story and the index's new lists, as ingestStoryCmd
+// would have. The script checks the version before any write: when it
+// is not the plan's (another ingest or a prune wrote the index since it
+// was read), it writes nothing and returns "stale", and the store plans
+// again. Otherwise it ingests, joins each planned article to its story
+// (not when the lead is gone or was posted before the cutoff since the
+// plan was made: the article is then alone), writes the planned lists
+// and increments the version. The work of comparing sketches, the most
+// of ingestStoryCmd's time, is done in Go, where it costs a fraction.
+//
+// KEYS -> those of ingestStoryCmd
+// ARGV[1] .. ARGV[6] -> those of ingestCmd
+// ARGV[7] -> cutoff (Unix s): leads posted before it take no member
+// ARGV[8] -> the version's count the plan was made against (n)
+// ARGV[9] -> the version's last writer the plan expects (by): "" for the
+// first chunk of a batch, which expects n only; then the chunk before
+// it, so that a chunk whose chunk before was refused is refused too
+// ARGV[10] -> this chunk's name, its by when it writes
+// ARGV[11] -> np, the planned joins; ARGV[12] -> nf, the planned lists
+// then np pairs (article id, its story's lead), nf pairs (index key, the
+// list it holds after the call), then per article those of
+// ingestStoryCmd.
+//
+// Returns "stale", or the reply of ingestStoryCmd.
+var ingestPlanCmd = redis.NewScript(formulaLua + touchLua + engageLua + storyLua + ingestHeadLua + `
+local cutoff, count, np, nf = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[11]), tonumber(ARGV[12])
+local v = redis.call('HMGET', KEYS[#KEYS], 'n', 'by')
+if (tonumber(v[1]) or 0) ~= count or (ARGV[9] ~= '' and v[2] ~= ARGV[9]) then return {'stale'} end
+local plan = {}
+for i = 13, 12 + 2*np, 2 do plan[ARGV[i]] = ARGV[i+1] end
+local k, a, track = 6, 13 + 2*np + 2*nf, true
+` + ingestLoopLua + storyJoinLua + `
+for _, m in ipairs(made) do
+  local art = artOf(m)
+  local best = plan[art.id]
+  if best then
+    local lk = base .. 'news:' .. best
+    local lh = redis.call('HMGET', lk, 'url', 'time', 'votes', 'svotes', 'source', 'story')
+    if lh[1] and tonumber(lh[2]) and tonumber(lh[2]) >= cutoff and (not lh[6] or lh[6] == best) then
+      join(art, best, lk, lh)
+    else
+      best = nil
+    end
+  end
+  out[#out+1] = best or ''
+end
+if nf > 0 then redis.call('HSET', index, unpack(ARGV, 13 + 2*np, 12 + 2*np + 2*nf)) end
+-- (count: ingestLoopLua's n is its reply's length)
+redis.call('HSET', version, 'n', count + 1, 'by', ARGV[10])
+` + storyRankLua + `
+return out
+`)
+
+// storyJoinLua is what ingestStoryCmd and ingestPlanCmd share, after
+// ingestLoopLua: the keys, artOf and join.
+const storyJoinLua = `
+local base = string.sub(KEYS[1], 1, #KEYS[1] - #'time:')
+local index, version = KEYS[#KEYS - 1], KEYS[#KEYS]
+-- artOf is the created article m describes (made's {k, a, f, no, ng}):
+-- its key, id, post time, source, groups and own votes
+local function artOf(m)
+  local mf, no = m[3], m[4]
+  local src = ''
+  if no > 0 and ARGV[mf] == 'source' then src = ARGV[mf+1] end
+  return {k = m[1], id = ARGV[m[2]], t = tonumber(ARGV[m[2]+3]), src = src, ng = m[5],
+    own = tonumber(ARGV[m[2]+6]), mf = mf, no = no, ks = {}}
+end
+-- join makes art a member of the story led by best, whose hash lk holds
+-- lh = HMGET(lk, _, 'time', 'votes', 'svotes', 'source', 'story'): the
+-- story's votes, its members, the article's story field; the article
+-- leaves the rankings (unrank, expired) and the lead is rescored
+-- (rescored, leads) at the end (storyRankLua).
+local expired, unrank, rescored, leads = {}, {}, {}, {}
+local function join(art, best, lk, lh)
+  local id, key, exp = art.id, KEYS[art.k], art.t + life - now
+  local sk = base .. 'story:' .. best
+  local sv = (tonumber(lh[4]) or tonumber(lh[3]) or 0) + art.own
+  if not lh[6] then
+    -- the story forms: lead and member, kept as long as the longer-lived
+    local ttl = redis.call('TTL', lk)
+    redis.call('HSET', lk, 'story', best, 'svotes', num(sv))
+    redis.call('HSET', sk, best, lh[5] or '', id, art.src)
+    redis.call('EXPIRE', sk, math.max(ttl, exp))
+  else
+    redis.call('HSET', lk, 'svotes', num(sv))
+    redis.call('HSET', sk, id, art.src)
+    redis.call('EXPIRE', sk, exp, 'GT')
+  end
+  redis.call('HSET', key, 'story', best)
+  unrank[#unrank+1] = id
+  if not rescored[best] then leads[#leads+1] = best end
+  rescored[best] = {num(sv), num(rank(formula, param, tonumber(lh[2]), sv, now))}
+  for g = 0, art.ng - 1 do
+    expired[#expired+1] = KEYS[art.k + 2 + 3*g]
+    expired[#expired+1] = KEYS[art.k + 3 + 3*g]
+  end
+end
+`
+
+// storyRankLua ends ingestStoryCmd and ingestPlanCmd: the members that
+// joined a story leave time:, votes: and score:, the leads are rescored,
+// and the joined articles' group caches are dropped.
+const storyRankLua = `
+if #unrank > 0 then
+  for i = 1, 3 do redis.call('ZREM', KEYS[i], unpack(unrank)) end
+  local vz, sz = {}, {}
+  for _, l in ipairs(leads) do
+    vz[#vz+1] = rescored[l][1]; vz[#vz+1] = l
+    sz[#sz+1] = rescored[l][2]; sz[#sz+1] = l
+    unrank[#unrank+1] = l
+  end
+  redis.call('ZADD', KEYS[2], unpack(vz))
+  redis.call('ZADD', KEYS[3], unpack(sz))
+  touch(KEYS[5], unpack(unrank))
+end
+if #expired > 0 then redis.call('UNLINK', unpack(expired)) end
+`
+
+// storyLoopLua is the story part of ingestStoryCmd, after ingestLoopLua
+// and storyJoinLua: it reads made and appends to out.
 const storyLoopLua = `
-local base, index = string.sub(KEYS[1], 1, #KEYS[1] - #'time:'), KEYS[#KEYS]
 -- hashes unpacks a sketch (4 bytes a hash, big-endian) into numbers: in
 -- one call of struct.unpack on redis-server, 4 bytes at a time where
 -- there is no struct library (the embedded Redis: miniredis's gopher-lua,
@@ -123,11 +248,8 @@ end
 -- each created article and its index keys
 local arts, fields, filed = {}, {}, {}
 for _, m in ipairs(made) do
-  local mk, ma, mf, no, ng = m[1], m[2], m[3], m[4], m[5]
-  local src = ''
-  if no > 0 and ARGV[mf] == 'source' then src = ARGV[mf+1] end
-  local art = {k = mk, id = ARGV[ma], t = tonumber(ARGV[ma+3]), src = src, ng = ng,
-    own = tonumber(ARGV[ma+6]), ks = {}}
+  local art = artOf(m)
+  local mf, no = art.mf, art.no
   if no >= 6 and ARGV[mf + no - 4] == 'mh' then
     art.mt, art.mh, art.keys = ARGV[mf + no - 5], ARGV[mf + no - 3], ARGV[mf + no - 1]
     for i = 1, #art.keys, 8 do
@@ -150,7 +272,7 @@ if #fields > 0 then
     end
   end
 end
-local expired, unrank, rescored, leads, filings, changed = {}, {}, {}, {}, {}, {}
+local filings, changed = {}, {}
 for _, art in ipairs(arts) do
   local id, ks = art.id, art.ks
   local best, bestb, bestu, lh = nil, 0, 1, nil
@@ -209,29 +331,8 @@ for _, art in ipairs(arts) do
       changed[f] = true
     end
   end
-  local key, exp = KEYS[art.k], art.t + life - now
   if best then
-    local sk, lk = base .. 'story:' .. best, base .. 'news:' .. best
-    local sv = (tonumber(lh[4]) or tonumber(lh[3]) or 0) + art.own
-    if not lh[6] then
-      -- the story forms: lead and member, kept as long as the longer-lived
-      local ttl = redis.call('TTL', lk)
-      redis.call('HSET', lk, 'story', best, 'svotes', num(sv))
-      redis.call('HSET', sk, best, lh[5] or '', id, art.src)
-      redis.call('EXPIRE', sk, math.max(ttl, exp))
-    else
-      redis.call('HSET', lk, 'svotes', num(sv))
-      redis.call('HSET', sk, id, art.src)
-      redis.call('EXPIRE', sk, exp, 'GT')
-    end
-    redis.call('HSET', key, 'story', best)
-    unrank[#unrank+1] = id
-    if not rescored[best] then leads[#leads+1] = best end
-    rescored[best] = {num(sv), num(rank(formula, param, tonumber(lh[2]), sv, now))}
-    for g = 0, art.ng - 1 do
-      expired[#expired+1] = KEYS[art.k + 2 + 3*g]
-      expired[#expired+1] = KEYS[art.k + 3 + 3*g]
-    end
+    join(art, best, base .. 'news:' .. best, lh)
     out[#out+1] = best
   else
     out[#out+1] = ''
@@ -241,18 +342,9 @@ for f in pairs(changed) do
   filings[#filings+1] = f
   filings[#filings+1] = table.concat(filed[f], ',')
 end
-if #filings > 0 then redis.call('HSET', index, unpack(filings)) end
-if #unrank > 0 then
-  for i = 1, 3 do redis.call('ZREM', KEYS[i], unpack(unrank)) end
-  local vz, sz = {}, {}
-  for _, l in ipairs(leads) do
-    vz[#vz+1] = rescored[l][1]; vz[#vz+1] = l
-    sz[#sz+1] = rescored[l][2]; sz[#sz+1] = l
-    unrank[#unrank+1] = l
-  end
-  redis.call('ZADD', KEYS[2], unpack(vz))
-  redis.call('ZADD', KEYS[3], unpack(sz))
-  touch(KEYS[5], unpack(unrank))
+if #filings > 0 then
+  redis.call('HSET', index, unpack(filings))
+  redis.call('HINCRBY', version, 'n', 1)
+  redis.call('HSET', version, 'by', '')
 end
-if #expired > 0 then redis.call('UNLINK', unpack(expired)) end
 `

@@ -36,6 +36,15 @@ var (
 		Name: "newsrank_articles_ingested_total",
 		Help: "Articles handed to the store, by result (new, updated, too_old).",
 	}, []string{"result"})
+	// StoryChunks counts the ingest script calls with news.rank_by: story
+	// by how their stories were decided: planned (in Go, the plan taken),
+	// stale (a plan refused: the index changed since it was read; the
+	// chunk is planned again) and script (decided in Lua after
+	// news.PlanAttempts stale plans).
+	StoryChunks = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "newsrank_story_chunks_total",
+		Help: "Ingest script calls ranking by story, by how their stories were decided (planned, stale, script).",
+	}, []string{"result"})
 	// Votes counts votes cast, by direction (up, down, none).
 	Votes = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "newsrank_votes_total",
@@ -65,6 +74,6 @@ func init() {
 	Registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		PagesFetched, PagesFailed, PostTimesUnread, Articles, Votes, JobRuns, JobDuration, HTTPDuration,
+		PagesFetched, PagesFailed, PostTimesUnread, Articles, StoryChunks, Votes, JobRuns, JobDuration, HTTPDuration,
 	)
 }
