@@ -118,9 +118,15 @@ type demo struct {
 // startDemo serves a demo site of n articles anchored at the current time.
 func startDemo(t testing.TB, n int, articleDelay time.Duration) *demo {
 	t.Helper()
-	now := time.Now().UTC().Truncate(time.Second)
-	d := &demo{site: demosite.New(demosite.Options{Articles: n, Now: now, Seed: 9}),
-		articles: map[string]bool{}, byUA: map[string]int{}}
+	return startDemoWith(t, demosite.Options{Articles: n, Seed: 9}, articleDelay)
+}
+
+// startDemoWith serves the demo site o describes, anchored at the current
+// time.
+func startDemoWith(t testing.TB, o demosite.Options, articleDelay time.Duration) *demo {
+	t.Helper()
+	o.Now = time.Now().UTC().Truncate(time.Second)
+	d := &demo{site: demosite.New(o), articles: map[string]bool{}, byUA: map[string]int{}}
 	for _, a := range append(d.site.Articles(), d.site.PrivateArticles()...) {
 		d.articles[a.Path] = true
 	}

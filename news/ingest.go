@@ -253,7 +253,7 @@ func (s *Store) runChunks(ctx context.Context, as []Article, calls []ingestCall,
 	stories := s.opts.stories()
 	cmds, err := rdb.EvalEach(ctx, s.c, script, len(parts), func(c int) ([]string, []any) {
 		keys := []string{s.keys.Time(), s.keys.Votes(), s.keys.Score(), s.keys.Groups(), s.keys.Touched()}
-		argv := args(c)
+		argv := slices.Clip(args(c)) // its articles appended to a copy: args may hand one slice to every call
 		for _, i := range parts[c] {
 			keys = append(keys, calls[i].keys...)
 			argv = append(argv, calls[i].args...)

@@ -54,7 +54,8 @@ type storyLead struct {
 	t      int64 // post time, Unix s
 }
 
-// leadCacheMax bounds leadCache: ~400 bytes an entry.
+// leadCacheMax bounds leadCache: ~500 bytes an entry (16 MB full, for
+// sketches of 64 and 15 hashes).
 const leadCacheMax = 32768
 
 // leadCache keeps the sketches and post times of the leads a store has

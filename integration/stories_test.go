@@ -1,0 +1,127 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/newsrank/newsrank/demosite"
+	"github.com/newsrank/newsrank/internal/redistest"
+	"github.com/newsrank/newsrank/news"
+)
+
+// TestStoriesAcrossProcesses: three consumer processes crawl, on the
+// three-master cluster, a demo site that publishes labelled stories
+// (demosite.Options.Stories) with news.rank_by: story, each planning its
+// batches' stories against the index's version while the others write
+// it (news/story_plan.go). The grouping is as good as one process's
+// (crawler.TestDemoStories: precision and recall at least 0.95 over the
+// pairs of copies), and the stories are whole: every article of a story
+// names its lead, the story lists it, only leads are ranked, and a
+// story's articles are all in it once.
+func TestStoriesAcrossProcesses(t *testing.T) {
+	cl := redistest.StartCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	d := startDemoWith(t, demosite.Options{Articles: 120, Stories: 40, Seed: 5}, 0)
+	cfg := testConfig(cl.Options())
+	cfg.News.RankBy = news.RankByStory
+	cfg.Crawler.Workers = 3
+	cfg.Crawler.Sources = d.sources()
+	s := newStack(t, cfg)
+	cfgPath := writeConfig(t, cfg)
+	var procs []*consumer
+	for i := range 3 {
+		procs = append(procs, startConsumer(t, s.rdb, cfgPath, fmt.Sprintf("s%d", i)))
+	}
+	rep, err := s.cr.Produce(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if failed := rep.Failed(); len(failed) > 0 {
+		t.Fatalf("sources failed: %v: %+v", failed, rep)
+	}
+	s.waitSettled(2 * time.Minute)
+	for _, p := range procs {
+		p.terminate(t)
+	}
+	served := d.servedTo()
+	for _, p := range procs {
+		if served[consumerUA(cfg, p.name)] == 0 {
+			t.Errorf("consumer process %s fetched no article page (pages served per agent: %v)", p.name, served)
+		}
+	}
+
+	fresh, _, _, _ := d.truth(cfg.News.Window.D())
+	type stored struct{ label, lang, lead string }
+	var as []stored
+	members := map[string][]string{} // lead → the articles naming it
+	copies := 0
+	for _, a := range fresh {
+		id := news.ID(canonical(t, d.URL+a.Path))
+		lead, ms, err := s.store.StoryOf(ctx, id)
+		if err != nil {
+			t.Fatalf("%s: %v", a.Path, err)
+		}
+		if !slices.ContainsFunc(ms, func(m news.Member) bool { return m.ID == id }) {
+			t.Errorf("%s (%s) names story %s, which does not list it: %v", a.Path, id, lead, ms)
+		}
+		ranked := s.rdb.ZScore(ctx, prefix+news.Tag+":time:", id).Err() == nil
+		if ranked != (lead == id) {
+			t.Errorf("%s: ranked %t, its story's lead %s", a.Path, ranked, lead)
+		}
+		members[lead] = append(members[lead], id)
+		lang := "en"
+		if isCJK(a.Title) {
+			lang = "zh"
+		}
+		if a.Story != "" {
+			copies++
+		}
+		as = append(as, stored{label: a.Story, lang: lang, lead: lead})
+	}
+	for lead, ids := range members {
+		_, ms, err := s.store.StoryOf(ctx, lead)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ms) != len(ids) {
+			t.Errorf("story %s lists %d articles, %d name it", lead, len(ms), len(ids))
+		}
+	}
+	if copies < 60 {
+		t.Fatalf("%d story copies crawled, want the site's (about 100)", copies)
+	}
+	var tp, fp, fn int
+	for i := range as {
+		for j := i + 1; j < len(as); j++ {
+			a, b := as[i], as[j]
+			if a.label == "" && b.label == "" {
+				continue // two ordinary articles: not labelled
+			}
+			together, same := a.lead == b.lead, a.label == b.label
+			switch {
+			case together && same:
+				tp++
+			case together:
+				fp++
+			case same && a.lang == b.lang:
+				fn++
+			}
+		}
+	}
+	precision := float64(tp) / float64(max(1, tp+fp))
+	recall := float64(tp) / float64(max(1, tp+fn))
+	t.Logf("%d copies of 40 stories among %d articles, 3 processes: precision %.3f recall %.3f (tp %d fp %d fn %d); %d stories",
+		copies, len(as), precision, recall, tp, fp, fn, len(members))
+	if tp == 0 || precision < 0.95 || recall < 0.95 {
+		t.Errorf("precision %.3f recall %.3f, want >= 0.95 both", precision, recall)
+	}
+}
+
+// isCJK reports whether s has a CJK ideograph.
+func isCJK(s string) bool {
+	return slices.ContainsFunc([]rune(s), func(r rune) bool { return r >= 0x4e00 && r <= 0x9fff })
+}
