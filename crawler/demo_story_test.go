@@ -80,28 +80,19 @@ func TestDemoStories(t *testing.T) {
 	if copies < 60 {
 		t.Fatalf("%d story copies crawled, want the site's (about 100)", copies)
 	}
-	var tp, fp, fn int
-	for i := range as {
-		for j := i + 1; j < len(as); j++ {
-			a, b := as[i], as[j]
-			if a.label == "" && b.label == "" {
-				continue
-			}
-			together, same := a.found == b.found, a.label == b.label
-			switch {
-			case together && same:
-				tp++
-			case together:
-				fp++
-			case same && a.lang == b.lang:
-				fn++
-				sa, _ := minhash.Of(a.text)
-				sb, _ := minhash.Of(b.text)
-				ta, _ := minhash.Of(a.title)
-				tb, _ := minhash.Of(b.title)
-				t.Logf("MISS %.2f title %.2f\n  %s\n  %s", minhash.Overlap(sa, sb), minhash.Overlap(ta, tb), a.text, b.text)
-			}
-		}
+	gs := make([]demosite.Grouped, len(as))
+	for i, a := range as {
+		gs[i] = demosite.Grouped{Label: a.label, Lang: a.lang, Group: a.found}
+	}
+	tp, fp, missed := demosite.PairCounts(gs)
+	fn := len(missed)
+	for _, m := range missed {
+		a, b := as[m[0]], as[m[1]]
+		sa, _ := minhash.Of(a.text)
+		sb, _ := minhash.Of(b.text)
+		ta, _ := minhash.Of(a.title)
+		tb, _ := minhash.Of(b.title)
+		t.Logf("MISS %.2f title %.2f\n  %s\n  %s", minhash.Overlap(sa, sb), minhash.Overlap(ta, tb), a.text, b.text)
 	}
 	precision := float64(tp) / float64(max(1, tp+fp))
 	recall := float64(tp) / float64(max(1, tp+fn))

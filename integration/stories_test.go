@@ -94,24 +94,12 @@ func TestStoriesAcrossProcesses(t *testing.T) {
 	if copies < 60 {
 		t.Fatalf("%d story copies crawled, want the site's (about 100)", copies)
 	}
-	var tp, fp, fn int
-	for i := range as {
-		for j := i + 1; j < len(as); j++ {
-			a, b := as[i], as[j]
-			if a.label == "" && b.label == "" {
-				continue // two ordinary articles: not labelled
-			}
-			together, same := a.lead == b.lead, a.label == b.label
-			switch {
-			case together && same:
-				tp++
-			case together:
-				fp++
-			case same && a.lang == b.lang:
-				fn++
-			}
-		}
+	gs := make([]demosite.Grouped, len(as))
+	for i, a := range as {
+		gs[i] = demosite.Grouped{Label: a.label, Lang: a.lang, Group: a.lead}
 	}
+	tp, fp, missed := demosite.PairCounts(gs)
+	fn := len(missed)
 	precision := float64(tp) / float64(max(1, tp+fp))
 	recall := float64(tp) / float64(max(1, tp+fn))
 	t.Logf("%d copies of 40 stories among %d articles, 3 processes: precision %.3f recall %.3f (tp %d fp %d fn %d); %d stories",
