@@ -25,6 +25,9 @@ cancelled, HTTP requests are drained, all within jobs.shutdown_timeout;
 then it exits with status 0. URLs still leased when the timeout passes go
 back to their queue when the lease expires. A second signal exits at once.
 
+With news.rank_by: article, the articles of stories left by a run with
+rank_by: story are ranked by themselves again before it starts serving.
+
 On start it prints "newsrank daemon: serving http://HOST:PORT" on stdout.`)
 	common := addCommon(fs)
 	listen := fs.String("listen", "", "serve HTTP on this host:port (default web.listen)")
@@ -43,6 +46,9 @@ On start it prints "newsrank daemon: serving http://HOST:PORT" on stdout.`)
 		return err
 	}
 	defer a.Close()
+	if _, err := a.ungroup(ctx); err != nil {
+		return err
+	}
 	embeddedServingNotice(std.err, "daemon", a.rdb, cfg.Redis)
 	srv, err := a.webServer()
 	if err != nil {
