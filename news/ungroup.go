@@ -87,41 +87,23 @@ func (s *Store) Ungroup(ctx context.Context) (int64, error) {
 	if err != nil || n == 0 {
 		return 0, wrapErr("ungroup: look for a story index", err)
 	}
-	var node redis.Cmdable = s.c
-	if cc, ok := s.c.(*redis.ClusterClient); ok {
-		m, err := cc.MasterForKey(ctx, s.keys.Time())
-		if err != nil {
-			return 0, fmt.Errorf("ungroup: find the node of %s: %w", Tag, err)
-		}
-		node = m
-	}
 	name, param := s.formula.scriptArgs()
-	pattern := globEscape(s.keys.base) + "story:*"
 	prefix := s.keys.base + "story:"
-	var cursor uint64
 	var ranked int64
-	for {
-		if err := ctx.Err(); err != nil {
-			return ranked, err
+	err = s.scanSlot(ctx, globEscape(prefix)+"*", ungroupScanCount, func(_ redis.Cmdable, keys []string) error {
+		args := []any{s.opts.CommentWeight, name, param, s.clock.Now().Unix()}
+		for _, k := range keys {
+			args = append(args, strings.TrimPrefix(k, prefix))
 		}
-		keys, next, err := node.Scan(ctx, cursor, pattern, ungroupScanCount).Result()
+		c, err := ungroupCmd.Run(ctx, s.c, []string{s.keys.Time(), s.keys.Votes(), s.keys.Score(), s.keys.Groups(), s.keys.Touched()}, args...).Int64()
 		if err != nil {
-			return ranked, fmt.Errorf("ungroup: scan: %w", err)
+			return fmt.Errorf("%d stories: %w", len(keys), err)
 		}
-		if len(keys) > 0 {
-			args := []any{s.opts.CommentWeight, name, param, s.clock.Now().Unix()}
-			for _, k := range keys {
-				args = append(args, strings.TrimPrefix(k, prefix))
-			}
-			c, err := ungroupCmd.Run(ctx, s.c, []string{s.keys.Time(), s.keys.Votes(), s.keys.Score(), s.keys.Groups(), s.keys.Touched()}, args...).Int64()
-			if err != nil {
-				return ranked, fmt.Errorf("ungroup %d stories: %w", len(keys), err)
-			}
-			ranked += c
-		}
-		if cursor = next; cursor == 0 {
-			break
-		}
+		ranked += c
+		return nil
+	})
+	if err != nil {
+		return ranked, fmt.Errorf("ungroup: %w", err)
 	}
 	pipe := s.c.TxPipeline()
 	pipe.Del(ctx, s.keys.Shingles())
