@@ -32,35 +32,17 @@ func (s *Store) dropBands(ctx context.Context) (int64, error) {
 	if done == 1 {
 		return 0, nil
 	}
-	var node redis.Cmdable = s.c
-	if cc, ok := s.c.(*redis.ClusterClient); ok {
-		m, err := cc.MasterForKey(ctx, s.keys.Time())
-		if err != nil {
-			return 0, fmt.Errorf("drop band keys: find the node of %s: %w", Tag, err)
-		}
-		node = m
-	}
-	pattern := globEscape(s.keys.base) + "band:*"
-	var cursor uint64
 	var n int64
-	for {
-		if err := ctx.Err(); err != nil {
-			return n, err
-		}
-		keys, next, err := node.Scan(ctx, cursor, pattern, bandScanCount).Result()
+	err = s.scanSlot(ctx, globEscape(s.keys.base)+"band:*", bandScanCount, func(node redis.Cmdable, keys []string) error {
+		d, err := node.Unlink(ctx, keys...).Result()
 		if err != nil {
-			return n, fmt.Errorf("drop band keys: scan: %w", err)
+			return fmt.Errorf("unlink %d: %w", len(keys), err)
 		}
-		if len(keys) > 0 {
-			d, err := node.Unlink(ctx, keys...).Result()
-			if err != nil {
-				return n, fmt.Errorf("drop band keys: unlink %d: %w", len(keys), err)
-			}
-			n += d
-		}
-		if cursor = next; cursor == 0 {
-			break
-		}
+		n += d
+		return nil
+	})
+	if err != nil {
+		return n, fmt.Errorf("drop band keys: %w", err)
 	}
 	if err := s.c.Set(ctx, s.keys.BandsDropped(), "1", 0).Err(); err != nil {
 		return n, fmt.Errorf("drop band keys: mark done: %w", err)
@@ -69,6 +51,39 @@ func (s *Store) dropBands(ctx context.Context) (int64, error) {
 		s.log.Info("deleted the band keys of the earlier story index", "keys", n)
 	}
 	return n, nil
+}
+
+// scanSlot calls fn with each batch of the keys matching pattern (SCAN
+// with count) on the node that holds the {news} slot: every key of the
+// store shares it, so on a cluster one node has them all. It stops at
+// fn's first error, or when ctx is done.
+func (s *Store) scanSlot(ctx context.Context, pattern string, count int64, fn func(node redis.Cmdable, keys []string) error) error {
+	var node redis.Cmdable = s.c
+	if cc, ok := s.c.(*redis.ClusterClient); ok {
+		m, err := cc.MasterForKey(ctx, s.keys.Time())
+		if err != nil {
+			return fmt.Errorf("find the node of %s: %w", Tag, err)
+		}
+		node = m
+	}
+	var cursor uint64
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		keys, next, err := node.Scan(ctx, cursor, pattern, count).Result()
+		if err != nil {
+			return fmt.Errorf("scan: %w", err)
+		}
+		if len(keys) > 0 {
+			if err := fn(node, keys); err != nil {
+				return err
+			}
+		}
+		if cursor = next; cursor == 0 {
+			return nil
+		}
+	}
 }
 
 // globEscape escapes the characters of s that SCAN MATCH patterns treat

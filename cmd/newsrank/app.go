@@ -183,11 +183,26 @@ func (a *app) archiveJob(ctx context.Context) (jobs.Counts, error) {
 }
 
 func (a *app) rescoreJob(ctx context.Context) (jobs.Counts, error) {
+	ungrouped, err := a.ungroup(ctx)
+	if err != nil {
+		return nil, err
+	}
 	res, err := a.news.Rebuild(ctx, news.RebuildOptions{})
 	reconciled := int64(0)
 	if res.Repaired {
 		reconciled = 1
 	}
 	return jobs.Counts{"articles": res.Articles, "batches": int64(res.Batches), "rescored": res.Rescored,
-		"reconciled": reconciled, "votes_repaired": res.VotesRepaired, "dropped": res.Dropped, "restored": res.Restored}, err
+		"reconciled": reconciled, "votes_repaired": res.VotesRepaired, "dropped": res.Dropped, "restored": res.Restored,
+		"ungrouped": ungrouped}, err
+}
+
+// ungroup ranks by themselves the articles of stories left by
+// news.rank_by: story when the store now ranks by article (news.Store.Ungroup);
+// it does nothing ranking by story.
+func (a *app) ungroup(ctx context.Context) (int64, error) {
+	if a.cfg.News.RankBy == news.RankByStory {
+		return 0, nil
+	}
+	return a.news.Ungroup(ctx)
 }

@@ -25,7 +25,8 @@ cancelled, HTTP requests are drained, all within jobs.shutdown_timeout;
 then it exits with status 0. URLs still leased when the timeout passes go
 back to their queue when the lease expires. A second signal exits at once.
 
-On start it prints "newsrank daemon: serving http://HOST:PORT" on stdout.`)
+With news.rank_by: article, it first ranks by themselves again the
+articles of stories left by rank_by: story. On start it prints "newsrank daemon: serving http://HOST:PORT" on stdout.`)
 	common := addCommon(fs)
 	listen := fs.String("listen", "", "serve HTTP on this host:port (default web.listen)")
 	if err := parse(fs, args, false); err != nil {
@@ -43,6 +44,9 @@ On start it prints "newsrank daemon: serving http://HOST:PORT" on stdout.`)
 		return err
 	}
 	defer a.Close()
+	if _, err := a.ungroup(ctx); err != nil {
+		return err
+	}
 	embeddedServingNotice(std.err, "daemon", a.rdb, cfg.Redis)
 	srv, err := a.webServer()
 	if err != nil {

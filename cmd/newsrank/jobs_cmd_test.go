@@ -235,3 +235,37 @@ crawler:
 		t.Fatalf("jobs with a poll schedule:\n%s", out)
 	}
 }
+
+// TestRescoreUngroups: stories stored with news.rank_by: story, then
+// `newsrank rescore` with rank_by: article (the default): the story's
+// two articles are ranked by themselves again, and the command says so.
+func TestRescoreUngroups(t *testing.T) {
+	srv := redistest.Start(t)
+	c := srv.Client()
+	ctx := context.Background()
+	o := news.DefaultOptions()
+	o.RankBy = news.RankByStory
+	s, err := news.New(c, "jt:", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := time.Now().Add(-time.Hour)
+	const sum = "The central bank raised its main interest rate by half a point on Tuesday, citing inflation."
+	for i, title := range []string{"Central bank raises interest rates to fight inflation", "To fight inflation, central bank raises interest rates"} {
+		r, err := s.Ingest(ctx, news.Article{URL: fmt.Sprintf("https://o%d.example.com/1", i), Title: title, Summary: sum, PostTime: post})
+		if err != nil || i == 1 && r.Story == "" {
+			t.Fatalf("ingest %d: %+v, %v", i, r, err)
+		}
+	}
+	if n := newsCount(t, c, "jt:"); n != 1 {
+		t.Fatalf("ranking by story: %d ranked, want 1", n)
+	}
+	cfg := jobsConfig(t, srv.URL(), "")
+	code, out, errs := runCLI(t, "rescore", "-config", cfg)
+	if code != 0 || !strings.Contains(out, "rebuilt score: for 2 articles") || !strings.Contains(out, "2 articles of stories") {
+		t.Fatalf("rescore: %d\n%s\n%s", code, out, errs)
+	}
+	if n := newsCount(t, c, "jt:"); n != 2 {
+		t.Errorf("after rescore with rank_by article: %d ranked, want 2", n)
+	}
+}

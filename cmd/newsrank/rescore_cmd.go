@@ -18,7 +18,9 @@ of it. For linear the work is done inside Redis; hot and gravity are
 computed here in pipelined batches, and votes, ingests and prunes made
 meanwhile are re-scored before the swap. Ranked ids whose article hash is
 gone are dropped, and articles missing from votes: get the votes their
-hash records; the counts are printed and logged.
+hash records; the counts are printed and logged. With news.rank_by:
+article, the articles of stories left by rank_by: story are first ranked
+by themselves again (ungrouped), as the daemon does when it starts.
 
 The run takes the job's lock and is recorded in its history (newsrank jobs).
 Exit status: 0 done, 1 failed, 2 usage or configuration error, 3 skipped
@@ -45,6 +47,9 @@ because another run holds the lock, 130/143 interrupted by SIGINT/SIGTERM.`)
 	if c["votes_repaired"]+c["dropped"]+c["restored"] > 0 {
 		note += fmt.Sprintf("; repaired from the article hashes: %d vote counts restored, %d ids without an article dropped, %d articles ranked again",
 			c["votes_repaired"], c["dropped"], c["restored"])
+	}
+	if n := c["ungrouped"]; n > 0 {
+		note += fmt.Sprintf("; %d articles of stories (left by news.rank_by: story) ranked by themselves", n)
 	}
 	fmt.Fprintf(std.out, "rescore: rebuilt score: for %d articles with %s in %s%s\n",
 		c["articles"], a.news.Formula().Name(), run.Duration().Round(time.Millisecond), note)
