@@ -2,6 +2,7 @@ package news
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"maps"
@@ -129,5 +130,46 @@ func ungroupFlow(t *testing.T, e *env) {
 	slices.Sort(listed)
 	if !slices.Equal(listed, ids) {
 		t.Errorf("listed %v, want %v", listed, ids)
+	}
+}
+
+// TestUngroupMany: stories enough for several script calls (UngroupChunk
+// each) are all ungrouped, and every article ends ranked once.
+func TestUngroupMany(t *testing.T) {
+	e := newEnv(t, func(o *Options) { o.RankBy = RankByStory })
+	post := t0.Add(-time.Hour)
+	const n = 2*UngroupChunk + 7
+	var as []Article
+	for i := range n {
+		title := fmt.Sprintf("Event %d: regional council approves new ring road bus lanes after debate", i)
+		summary := fmt.Sprintf("Councillors of district %d voted on Monday to add lanes by next spring.", i)
+		for c := range 2 {
+			as = append(as, storyArticle(fmt.Sprintf("https://o%d.example.com/%d", c, i), title, summary, "O", post))
+		}
+	}
+	rs, err := e.s.IngestBatch(e.ctx, as)
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined := 0
+	for _, r := range rs {
+		if r.Story != "" {
+			joined++
+		}
+	}
+	if joined != n {
+		t.Fatalf("%d articles joined a story, want %d", joined, n)
+	}
+	o := e.s.opts
+	o.RankBy = RankByArticle
+	flat, err := New(e.c, "test:", o, WithClock(e.clock), WithLogger(e.s.log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := flat.Ungroup(e.ctx); err != nil || got != 2*n {
+		t.Fatalf("Ungroup = %d, %v; want %d", got, err, 2*n)
+	}
+	if c, err := flat.Check(e.ctx); err != nil || !c.OK() || c.Articles != 2*n {
+		t.Errorf("Check: %+v, %v; want %d articles, every invariant", c, err, 2*n)
 	}
 }
