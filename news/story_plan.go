@@ -31,11 +31,10 @@ import (
 // writer was the chunk before: a chunk planned on top of a refused one
 // is refused too): when the index was written since (by another
 // process's ingest or by a prune), the chunk is refused as stale and
-// planned again from a fresh
-// read, PlanAttempts times at most, and then ingested by ingestStoryCmd,
-// which decides in Lua (so a busy index slows the ingest down, never
-// stops it). Both ways give an article the same story: TestStoryPlanSame
-// ingests the labelled set both ways.
+// planned again from a fresh read, PlanAttempts times at most, and then
+// ingested by ingestStoryCmd, which decides in Lua (so a busy index
+// slows the ingest down, never stops it). Both ways give an article the
+// same story: TestStoryPlanSame ingests the labelled set both ways.
 
 // PlanAttempts is how many times a chunk of a batch is planned in Go
 // before ingestStoryCmd decides its stories in Lua.
