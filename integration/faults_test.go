@@ -20,6 +20,7 @@ import (
 	"github.com/newsrank/newsrank/internal/redistest"
 	"github.com/newsrank/newsrank/jobs"
 	"github.com/newsrank/newsrank/news"
+	"github.com/newsrank/newsrank/queue"
 )
 
 // stored is how many articles time: ranks.
@@ -88,6 +89,18 @@ func TestFaultRedisRestartMidCrawl(t *testing.T) {
 	cfg.Crawler.Workers = 3
 	cfg.Crawler.Sources = d.sources()
 	s := newStack(t, cfg)
+	fresh, _, _, _ := d.truth(cfg.News.Window.D())
+	s.crawlThroughRestarts(rs, 15, int64(len(fresh))/2)
+	s.checkDemoCrawl(d)
+}
+
+// crawlThroughRestarts produces the crawl of s's sources and consumes it
+// while Redis rs is killed and started again in place each time s ranks
+// at least one of the counts ats, and returns the queues' stats once
+// every URL has ended.
+func (s *stack) crawlThroughRestarts(rs *redistest.Server, ats ...int64) queue.Stats {
+	t := s.t
+	t.Helper()
 	ctx := context.Background()
 	if _, err := s.cr.Produce(ctx); err != nil {
 		t.Fatal(err)
@@ -96,18 +109,17 @@ func TestFaultRedisRestartMidCrawl(t *testing.T) {
 	defer stop()
 	consumed := make(chan error, 1)
 	go func() { consumed <- s.cr.Consume(cctx) }()
-	fresh, _, _, _ := d.truth(cfg.News.Window.D())
-	for _, at := range []int64{15, int64(len(fresh)) / 2} {
-		proctest.WaitFor(t, 60*time.Second, fmt.Sprintf("%d articles stored", at), func() bool { return s.stored() >= at })
+	for _, at := range ats {
+		proctest.WaitFor(t, 60*time.Second, fmt.Sprintf("%d articles ranked", at), func() bool { return s.stored() >= at })
 		rs.Restart()
-		t.Logf("redis-server restarted with %d articles stored", s.stored())
+		t.Logf("redis-server restarted with %d articles ranked", s.stored())
 	}
-	s.waitSettled(2 * time.Minute)
+	st := s.waitSettled(2 * time.Minute)
 	stop()
 	if err := <-consumed; err != nil {
 		t.Fatalf("Consume: %v", err)
 	}
-	s.checkDemoCrawl(d)
+	return st
 }
 
 // TestFaultRedisRestartMidRebuild restarts Redis (appendonly, fsync

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/demosite"
-	"github.com/newsrank/newsrank/internal/proctest"
 	"github.com/newsrank/newsrank/internal/redistest"
 	"github.com/newsrank/newsrank/news"
 )
@@ -146,23 +145,7 @@ func TestFaultRedisRestartMidStoryCrawl(t *testing.T) {
 	cfg.Crawler.Sources = d.sources()
 	s := newStack(t, cfg)
 	ctx := context.Background()
-	if _, err := s.cr.Produce(ctx); err != nil {
-		t.Fatal(err)
-	}
-	cctx, stop := context.WithCancel(ctx)
-	defer stop()
-	consumed := make(chan error, 1)
-	go func() { consumed <- s.cr.Consume(cctx) }()
-	for _, at := range []int64{10, 40} {
-		proctest.WaitFor(t, 60*time.Second, fmt.Sprintf("%d articles ranked", at), func() bool { return s.stored() >= at })
-		rs.Restart()
-		t.Logf("redis-server restarted with %d articles ranked", s.stored())
-	}
-	st := s.waitSettled(2 * time.Minute)
-	stop()
-	if err := <-consumed; err != nil {
-		t.Fatalf("Consume: %v", err)
-	}
+	st := s.crawlThroughRestarts(rs, 10, 40)
 	if st.Pending+st.InFlight+st.Delayed != 0 || len(s.deadLetters(ctx)) != len(d.site.PrivateArticles()) {
 		t.Errorf("URLs not ended, or dead beyond the private articles: %+v, %d dead", st, len(s.deadLetters(ctx)))
 	}

@@ -3,6 +3,7 @@ package news
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/newsrank/newsrank/internal/clock"
+	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/internal/redistest"
 )
 
@@ -39,6 +41,18 @@ func newEnv(t *testing.T, mod func(*Options)) *env {
 func newClusterEnv(t *testing.T, mod func(*Options)) *env {
 	t.Helper()
 	return envOn(t, redistest.StartCluster(t).Client(), "cl:", mod)
+}
+
+// newEmbeddedEnv is newEnv on the embedded Redis that `newsrank demo`
+// uses by default (miniredis: gopher-lua, which has no struct library).
+func newEmbeddedEnv(t *testing.T, mod func(*Options)) *env {
+	t.Helper()
+	c, err := rdb.Open(context.Background(), rdb.DefaultOptions(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return envOn(t, c, c.Prefix, mod)
 }
 
 func envOn(t *testing.T, c redis.UniversalClient, prefix string, mod func(*Options)) *env {

@@ -1,14 +1,9 @@
 package news
 
 import (
-	"context"
-	"io"
-	"log/slog"
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/newsrank/newsrank/internal/rdb"
 )
 
 // TestRankByStoryOnCluster runs storyFlow on a three-master Redis
@@ -22,12 +17,7 @@ func TestRankByStoryOnCluster(t *testing.T) {
 // `newsrank demo` uses by default (miniredis: gopher-lua, which has no
 // struct library).
 func TestRankByStoryEmbedded(t *testing.T) {
-	c, err := rdb.Open(context.Background(), rdb.DefaultOptions(), slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	storyFlow(t, envOn(t, c, c.Prefix, func(o *Options) { o.RankBy = RankByStory; o.CommentWeight = 1 }))
+	storyFlow(t, newEmbeddedEnv(t, func(o *Options) { o.RankBy = RankByStory; o.CommentWeight = 1 }))
 }
 
 // storyFlow runs stories end to end on e: grouping at ingest (one batch

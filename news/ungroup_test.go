@@ -1,16 +1,11 @@
 package news
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"maps"
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/newsrank/newsrank/internal/rdb"
 )
 
 // TestUngroup runs ungroupFlow on a redis-server.
@@ -26,12 +21,7 @@ func TestUngroupOnCluster(t *testing.T) {
 
 // TestUngroupEmbedded runs ungroupFlow on the embedded Redis.
 func TestUngroupEmbedded(t *testing.T) {
-	c, err := rdb.Open(context.Background(), rdb.DefaultOptions(), slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	ungroupFlow(t, envOn(t, c, c.Prefix, func(o *Options) { o.RankBy = RankByStory; o.CommentWeight = 1 }))
+	ungroupFlow(t, newEmbeddedEnv(t, func(o *Options) { o.RankBy = RankByStory; o.CommentWeight = 1 }))
 }
 
 // ungroupFlow: a store ranking by story groups three copies of one event
