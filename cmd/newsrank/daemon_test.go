@@ -162,6 +162,24 @@ web:
 	}
 }
 
+// TestDaemonUngroupsAtStart: a daemon started with news.rank_by: article
+// on stories stored with rank_by: story ranks both of the story's
+// articles before it serves.
+func TestDaemonUngroupsAtStart(t *testing.T) {
+	bin := proctest.Build(t)
+	s := redistest.Start(t)
+	c := s.Client()
+	seedStory(t, c)
+	cfg := jobsConfig(t, s.URL(), "web:\n  listen: 127.0.0.1:0\njobs:\n  time_zone: UTC\n")
+	d := proctest.StartDaemon(t, bin, cfg)
+	if n := newsCount(t, c, "jt:"); n != 2 {
+		t.Errorf("daemon serving: %d articles ranked, want 2\n%s", n, d.Log)
+	}
+	if code := d.Stop(t, syscall.SIGTERM); code != 0 {
+		t.Fatalf("daemon exit status %d after SIGTERM, want 0\n%s", code, d.Log)
+	}
+}
+
 func TestDaemonBadListenExits1(t *testing.T) {
 	s := redistest.Start(t)
 	cfg := jobsConfig(t, s.URL(), "web:\n  listen: 256.0.0.1:1\n")

@@ -236,13 +236,10 @@ crawler:
 	}
 }
 
-// TestRescoreUngroups: stories stored with news.rank_by: story, then
-// `newsrank rescore` with rank_by: article (the default): the story's
-// two articles are ranked by themselves again, and the command says so.
-func TestRescoreUngroups(t *testing.T) {
-	srv := redistest.Start(t)
-	c := srv.Client()
-	ctx := context.Background()
+// seedStory stores two copies of one event under prefix "jt:" with
+// news.rank_by: story: one story, its lead alone ranked.
+func seedStory(t *testing.T, c redis.UniversalClient) {
+	t.Helper()
 	o := news.DefaultOptions()
 	o.RankBy = news.RankByStory
 	s, err := news.New(c, "jt:", o)
@@ -252,7 +249,7 @@ func TestRescoreUngroups(t *testing.T) {
 	post := time.Now().Add(-time.Hour)
 	const sum = "The central bank raised its main interest rate by half a point on Tuesday, citing inflation."
 	for i, title := range []string{"Central bank raises interest rates to fight inflation", "To fight inflation, central bank raises interest rates"} {
-		r, err := s.Ingest(ctx, news.Article{URL: fmt.Sprintf("https://o%d.example.com/1", i), Title: title, Summary: sum, PostTime: post})
+		r, err := s.Ingest(context.Background(), news.Article{URL: fmt.Sprintf("https://o%d.example.com/1", i), Title: title, Summary: sum, PostTime: post})
 		if err != nil || i == 1 && r.Story == "" {
 			t.Fatalf("ingest %d: %+v, %v", i, r, err)
 		}
@@ -260,6 +257,15 @@ func TestRescoreUngroups(t *testing.T) {
 	if n := newsCount(t, c, "jt:"); n != 1 {
 		t.Fatalf("ranking by story: %d ranked, want 1", n)
 	}
+}
+
+// TestRescoreUngroups: stories stored with news.rank_by: story, then
+// `newsrank rescore` with rank_by: article (the default): the story's
+// two articles are ranked by themselves again, and the command says so.
+func TestRescoreUngroups(t *testing.T) {
+	srv := redistest.Start(t)
+	c := srv.Client()
+	seedStory(t, c)
 	cfg := jobsConfig(t, srv.URL(), "")
 	code, out, errs := runCLI(t, "rescore", "-config", cfg)
 	if code != 0 || !strings.Contains(out, "rebuilt score: for 2 articles") || !strings.Contains(out, "2 articles of stories") {
