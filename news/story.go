@@ -50,9 +50,6 @@ type Member struct {
 	Source string `json:"source,omitempty"`
 }
 
-// storyText is the text an article is fingerprinted on.
-func storyText(title, summary string) string { return title + "\n" + summary }
-
 // sketchFields returns the hash fields of an article's sketch, as
 // ingestStoryCmd takes them among its optional fields: mt (the sketch of
 // its title), mh (the sketch of its title and summary, 4 bytes per hash,
@@ -61,7 +58,8 @@ func storyText(title, summary string) string { return title + "\n" + summary }
 // fields of the index, and the script unpacks a sketch only when it
 // compares it. It returns them as the planner takes them too.
 func sketchFields(title, summary string) (*storyArt, []any) {
-	sk, head, ok := minhash.OfTitled(title, summary) // Of(storyText), Of(title)
+	// the text fingerprinted is title + "\n" + summary; mt is the title's
+	sk, head, ok := minhash.OfTitled(title, summary)
 	if !ok {
 		return nil, nil
 	}
