@@ -142,8 +142,10 @@ const StoryMinTitleOverlap = 0.2
 const StoriesPerKey = 8
 
 // StoryMaxCandidates is how many candidate stories an article is compared
-// with at most: those that share the most of its index keys.
-const StoryMaxCandidates = 4
+// with at most: those of most weight (bestStory). With 4, the least
+// shuffled recall over TestStorySetQuality's 30 seeds was 0.948 (with
+// min_similarity 0.64); with 6 it is 0.958 (with 0.62).
+const StoryMaxCandidates = 6
 
 // fillAlso sets the Also of the items of p that belong to a story of two
 // or more: the story's other members, in one round trip (nothing is read

@@ -99,17 +99,20 @@ func groupStorySet(t *testing.T, c *redistest.Server, seed int64, o news.Options
 }
 
 // TestStorySetQuality measures the story grouping on the demo site's
-// labelled set: two sets of 400 stories, seed 1 (on which
-// news.story.min_similarity and the shingles were tuned) and seed 2
-// (held out). Pairs of a story's English and Chinese copies are counted
-// apart and not in the target: shingles of words and character bigrams
-// share nothing between a text and its translation, so no lexical method
-// finds them.
+// labelled set: 30 sets of 400 stories (seeds 1 to 30; the threshold,
+// the shingles and the index were tuned on seed 1, then the threshold
+// and the candidates compared on 1 to 12 and checked on 13 to 30), each
+// ingested in the set's order and shuffled. Pairs of a story's English
+// and Chinese copies are counted apart and not in the target: shingles
+// of words and character bigrams share nothing between a text and its
+// translation, so no lexical method finds them.
 //
-// The target is 0.95 precision and 0.95 recall, met in both
-// orders. At min_similarity 0.64, in the set's order: seed 1 precision
-// 0.990 recall 0.992, seed 2 0.989 / 0.978; shuffled: seed 1 0.996 /
-// 0.959, seed 2 0.991 / 0.953. The set names each story's actor, place, weekday and
+// The target is 0.95 precision and 0.95 recall, met on every
+// seed in both orders. At min_similarity 0.62 with 6 candidates, the
+// least over the 30 seeds: in the set's order precision 0.972, recall
+// 0.975; shuffled 0.983 and 0.958 (means 0.990 / 0.988 and 0.995 /
+// 0.972). Seed 1 in order 0.988 / 0.993, shuffled 0.989 / 0.969. The set
+// names each story's actor, place, weekday and
 // figure, and words its summary in one of three patterns; a copy
 // paraphrases the title, swaps words for synonyms, takes another summary
 // pattern one time in three and may drop the last sentence. Names and
@@ -122,16 +125,20 @@ func groupStorySet(t *testing.T, c *redistest.Server, seed int64, o news.Options
 // candidate shares 2 keys (minhash.MinSharedKeys); with one story per
 // key and the least word pairs as keys, shuffled recall was 0.74 on
 // seed 1 (0.99 in the set's order). What is still missed in shuffled
-// order is mostly two paraphrases of one wire copy compared with each
-// other, the lead being one of them.
+// order is mostly a copy whose lead, another paraphrase, was no longer
+// listed under their shared keys of common bigrams when it came, and
+// two paraphrases of one wire copy compared with each other, the lead
+// being one of them.
 func TestStorySetQuality(t *testing.T) {
 	c := redistest.Start(t)
 	o := news.DefaultOptions()
 	o.RankBy = news.RankByStory
 	for _, shuffled := range []bool{false, true} {
-		for _, seed := range []int64{1, 2} {
+		least := storySetQuality{precision: 1, recall: 1}
+		for seed := int64(1); seed <= storySetSeeds; seed++ {
 			q := measureStorySet(t, c, seed, o, shuffled)
 			t.Logf("seed %d, shuffled %t: %s", seed, shuffled, q)
+			least.precision, least.recall = min(least.precision, q.precision), min(least.recall, q.recall)
 			minP, minR := minStoryPrecision, minStoryRecall
 			if shuffled {
 				minR = minStoryRecallShuffled
@@ -139,14 +146,21 @@ func TestStorySetQuality(t *testing.T) {
 			if q.precision < minP || q.recall < minR {
 				t.Errorf("seed %d, shuffled %t: %s: want precision >= %.2f and recall >= %.2f", seed, shuffled, q, minP, minR)
 			}
+			if err := c.Client().FlushAll(context.Background()).Err(); err != nil {
+				t.Fatal(err)
+			}
 		}
+		t.Logf("shuffled %t: least precision %.3f, least recall %.3f over %d seeds", shuffled, least.precision, least.recall, storySetSeeds)
 	}
 }
 
-// The floors TestStorySetQuality holds: the measured figures of the
-// weaker seed, rounded down (target 0.95 both).
+// storySetSeeds is how many labelled sets TestStorySetQuality measures.
+const storySetSeeds = 30
+
+// The floors TestStorySetQuality holds on every seed: the least measured
+// over the seeds, rounded down (target 0.95 both).
 const (
-	minStoryPrecision      = 0.98
+	minStoryPrecision      = 0.97
 	minStoryRecall         = 0.97
 	minStoryRecallShuffled = 0.95
 )
@@ -160,7 +174,7 @@ func TestStorySetTune(t *testing.T) {
 	}
 	c := redistest.Start(t)
 	for _, shuffled := range []bool{false, true} {
-		for _, m := range []float64{0.55, 0.6, 0.61, 0.63, 0.64, 0.65, 0.67, 0.7, 0.75} {
+		for _, m := range []float64{0.55, 0.6, 0.61, 0.62, 0.63, 0.64, 0.65, 0.67, 0.7, 0.75} {
 			o := news.DefaultOptions()
 			o.RankBy = news.RankByStory
 			o.StoryMinSimilarity = m
