@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -130,6 +131,9 @@ func NewActivity(c redis.UniversalClient, prefix string, o Options, opts ...Opti
 		log:        set.log,
 	}, nil
 }
+
+// Weights returns the points of each action (a copy).
+func (a *Activity) Weights() map[string]int { return maps.Clone(a.weights) }
 
 // Location is the time zone in which days and months begin.
 func (a *Activity) Location() *time.Location { return a.loc }
@@ -348,6 +352,9 @@ func parseScore(v any) (int64, error) {
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		return 0, fmt.Errorf("unexpected score %q: %w", s, err)
+	}
+	if f < -MaxScore || f > MaxScore {
+		return 0, fmt.Errorf("score %s: %w: beyond %d, where a Redis score loses whole numbers", s, ErrBadScore, int64(MaxScore))
 	}
 	return int64(f), nil
 }

@@ -28,19 +28,22 @@ type ArchiveReport struct {
 // archiveCmd snapshots boards into their archives, each unless the
 // archive exists.
 //
-//	KEYS[2i-1], KEYS[2i] -> period i's board ZSET and its archive ZSET
+//	KEYS[3i-2..3i] -> period i's board ZSET, its out HASH, its archive ZSET
 //	ARGV[1]   -> how many of the top to keep
 //	ARGV[1+i] -> period i's archive TTL, ms
 //
-// Reply: per period, 1 archived, 0 already archived, -1 no board.
+// Reply: per period, 1 archived, 0 already archived, -1 no board, -2 a
+// capped board whose kept members all left (by undos): its top is in its
+// out HASH, which archiveOut snapshots.
 var archiveCmd = redis.NewScript(`
 local n, out = tonumber(ARGV[1]), {}
-for i = 1, #KEYS / 2 do
-  local b, a = KEYS[2 * i - 1], KEYS[2 * i]
+for i = 1, #KEYS / 3 do
+  local b, o, a = KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i]
   if redis.call('EXISTS', a) == 1 then
     out[i] = 0
   elseif redis.call('EXISTS', b) == 0 then
     out[i] = -1
+    if redis.call('EXISTS', o) == 1 then out[i] = -2 end
   else
     local items = redis.call('ZREVRANGE', b, 0, n - 1, 'WITHSCORES')
     local args = {}
@@ -105,7 +108,7 @@ func (a *Activity) Archive(ctx context.Context) (ArchiveReport, error) {
 			continue
 		}
 		b, _ := a.boardKey(p.period, p.end.Add(-time.Hour))
-		keys = append(keys, b, a.keys.archive(p.period, p.date))
+		keys = append(keys, b, a.keys.out(b), a.keys.archive(p.period, p.date))
 		args = append(args, ttl.Milliseconds())
 	}
 	if len(keys) == 0 {
@@ -116,10 +119,15 @@ func (a *Activity) Archive(ctx context.Context) (ArchiveReport, error) {
 		return rep, fmt.Errorf("archive: %w", err)
 	}
 	for i, r := range res {
+		if r == -2 {
+			if r, err = a.archiveOut(ctx, keys[3*i+1], keys[3*i+2], args[1+i]); err != nil {
+				return rep, err
+			}
+		}
 		switch r {
 		case 1:
 			rep.Archived++
-			a.log.Debug("board archived", "key", keys[2*i+1])
+			a.log.Debug("board archived", "key", keys[3*i+2])
 		case 0:
 			rep.Present++
 		default:

@@ -1,6 +1,7 @@
 package board
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -9,12 +10,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/newsrank/newsrank/internal/clock"
+	"github.com/newsrank/newsrank/internal/userid"
 )
 
 // Limits on arguments.
 const (
 	// MaxIDLen is the longest user id accepted, in bytes.
-	MaxIDLen = 256
+	MaxIDLen = userid.MaxLen
 	// MaxTargetLen is the longest event target accepted, in bytes.
 	MaxTargetLen = 1024
 	// MaxN is the largest n accepted by Top, and by AroundMe on each side.
@@ -79,14 +81,10 @@ func WithLogger(l *slog.Logger) Option {
 
 // checkUser validates a user id; what names the argument in the error.
 func checkUser(what, id string) error {
-	if strings.TrimSpace(id) == "" {
+	if err := userid.Check(id); errors.Is(err, userid.ErrEmpty) {
 		return fmt.Errorf("%s: %w", what, ErrEmptyUser)
-	}
-	if len(id) > MaxIDLen {
-		return fmt.Errorf("%s: %w: %d bytes, at most %d", what, ErrBadUser, len(id), MaxIDLen)
-	}
-	if !printable(id) {
-		return fmt.Errorf("%s %q: %w: control characters or invalid UTF-8", what, id, ErrBadUser)
+	} else if err != nil {
+		return fmt.Errorf("%s %.40q: %w: %v", what, id, ErrBadUser, err)
 	}
 	return nil
 }

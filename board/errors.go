@@ -31,7 +31,8 @@ var (
 	ErrBadDate = errkind.New(errkind.Invalid, "", "bad date")
 	// ErrBadLimit: a count n out of range (see MaxN).
 	ErrBadLimit = errkind.New(errkind.Invalid, "", "bad limit")
-	// ErrBadScore: a negative score asked about (StandingOfScore).
+	// ErrBadScore: a score asked about below 0 or above MaxScore
+	// (StandingOfScore), or one read from Redis beyond MaxScore.
 	ErrBadScore = errkind.New(errkind.Invalid, "", "bad score")
 	// ErrSelfInvite: Register with invitee == inviter.
 	ErrSelfInvite = errkind.New(errkind.Invalid, "", "a user cannot invite themselves")

@@ -57,7 +57,9 @@ type Moves struct {
 }
 
 // movesCmd reads the places of users in a period and in the period
-// before, each from its board if it exists, else from its archive.
+// before, each from its board if it exists (its ZSET or, on a capped
+// board whose kept members all left, its out HASH), else from its
+// archive.
 //
 //	KEYS[1..3] -> the period's board ZSET, out HASH, archive ZSET
 //	KEYS[4..6] -> the previous period's the same
@@ -67,8 +69,8 @@ type Moves struct {
 // not ranked), prevRank, 1 if the previous period has points for the
 // user else 0}.
 var movesCmd = redis.NewScript(`
-local function src(b, a)
-  if redis.call('EXISTS', b) == 1 then return b, 'board' end
+local function src(b, o, a)
+  if redis.call('EXISTS', b, o) > 0 then return b, 'board' end
   if redis.call('EXISTS', a) == 1 then return a, 'archive' end
   return nil, ''
 end
@@ -79,8 +81,8 @@ local function place(z, out, u)
   if out then return redis.call('HGET', out, u) or nil, 0 end
   return nil, 0
 end
-local cur, from = src(KEYS[1], KEYS[3])
-local prev, pfrom = src(KEYS[4], KEYS[6])
+local cur, from = src(KEYS[1], KEYS[2], KEYS[3])
+local prev, pfrom = src(KEYS[4], KEYS[5], KEYS[6])
 local cout, pout = nil, nil
 if from == 'board' then cout = KEYS[2] end
 if pfrom == 'board' then pout = KEYS[5] end

@@ -11,8 +11,18 @@ func Actions() []string {
 	return []string{"visit", "like", "collect", "comment", "publish", "follow"}
 }
 
+// MaxWeight is the most points one action may be worth (Options.Weights):
+// a user's total must stay a whole number a Redis score holds exactly
+// (MaxScore), also after millions of awards.
+const MaxWeight = 1_000_000
+
+// MaxScore is the largest score the boards hold and answer about exactly:
+// 2^53, the last of the whole numbers a Redis score (a double) holds
+// without a gap.
+const MaxScore = 1 << 53
+
 // Options configure the boards. Package config checks them (known actions,
-// weights >= 0, retentions of at least a day and a month, Cap >= 0); the
+// weights 0 to MaxWeight, retentions of at least a day and a month, Cap >= 0); the
 // constructors do not check them again.
 type Options struct {
 	// Location decides where a day and a month begin; nil is time.Local.

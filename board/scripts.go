@@ -159,15 +159,21 @@ local function add(b, user, delta)
   end
 end
 
--- expireNew gives every board key its TTL when a write created it.
+-- expireNew gives every board key its TTL when a write created it: the
+-- board's, when another of its four keys already has one (a capped
+-- board's out:n and out:t are deleted when they empty and made again by
+-- a later write, and must not outlive the board), else the full one.
 local function expireNew()
   local last = 1
   if C.cap > 0 then last = 4 end
   for b = 0, 1 do
+    local ttl, new = ARGV[1 + b], {}
     for i = 1, last do
       local k = KEYS[4 * b + i]
-      if redis.call('PTTL', k) == -1 then redis.call('PEXPIRE', k, ARGV[1 + b]) end
+      local t = redis.call('PTTL', k)
+      if t == -1 then new[#new + 1] = k elseif t > 0 then ttl = t end
     end
+    for _, k in ipairs(new) do redis.call('PEXPIRE', k, ttl) end
   end
 end
 `

@@ -42,8 +42,14 @@ type Standing struct {
 //	ARGV[1]    -> "user" or "score"
 //	ARGV[2]    -> the user, or the score
 //
-// Reply: {} for a user with no points, else {score, above, equal, total}.
+// Reply: {} for a user with no points, else {score, above, equal, total};
+// a board whose ZSET and out HASH are both gone (expired) has nobody (its
+// out:n and out:t, were they left, are not counted).
 var standingCmd = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1], KEYS[2]) == 0 then
+  if ARGV[1] == 'user' then return {} end
+  return {ARGV[2], 0, 0, 0}
+end
 local s = ARGV[2]
 if ARGV[1] == 'user' then
   s = redis.call('ZSCORE', KEYS[1], ARGV[2]) or redis.call('HGET', KEYS[2], ARGV[2])
@@ -80,8 +86,8 @@ func (a *Activity) StandingOf(ctx context.Context, user string, period Period, d
 // that score has or would have, how many users score more ("rank of a
 // score"), and its percentile.
 func (a *Activity) StandingOfScore(ctx context.Context, score int64, period Period, date time.Time) (Standing, error) {
-	if score < 0 {
-		return Standing{}, fmt.Errorf("score: %w: %d, must be >= 0", ErrBadScore, score)
+	if score < 0 || score > MaxScore {
+		return Standing{}, fmt.Errorf("score: %w: %d, must be between 0 and %d", ErrBadScore, score, int64(MaxScore))
 	}
 	st, _, err := a.standing(ctx, period, date, "score", strconv.FormatInt(score, 10))
 	return st, err
@@ -117,7 +123,9 @@ func (a *Activity) standing(ctx context.Context, period Period, date time.Time, 
 }
 
 // scoresCmd reads users' scores on a board (their true totals outside a
-// capped board), or on its archive when the board is gone.
+// capped board), or on its archive when the board is gone: when neither
+// its ZSET nor its out HASH exists (a capped board whose every kept
+// member left, by undos, still has its users outside).
 //
 //	KEYS[1..3] -> the board ZSET, its out HASH, its archive ZSET
 //	ARGV       -> the users
@@ -125,7 +133,7 @@ func (a *Activity) standing(ctx context.Context, period Period, date time.Time, 
 // Reply: {from, then per user its score or "" for none}.
 var scoresCmd = redis.NewScript(`
 local z, from, out = KEYS[1], 'board', KEYS[2]
-if redis.call('EXISTS', z) == 0 then
+if redis.call('EXISTS', z, out) == 0 then
   z, from, out = KEYS[3], 'archive', nil
   if redis.call('EXISTS', z) == 0 then from = '' end
 end

@@ -49,8 +49,8 @@ func (b *Board) validate(v *validator) {
 			}
 			v.addf("weights."+k, "%s", msg)
 		}
-		if w := b.Weights[k]; w < 0 {
-			v.addf("weights."+k, "must be >= 0, got %d", w)
+		if w := b.Weights[k]; w < 0 || w > board.MaxWeight {
+			v.addf("weights."+k, "must be between 0 and %d, got %d", board.MaxWeight, w)
 		}
 	}
 	v.minDur("day_retention", b.DayRetention, 24*time.Hour)

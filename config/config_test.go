@@ -31,6 +31,8 @@ func TestInvalidConfigsNameTheirField(t *testing.T) {
 		{"page sizes", "news:\n  page_size: 50\n  max_page_size: 10\n", "line 2: news.page_size: must be <= news.max_page_size (10), got 50"},
 		{"window", "news:\n  window: 1s\n", "news.window: must be >= 1m, got 1s"},
 		{"board zone", "board:\n  time_zone: Mars/Olympus\n", `board.time_zone: unknown time zone "Mars/Olympus"`},
+		{"board weight too big", "board:\n  weights:\n    like: 1000001\n", "board.weights.like: must be between 0 and 1000000, got 1000001"},
+		{"board weight negative", "board:\n  weights:\n    like: -1\n", "board.weights.like: must be between 0 and 1000000, got -1"},
 		{"board action", "board:\n  weights:\n    dance: 3\n", `line 3: board.weights.dance: unknown action: must be one of visit, like`},
 		{"archive top", "board:\n  archive_top: 1001\n", "board.archive_top: must be <= 1000, got 1001"},
 		{"archive retention", "board:\n  archive_retention: 1h\n", "board.archive_retention: must be >= 1d, got 1h"},

@@ -5,28 +5,22 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
-	"unicode"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/newsrank/newsrank/internal/human"
 	"github.com/newsrank/newsrank/internal/metrics"
+	"github.com/newsrank/newsrank/internal/userid"
 )
 
 // MaxUser is the longest user name accepted, in bytes.
-const MaxUser = 256
+const MaxUser = userid.MaxLen
 
+// checkUser applies the user id rule (userid.Check).
 func checkUser(user string) error {
-	if strings.TrimSpace(user) == "" {
-		return fmt.Errorf("%w: user is empty", ErrBadInput)
-	}
-	if len(user) > MaxUser {
-		return fmt.Errorf("%w: user is %d bytes, more than %d", ErrBadInput, len(user), MaxUser)
-	}
-	if strings.IndexFunc(user, unicode.IsControl) >= 0 {
-		return fmt.Errorf("%w: user %q contains control characters", ErrBadInput, user)
+	if err := userid.Check(user); err != nil {
+		return fmt.Errorf("%w: user %.40q %v", ErrBadInput, user, err)
 	}
 	return nil
 }

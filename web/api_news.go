@@ -5,9 +5,10 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 
-	"github.com/newsrank/newsrank/board"
 	"github.com/newsrank/newsrank/canonurl"
+	"github.com/newsrank/newsrank/internal/userid"
 	"github.com/newsrank/newsrank/news"
 )
 
@@ -168,21 +169,16 @@ type postRequest struct {
 	Groups []string `json:"groups"`
 }
 
-// maxUserLen bounds user ids in requests (as board.MaxIDLen).
-const maxUserLen = board.MaxIDLen
-
-// checkUser validates a user id from a request body.
+// checkUser validates a user id from a request (userid.Check). U+FFFD is
+// refused too: a JSON body's invalid UTF-8 decodes to it.
 func checkUser(field, u string) error {
-	if strings.TrimSpace(u) == "" {
+	if err := userid.Check(u); errors.Is(err, userid.ErrEmpty) {
 		return invalidf("%s is required", field)
+	} else if err != nil {
+		return invalidf("%s %s", field, err)
 	}
-	if len(u) > maxUserLen {
-		return invalidf("%s must be at most %d bytes, got %d", field, maxUserLen, len(u))
-	}
-	for _, r := range u {
-		if r < 0x20 || r == 0x7f || r == 0xfffd {
-			return invalidf("%s must not contain control characters or invalid UTF-8", field)
-		}
+	if strings.ContainsRune(u, utf8.RuneError) {
+		return invalidf("%s must not contain control characters or invalid UTF-8", field)
 	}
 	return nil
 }

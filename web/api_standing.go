@@ -117,8 +117,8 @@ func (s *Server) apiActivityPercentile(w http.ResponseWriter, r *http.Request) e
 		return invalidf("give exactly one of score and user")
 	case score != "":
 		n, err := strconv.ParseInt(score, 10, 64)
-		if err != nil || n < 0 {
-			return invalidf("score must be a whole number >= 0, got %q", score)
+		if err != nil || n < 0 || n > board.MaxScore {
+			return invalidf("score must be a whole number from 0 to %d, got %.40q", int64(board.MaxScore), score)
 		}
 		if out.Standing, err = a.StandingOfScore(r.Context(), n, p, date); err != nil {
 			return err

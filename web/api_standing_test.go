@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"fmt"
+	"html"
 	"net/http"
 	"strings"
 	"testing"
@@ -154,7 +155,11 @@ func TestPercentileEndpoint(t *testing.T) {
 	}
 
 	const path = "/api/boards/activity/percentile"
-	wantError(t, e, path+"?score=-1", 400, CodeInvalid, "score", ">= 0")
+	wantError(t, e, path+"?score=-1", 400, CodeInvalid, "score", "from 0 to 9007199254740992")
+	// beyond 2^53 a Redis score loses whole numbers: 2^63-1 came back as
+	// -2^63, 2^53+1 as 2^53
+	wantError(t, e, path+"?score=9223372036854775807", 400, CodeInvalid, "score", "from 0 to")
+	wantError(t, e, path+"?score=9007199254740993", 400, CodeInvalid, "score", "from 0 to")
 	wantError(t, e, path+"?score=ten", 400, CodeInvalid, "score")
 	wantError(t, e, path, 400, CodeInvalid, "exactly one of score and user")
 	wantError(t, e, path+"?score=1&user=dan", 400, CodeInvalid, "exactly one")
@@ -225,5 +230,46 @@ func TestBoardsPageMovementAndArchive(t *testing.T) {
 		if code != http.StatusBadRequest || !strings.Contains(body, "bad date") || !strings.Contains(body, "want YYYY-") {
 			t.Errorf("GET %s = %d:\n%s", bad, code, body)
 		}
+	}
+}
+
+// TestUserIDRule: one rule for user ids on every write (userid.Check): an
+// id with a comma or an edge space was accepted and ranked, and then
+// could not be asked about (users= lists are comma-separated and
+// trimmed): now every write refuses it, naming the problem.
+func TestUserIDRule(t *testing.T) {
+	e := newEnv(t)
+	id := e.seed(1)[0]
+	for _, bad := range []struct{ user, why string }{{"x,y", "comma"}, {" sp", "space"}, {"sp ", "space"}} {
+		for _, req := range []struct{ path, body string }{
+			{"/api/activity", fmt.Sprintf(`{"user":%q,"action":"publish","target":"p1"}`, bad.user)},
+			{"/api/news/" + id + "/vote", fmt.Sprintf(`{"user":%q,"dir":"up"}`, bad.user)},
+			{"/api/invites", fmt.Sprintf(`{"invitee":%q,"inviter":"ann"}`, bad.user)},
+			{"/api/invites", fmt.Sprintf(`{"invitee":"bo","inviter":%q}`, bad.user)},
+			{"/api/news", fmt.Sprintf(`{"user":%q,"title":"T","url":"https://example.com/a"}`, bad.user)},
+		} {
+			r := e.do("POST", req.path, writerToken, req.body)
+			if r.status != http.StatusBadRequest || !strings.Contains(string(r.body), bad.why) {
+				t.Errorf("POST %s %s = %d %s, want 400 naming the %s", req.path, req.body, r.status, r.body, bad.why)
+			}
+		}
+	}
+	if keys := e.rdb.Keys(context.Background(), "*ledger*").Val(); len(keys) != 0 {
+		t.Errorf("refused writes left ledgers %v", keys)
+	}
+}
+
+// TestBoardsPagePoints: the page says what earns points with the
+// configured weights (it said +2 and +10 whatever they were).
+func TestBoardsPagePoints(t *testing.T) {
+	e := newEnv(t, func(c *envConfig) { c.board.Weights = map[string]int{"visit": 0, "like": 7, "publish": 0} })
+	code, body := newBrowser(t, e).get("/boards")
+	body = html.UnescapeString(body)
+	if code != 200 || !strings.Contains(body, "Points: up-vote +7 (taken back when you cancel).") || strings.Contains(body, "publish +") {
+		t.Fatalf("boards page with like 7 = %d:\n%s", code, body)
+	}
+	e = newEnv(t, func(c *envConfig) { c.board.Weights = map[string]int{} })
+	if code, body = newBrowser(t, e).get("/boards"); !strings.Contains(body, "Nothing on this site earns points.") {
+		t.Fatalf("boards page with no weights = %d:\n%s", code, body)
 	}
 }

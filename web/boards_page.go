@@ -24,6 +24,8 @@ type boardsView struct {
 	Invites    []board.Entry
 	MyInvites  *board.Entry
 	HasInvites bool
+	// Points says what earns points on this site (pointsText).
+	Points string
 }
 
 // moveView is one listed user with their movement: Mark is what the eye
@@ -87,7 +89,8 @@ func (s *Server) boardsPage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
-	v := boardsView{Period: string(per), Date: boardDate(a, per, date), ArchiveTop: a.ArchiveTop()}
+	v := boardsView{Period: string(per), Date: boardDate(a, per, date), ArchiveTop: a.ArchiveTop(),
+		Points: pointsText(a.Weights())}
 	if per == board.Month {
 		v.Prev = boardDate(a, per, date.AddDate(0, -1, 0))
 		v.Next = boardDate(a, per, date.AddDate(0, 1, 0))
@@ -116,4 +119,24 @@ func (s *Server) boardsPage(w http.ResponseWriter, r *http.Request) error {
 	}
 	p.Data = v
 	return s.render(w, http.StatusOK, "boards", p)
+}
+
+// pointsText says what earns points on the site with weights
+// (board.weights): the actions the site records (a visit, an up-vote, a
+// post), those worth nothing left out.
+func pointsText(weights map[string]int) string {
+	var parts []string
+	if w := weights["visit"]; w > 0 {
+		parts = append(parts, fmt.Sprintf("visit an article page +%d (once a day)", w))
+	}
+	if w := weights["like"]; w > 0 {
+		parts = append(parts, fmt.Sprintf("up-vote +%d (taken back when you cancel)", w))
+	}
+	if w := weights["publish"]; w > 0 {
+		parts = append(parts, fmt.Sprintf("publish +%d", w))
+	}
+	if len(parts) == 0 {
+		return "Nothing on this site earns points."
+	}
+	return "Points: " + strings.Join(parts, ", ") + "."
 }

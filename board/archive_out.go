@@ -1,0 +1,84 @@
+package board
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// archiveSetCmd writes a snapshot unless the archive exists.
+//
+//	KEYS[1] -> the archive ZSET
+//	ARGV[1] -> its TTL, ms; ARGV[2..] -> score, user pairs (at least one)
+//
+// Reply: 1 written, 0 the archive existed.
+var archiveSetCmd = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('ZADD', KEYS[1], unpack(ARGV, 2))
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 1
+`)
+
+// archiveOut snapshots the top archiveTop of a capped board whose kept
+// ZSET is empty (every kept member left by undos) from its out HASH (user
+// → true total), walked with HSCAN so that a large one does not block
+// Redis, in the ZSET's order (score, then user, descending). It returns
+// archiveCmd's reply: 1 archived, 0 archived meanwhile, -1 nobody left.
+func (a *Activity) archiveOut(ctx context.Context, out, archive string, ttl any) (int64, error) {
+	var top []Entry
+	var cursor uint64
+	for {
+		kv, next, err := a.rdb.HScan(ctx, out, cursor, "", 1000).Result()
+		if err != nil {
+			return 0, fmt.Errorf("archive %s from %s: %w", archive, out, err)
+		}
+		for i := 0; i+1 < len(kv); i += 2 {
+			s, err := parseScore(kv[i+1])
+			if err != nil {
+				return 0, fmt.Errorf("archive %s from %s: %w", archive, out, err)
+			}
+			top = append(top, Entry{User: kv[i], Score: s})
+		}
+		// keep the best archiveTop so far: memory stays bounded
+		if len(top) > 4*a.archiveTop {
+			top = bestEntries(top, a.archiveTop)
+		}
+		if cursor = next; cursor == 0 {
+			break
+		}
+	}
+	top = bestEntries(top, a.archiveTop)
+	if len(top) == 0 {
+		return -1, nil
+	}
+	args := []any{ttl}
+	for _, e := range top {
+		args = append(args, e.Score, e.User)
+	}
+	r, err := archiveSetCmd.Run(ctx, a.rdb, []string{archive}, args...).Int64()
+	if err != nil {
+		return 0, fmt.Errorf("archive %s: %w", archive, err)
+	}
+	return r, nil
+}
+
+// bestEntries returns the n best of es (by score, then user, descending,
+// as ZREVRANGE orders them), deduplicated by user (HSCAN may return a
+// field twice).
+func bestEntries(es []Entry, n int) []Entry {
+	slices.SortFunc(es, func(x, y Entry) int {
+		return cmp.Or(cmp.Compare(y.Score, x.Score), cmp.Compare(y.User, x.User))
+	})
+	seen := make(map[string]bool, len(es))
+	out := es[:0]
+	for _, e := range es {
+		if !seen[e.User] && len(out) < n {
+			seen[e.User] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}
