@@ -185,6 +185,9 @@ func (s *Store) Prune(ctx context.Context, now time.Time, o PruneOptions) (Prune
 func (s *Store) prune(ctx context.Context, now time.Time, size int) (PruneResult, error) {
 	cut := s.cutoff(now)
 	res := PruneResult{Cutoff: time.Unix(cut, 0)}
+	if err := s.ensureUngrouped(ctx); err != nil {
+		return res, fmt.Errorf("prune: %w", err)
+	}
 	if _, err := s.dropBands(ctx); err != nil {
 		return res, fmt.Errorf("prune: %w", err)
 	}
