@@ -158,6 +158,9 @@ func (s *Store) IngestBatch(ctx context.Context, as []Article) ([]IngestResult, 
 		}
 	}
 	if len(todo) > 0 {
+		if err := s.ensureUngrouped(ctx); err != nil {
+			return nil, err
+		}
 		if err := s.runIngest(ctx, as, calls, todo, res, now); err != nil {
 			return nil, err
 		}

@@ -26,6 +26,9 @@ func (s *Store) Post(ctx context.Context, user, title, link string) (string, err
 	if err := checkURL(link); err != nil {
 		return "", err
 	}
+	if err := s.ensureUngrouped(ctx); err != nil {
+		return "", err
+	}
 	id := ID(link)
 	now := s.clock.Now().Unix()
 	window := int64(s.opts.Window / time.Second)

@@ -149,6 +149,10 @@ type PruneResult struct {
 	// Kept is how many articles time: holds afterwards (for a dry run:
 	// would hold).
 	Kept int64
+	// Swept is how many group entries and story index entries of
+	// articles whose hash had expired the prune's sweep removed
+	// (sweep.go).
+	Swept int64
 	// DryRun is set for a dry run, which changed nothing.
 	DryRun bool
 	// Sample lists up to the requested number of the articles a dry run
@@ -185,6 +189,9 @@ func (s *Store) Prune(ctx context.Context, now time.Time, o PruneOptions) (Prune
 func (s *Store) prune(ctx context.Context, now time.Time, size int) (PruneResult, error) {
 	cut := s.cutoff(now)
 	res := PruneResult{Cutoff: time.Unix(cut, 0)}
+	if err := s.ensureUngrouped(ctx); err != nil {
+		return res, fmt.Errorf("prune: %w", err)
+	}
 	if _, err := s.dropBands(ctx); err != nil {
 		return res, fmt.Errorf("prune: %w", err)
 	}
@@ -234,12 +241,17 @@ func (s *Store) prune(ctx context.Context, now time.Time, size int) (PruneResult
 			break
 		}
 	}
+	swept, err := s.sweep(ctx)
+	res.Swept = swept
+	if err != nil {
+		return res, fmt.Errorf("prune: %w", err)
+	}
 	kept, err := s.c.ZCard(ctx, s.keys.Time()).Result()
 	if err != nil {
 		return res, fmt.Errorf("prune: count time: %w", err)
 	}
 	res.Kept = kept
-	s.log.Info("prune done", "removed", res.Removed, "batches", res.Batches, "kept", res.Kept, "cutoff", res.Cutoff)
+	s.log.Info("prune done", "removed", res.Removed, "batches", res.Batches, "kept", res.Kept, "swept", res.Swept, "cutoff", res.Cutoff)
 	return res, nil
 }
 

@@ -65,6 +65,9 @@ func (s *Store) Refresh(ctx context.Context, es []Engagement) (updated int, err 
 		counts[e.URL] = e.Comments
 	}
 	if len(order) > 0 {
+		if err := s.ensureUngrouped(ctx); err != nil {
+			return 0, err
+		}
 		updated, err = s.refreshWithAliases(ctx, order, counts)
 		if err != nil {
 			return updated, err

@@ -34,6 +34,8 @@ type Store struct {
 	// activity is told about votes, posts and views (activity.go).
 	activity Activity
 	leads    leadCache // rank_by story: the leads' sketches (story_plan.go)
+	// ungrouped: rank_by article, whether Ungroup ran (ungroup.go)
+	ungrouped ungroupOnce
 	// planned, when set (tests), runs after each story plan and before
 	// its chunks run (runStoryIngest)
 	planned func()

@@ -136,18 +136,30 @@ local function join(art, best, lk, lh)
   local id, key, exp = art.id, KEYS[art.k], art.t + life - now
   local sk = base .. 'story:' .. best
   local sv = (tonumber(lh[4]) or tonumber(lh[3]) or 0) + art.own
+  -- cur: how long the story lives so far (its key's TTL, or its lead's
+  -- when it forms)
+  local cur = math.max(redis.call('TTL', lk), redis.call('TTL', sk))
   if not lh[6] then
-    -- the story forms: lead and member, kept as long as the longer-lived
-    local ttl = redis.call('TTL', lk)
+    -- the story forms: lead and member
     redis.call('HSET', lk, 'story', best, 'svotes', num(sv))
     redis.call('HSET', sk, best, lh[5] or '', id, art.src)
-    redis.call('EXPIRE', sk, math.max(ttl, exp))
   else
     redis.call('HSET', lk, 'svotes', num(sv))
     redis.call('HSET', sk, id, art.src)
-    redis.call('EXPIRE', sk, exp, 'GT')
   end
   redis.call('HSET', key, 'story', best)
+  -- a story's articles and its key live as long as the longest-lived of
+  -- them (an article expires a day after its own window), so that none
+  -- is listed in "also" after it expired and no member outlives its lead
+  if exp > cur then
+    redis.call('EXPIRE', sk, exp)
+    for _, m in ipairs(redis.call('HKEYS', sk)) do
+      if m ~= id then redis.call('EXPIRE', base .. 'news:' .. m, exp, 'GT') end
+    end
+  else
+    redis.call('EXPIRE', sk, cur)
+    redis.call('EXPIRE', key, cur)
+  end
   unrank[#unrank+1] = id
   if not rescored[best] then leads[#leads+1] = best end
   rescored[best] = {num(sv), num(rank(formula, param, tonumber(lh[2]), sv, now))}

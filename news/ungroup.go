@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -17,9 +19,10 @@ import (
 // no ranking. A store ranking by article that finds such stories left
 // (the index, shingles, is there) ranks every article by itself again:
 // Ungroup. The daemon runs it when it starts and the rescore job before
-// it rebuilds, so that an operator who changes the setting and restarts
-// gets every article ranked, the way it would have been had stories
-// never been on. Votes cast on a story were kept on its lead: they stay
+// it rebuilds, and every store before its first write (ensureUngrouped:
+// a crawl -once, a vote, a prune), so that an operator who changes the
+// setting gets every article ranked, the way it would have been had
+// stories never been on. Votes cast on a story were kept on its lead: they stay
 // the lead's.
 
 // ungroupScanCount is the COUNT of each SCAN of Ungroup for story: keys;
@@ -88,6 +91,47 @@ func (s *Store) Ungroup(ctx context.Context) (int64, error) {
 	if s.opts.stories() {
 		return 0, errors.New("ungroup: the store ranks by story")
 	}
+	s.ungrouped.mu.Lock()
+	defer s.ungrouped.mu.Unlock()
+	n, err := s.ungroup(ctx)
+	if err == nil {
+		s.ungrouped.done.Store(true)
+	}
+	return n, err
+}
+
+// ungroupOnce is the store's memory of its Ungroup: done once one ran
+// to its end.
+type ungroupOnce struct {
+	mu   sync.Mutex
+	done atomic.Bool
+}
+
+// ensureUngrouped runs Ungroup before the first write of a store that
+// ranks by article (an ingest, a refresh, a vote, a post, a prune), once
+// per store: so that a crawl -once, a vote or a prune after the setting
+// was switched from story never finds a story's article half ranked (a
+// refresh or a vote put it in score: and votes: but not time:), whatever
+// started it. The daemon's start and the rescore job run Ungroup too;
+// after one ran, this costs an atomic load.
+func (s *Store) ensureUngrouped(ctx context.Context) error {
+	if s.opts.stories() || s.ungrouped.done.Load() {
+		return nil
+	}
+	s.ungrouped.mu.Lock()
+	defer s.ungrouped.mu.Unlock()
+	if s.ungrouped.done.Load() {
+		return nil
+	}
+	if _, err := s.ungroup(ctx); err != nil {
+		return err
+	}
+	s.ungrouped.done.Store(true)
+	return nil
+}
+
+// ungroup is Ungroup's work.
+func (s *Store) ungroup(ctx context.Context) (int64, error) {
 	n, err := s.c.Exists(ctx, s.keys.Shingles()).Result()
 	if err != nil || n == 0 {
 		return 0, wrapErr("ungroup: look for a story index", err)

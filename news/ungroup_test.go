@@ -163,3 +163,63 @@ func TestUngroupMany(t *testing.T) {
 		t.Errorf("Check: %+v, %v; want %d articles, every invariant", c, err, 2*n)
 	}
 }
+
+// TestUngroupBeforeFirstWrite: a store ranking by article ungroups the
+// stories left by rank_by: story before its first write, whichever it is
+// (a crawl -once or a vote with the setting switched, no daemon start or
+// rescore in between). Before, a refresh of a story's article put it in
+// score: and votes: but not time:, and Check failed.
+func TestUngroupBeforeFirstWrite(t *testing.T) {
+	for name, write := range map[string]func(e *env, s *Store, member Article) error{
+		"refresh": func(e *env, s *Store, m Article) error {
+			_, err := s.Refresh(e.ctx, []Engagement{{URL: m.URL, Comments: 80}})
+			return err
+		},
+		"vote": func(e *env, s *Store, m Article) error {
+			_, err := s.Vote(e.ctx, "u1", ID(m.URL), Up)
+			return err
+		},
+		"ingest": func(e *env, s *Store, m Article) error {
+			m.Comments = 80
+			_, err := s.Ingest(e.ctx, m)
+			return err
+		},
+		"prune": func(e *env, s *Store, m Article) error {
+			_, err := s.Prune(e.ctx, e.clock.Now(), PruneOptions{})
+			return err
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t, func(o *Options) { o.RankBy = RankByStory; o.CommentWeight = 1 })
+			const sum = "The central bank raised its main interest rate by half a point on Tuesday, citing inflation."
+			post := t0.Add(-2 * time.Hour)
+			lead := storyArticle("https://a.example.com/1", "Central bank raises interest rates to fight inflation", sum, "A", post)
+			member := storyArticle("https://b.example.com/1", "To fight inflation, central bank raises interest rates", sum, "B", post)
+			if _, err := e.s.Ingest(e.ctx, lead); err != nil {
+				t.Fatal(err)
+			}
+			if r, err := e.s.Ingest(e.ctx, member); err != nil || r.Story != ID(lead.URL) {
+				t.Fatalf("member: %+v %v", r, err)
+			}
+			o := e.s.opts
+			o.RankBy = RankByArticle
+			flat, err := New(e.c, e.s.keys.base[:len(e.s.keys.base)-len(Tag)-1], o, WithClock(e.clock), WithLogger(e.s.log))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := write(e, flat, member); err != nil {
+				t.Fatal(err)
+			}
+			c, err := flat.Check(e.ctx)
+			if err != nil || !c.OK() {
+				t.Fatalf("Check after the first write = %+v %v", c, err)
+			}
+			if n := e.c.ZCard(e.ctx, e.s.keys.Time()).Val(); n != 2 {
+				t.Errorf("%d articles ranked by time, want both", n)
+			}
+			if n := e.c.Exists(e.ctx, e.s.keys.Story(ID(lead.URL)), e.s.keys.Shingles()).Val(); n != 0 {
+				t.Errorf("%d story keys left", n)
+			}
+		})
+	}
+}

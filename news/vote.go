@@ -57,6 +57,9 @@ func (s *Store) Vote(ctx context.Context, user, id string, d Dir) (VoteResult, e
 	if d != Up && d != Down && d != None {
 		return VoteResult{}, fmt.Errorf("%w: vote must be up, down or none, got %d", ErrBadInput, d)
 	}
+	if err := s.ensureUngrouped(ctx); err != nil {
+		return VoteResult{}, fmt.Errorf("vote on %s: %w", id, err)
+	}
 	cmd := s.runVote(ctx, user, id, d)
 	r, err := parseScriptReply(cmd)
 	if err != nil {
@@ -66,7 +69,12 @@ func (s *Store) Vote(ctx context.Context, user, id string, d Dir) (VoteResult, e
 	case "notfound":
 		return VoteResult{}, fmt.Errorf("vote on %s: %w", id, ErrNotFound)
 	case "closed":
-		return VoteResult{}, fmt.Errorf("vote on %s: %w (older than %s)", id, ErrVotingClosed, human.Duration(s.opts.Window))
+		why := "older than " + human.Duration(s.opts.Window)
+		if s.opts.stories() {
+			// a story's article votes for the story, open while its lead is
+			why = "its story began more than " + human.Duration(s.opts.Window) + " ago"
+		}
+		return VoteResult{}, fmt.Errorf("vote on %s: %w (%s)", id, ErrVotingClosed, why)
 	case "ok":
 		story := s.opts.stories()
 		if len(r) != 8 && !story || len(r) != 9 && story {

@@ -157,7 +157,15 @@ func (s *Server) apiGetNews(w http.ResponseWriter, r *http.Request) error {
 	if it.Also, err = s.alsoOf(r.Context(), it); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, s.itemJSON(it))
+	out := s.itemJSON(it)
+	// another article of a story: voting is open while its lead is
+	// within the window (its votes go to the story)
+	lead, err := s.storyLead(r.Context(), it)
+	if err != nil {
+		return err
+	}
+	out.VotingOpen = s.votingOpen(lead)
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 

@@ -2,6 +2,8 @@ package web
 
 import (
 	"context"
+	"errors"
+	"time"
 
 	"github.com/newsrank/newsrank/news"
 )
@@ -93,10 +95,17 @@ func (s *Server) alsoViews(ms []news.Member) []alsoView {
 // storyLead returns the article whose vote widget article it shows: its
 // story's lead when it is another article of a story (the lead holds the
 // story's votes, its up and down are the story's, the visitor's vote and
-// the voting window), else it itself.
+// the voting window), else it itself. When the lead is gone (it expired,
+// or the prune took it), the story is closed: it returns the article
+// itself with no post time, so that voting shows closed.
 func (s *Server) storyLead(ctx context.Context, it news.Item) (news.Item, error) {
 	if it.Story == "" || it.Story == it.ID {
 		return it, nil
 	}
-	return s.opts.News.Get(ctx, it.Story)
+	lead, err := s.opts.News.Get(ctx, it.Story)
+	if errors.Is(err, news.ErrNotFound) {
+		it.PostTime = time.Time{}
+		return it, nil
+	}
+	return lead, err
 }

@@ -68,5 +68,8 @@ SIGINT/SIGTERM.`)
 	}
 	fmt.Fprintf(std.out, "prune: removed %d articles older than %s in %d batches; %d kept (%s)\n",
 		run.Counts["removed"], a.cfg.News.Window, run.Counts["batches"], run.Counts["kept"], run.Duration().Round(time.Millisecond))
+	if n := run.Counts["swept"]; n > 0 {
+		fmt.Fprintf(std.out, "prune: swept %d group and story index entries of articles that had expired\n", n)
+	}
 	return nil
 }
