@@ -153,11 +153,8 @@ func (a *Activity) periodKeys(p Period, date time.Time) (periodKeys, error) {
 	return periodKeys{b, a.keys.out(b), a.keys.archive(p, date.In(a.loc).Format(layout))}, nil
 }
 
-// previous returns the date of the period before the one holding date.
+// previous returns the first instant of the period before the one
+// holding date.
 func (a *Activity) previous(p Period, date time.Time) time.Time {
-	d := date.In(a.loc)
-	if p == Month {
-		return time.Date(d.Year(), d.Month()-1, 1, 12, 0, 0, 0, a.loc)
-	}
-	return time.Date(d.Year(), d.Month(), d.Day()-1, 12, 0, 0, 0, a.loc)
+	return a.Shift(p, date, -1)
 }
