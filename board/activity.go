@@ -143,8 +143,11 @@ func (a *Activity) Location() *time.Location { return a.loc }
 func (a *Activity) ArchiveTop() int { return a.archiveTop }
 
 // ParseDate parses the date of a board of period p in the configured time
-// zone: "2006-01-02" for a day, "2006-01" (or a day of it) for a month. An
-// empty s means now.
+// zone: "2006-01-02" for a day, "2006-01" (or a day of it) for a month. It
+// returns the first instant of that day (of the month's first day) in the
+// zone, which is not always 00:00: where DST begins at midnight
+// (America/Santiago) the day begins at 01:00. A day the zone skipped
+// (Pacific/Apia, 2011-12-30) is ErrBadDate. An empty s means now.
 func (a *Activity) ParseDate(p Period, s string) (time.Time, error) {
 	if _, err := ParsePeriod(string(p)); err != nil {
 		return time.Time{}, err
@@ -158,8 +161,12 @@ func (a *Activity) ParseDate(p Period, s string) (time.Time, error) {
 		layouts = []string{MonthLayout, DayLayout}
 	}
 	for _, l := range layouts {
-		if t, err := time.ParseInLocation(l, s, a.loc); err == nil {
-			return t, nil
+		if t, err := time.Parse(l, s); err == nil {
+			c := civilOf(t, time.UTC)
+			if !c.exists(a.loc) {
+				return time.Time{}, fmt.Errorf("date %q: %w: no such day in %s", s, ErrBadDate, a.loc)
+			}
+			return c.start(a.loc), nil
 		}
 	}
 	if p == Month {

@@ -10,8 +10,9 @@ import (
 
 // A closed period's board is snapshot into its archive key (keys.go) once
 // the period has been closed for MaxLateness, so that late events are in
-// it: a day on the next day after midnight plus MaxLateness, a month
-// likewise after its last day. Undos that reach the board later do not
+// it: a day MaxLateness after the next day begins (its midnight, or the
+// end of a DST gap where midnight does not exist), a month likewise
+// after its last day. Undos that reach the board later do not
 // change the snapshot; while the board lives, the reads use the board.
 
 // ArchiveReport says what Archive did.
@@ -62,26 +63,34 @@ return out
 // closedPeriod is a period whose board may still be snapshot.
 type closedPeriod struct {
 	period Period
-	date   string
+	date   string // DayLayout or MonthLayout
 	end    time.Time
 }
 
 // closedPeriods lists the periods closed for MaxLateness at now whose
 // boards may still exist, newest first: the days of the last
-// DayRetention and the months of the last MonthRetention.
+// DayRetention and the months of the last MonthRetention. Periods are
+// calendar dates (calendar.go), each ending at the first instant of the
+// next; a day the zone skipped has no instant and is not listed.
 func (a *Activity) closedPeriods(now time.Time) []closedPeriod {
-	now = now.In(a.loc)
 	var out []closedPeriod
-	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, a.loc)
-	for d := today.AddDate(0, 0, -1); !d.AddDate(0, 0, 1).Add(MaxLateness + a.dayTTL).Before(now); d = d.AddDate(0, 0, -1) {
-		if end := d.AddDate(0, 0, 1); !end.Add(MaxLateness).After(now) {
-			out = append(out, closedPeriod{Day, d.Format(DayLayout), end})
+	today := civilOf(now, a.loc)
+	for d := today.addDays(-1); ; d = d.addDays(-1) {
+		end := d.addDays(1).start(a.loc)
+		if end.Add(MaxLateness + a.dayTTL).Before(now) {
+			break
+		}
+		if !end.Add(MaxLateness).After(now) && d.exists(a.loc) {
+			out = append(out, closedPeriod{Day, d.format(Day), end})
 		}
 	}
-	first := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, a.loc)
-	for m := first.AddDate(0, -1, 0); !m.AddDate(0, 1, 0).Add(MaxLateness + a.monthTTL).Before(now); m = m.AddDate(0, -1, 0) {
-		if end := m.AddDate(0, 1, 0); !end.Add(MaxLateness).After(now) {
-			out = append(out, closedPeriod{Month, m.Format(MonthLayout), end})
+	for m := today.addMonths(-1); ; m = m.addMonths(-1) {
+		end := m.addMonths(1).start(a.loc)
+		if end.Add(MaxLateness + a.monthTTL).Before(now) {
+			break
+		}
+		if !end.Add(MaxLateness).After(now) {
+			out = append(out, closedPeriod{Month, m.format(Month), end})
 		}
 	}
 	return out
@@ -107,7 +116,10 @@ func (a *Activity) Archive(ctx context.Context) (ArchiveReport, error) {
 		if ttl <= 0 {
 			continue
 		}
-		b, _ := a.boardKey(p.period, p.end.Add(-time.Hour))
+		b := a.keys.day(p.date)
+		if p.period == Month {
+			b = a.keys.month(p.date)
+		}
 		keys = append(keys, b, a.keys.out(b), a.keys.archive(p.period, p.date))
 		args = append(args, ttl.Milliseconds())
 	}
@@ -153,11 +165,8 @@ func (a *Activity) periodKeys(p Period, date time.Time) (periodKeys, error) {
 	return periodKeys{b, a.keys.out(b), a.keys.archive(p, date.In(a.loc).Format(layout))}, nil
 }
 
-// previous returns the date of the period before the one holding date.
+// previous returns the first instant of the period before the one
+// holding date.
 func (a *Activity) previous(p Period, date time.Time) time.Time {
-	d := date.In(a.loc)
-	if p == Month {
-		return time.Date(d.Year(), d.Month()-1, 1, 12, 0, 0, 0, a.loc)
-	}
-	return time.Date(d.Year(), d.Month(), d.Day()-1, 12, 0, 0, 0, a.loc)
+	return a.Shift(p, date, -1)
 }

@@ -91,13 +91,11 @@ func (s *Server) boardsPage(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	v := boardsView{Period: string(per), Date: boardDate(a, per, date), ArchiveTop: a.ArchiveTop(),
 		Points: pointsText(a.Weights())}
-	if per == board.Month {
-		v.Prev = boardDate(a, per, date.AddDate(0, -1, 0))
-		v.Next = boardDate(a, per, date.AddDate(0, 1, 0))
-	} else {
-		v.Prev = boardDate(a, per, date.AddDate(0, 0, -1))
-		v.Next = boardDate(a, per, date.AddDate(0, 0, 1))
-	}
+	// Calendar steps in the boards' zone: not AddDate, which misses a day
+	// without a midnight (DST at 00:00) and steps a month from the 31st
+	// into the one after next.
+	v.Prev = boardDate(a, per, a.Shift(per, date, -1))
+	v.Next = boardDate(a, per, a.Shift(per, date, 1))
 	m, err := a.TopMovements(ctx, per, date, defaultTopN)
 	if err != nil {
 		return err
