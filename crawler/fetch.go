@@ -272,7 +272,7 @@ func (st *fetchState) headers(cr *colly.Response, maxBody int64) {
 	st.contentType = cr.Headers.Get("Content-Type")
 	if st.req.cond != nil {
 		st.header = cr.Headers.Clone()
-		if st.status == http.StatusNotModified {
+		if c := st.req.cond; st.status == http.StatusNotModified && (c.etag != "" || c.lastModified != "") {
 			st.notModified = true
 			cr.Request.Abort()
 			return

@@ -49,6 +49,11 @@ func statusError(u string, status int, after time.Duration) *FetchError {
 		e.Reason, e.Retryable = ReasonTimeout, true
 	case status >= 400:
 		e.Reason = ReasonHTTP4xx
+	case status == http.StatusNotModified:
+		// to a request without validators (fetchState.headers): nothing
+		// was read, and the page must not look read
+		e.Reason = ReasonHTTPStatus
+		e.Err = errors.New("HTTP 304 Not Modified to a request without validators")
 	case status >= 300 && status < 400:
 		e.Reason = ReasonTooManyRedirects // a redirect without a usable Location
 	default:

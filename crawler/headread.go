@@ -172,14 +172,17 @@ func (lw *listWalk) readHead(ctx context.Context, page string, head *response) (
 	}
 	// Every entry of the head is new (or it holds none whole): the rest,
 	// if it is still the same feed.
-	v := head.header.Get("ETag")
-	if v == "" || strings.HasPrefix(v, "W/") {
-		v = head.header.Get("Last-Modified") // If-Range takes strong validators only
+	etag, lm := head.header.Get("ETag"), head.header.Get("Last-Modified")
+	if etag == "" && lm == "" {
+		return lw.readWhole(ctx, page) // nothing tells the rest is of the same feed
 	}
-	if v == "" {
-		return lw.readWhole(ctx, page)
+	v := &listValidators{rng: fmt.Sprintf("bytes=%d-", len(head.body))}
+	if !strings.HasPrefix(etag, "W/") {
+		// If-Range takes a strong entity tag (RFC 9110 13.1.5: a date
+		// only when it is strong, which a client cannot tell)
+		v.ifRange = etag
 	}
-	rest, err := lw.get(ctx, page, nil, &listValidators{rng: fmt.Sprintf("bytes=%d-", len(head.body)), ifRange: v})
+	rest, err := lw.get(ctx, page, nil, v)
 	if err != nil {
 		return nil, err
 	}
@@ -187,11 +190,34 @@ func (lw *listWalk) readHead(ctx context.Context, page string, head *response) (
 	if rest.status != http.StatusPartialContent {
 		return rest, nil // the feed changed since its head: whole
 	}
-	if first, _, _, err := contentRange(rest.header); err != nil || first != int64(len(head.body)) {
+	if err := sameFeed(head, rest, total); err != nil {
 		lw.c.log.Warn("feed rest answer unusable, reading it whole", "source", lw.s.cfg.Name, "url", page, "err", err)
 		return lw.readWhole(ctx, page)
 	}
 	return wholeOf(rest, append(head.body[:len(head.body):len(head.body)], rest.body...)), nil
+}
+
+// sameFeed checks that a rest answer (206) goes on from head, of the same
+// feed: it starts where the head ended, and its total length and
+// validators are the head's. A server that ignores If-Range, or one sent
+// none (a weak ETag), may send the rest of a newer feed: joined to the
+// old head, it would lose the entries that moved across the cut.
+func sameFeed(head, rest *response, total int64) error {
+	first, _, rtotal, err := contentRange(rest.header)
+	switch {
+	case err != nil:
+		return err
+	case first != int64(len(head.body)):
+		return fmt.Errorf("the rest starts at byte %d, the head ended at %d", first, len(head.body))
+	case rtotal != total:
+		return fmt.Errorf("the feed is %d bytes long in the rest, %d in the head: it changed", rtotal, total)
+	}
+	for _, h := range []string{"ETag", "Last-Modified"} {
+		if a, b := head.header.Get(h), rest.header.Get(h); a != b {
+			return fmt.Errorf("the rest's %s %q is not the head's %q: the feed changed", h, b, a)
+		}
+	}
+	return nil
 }
 
 // readWhole reads a list page whole, unconditionally.

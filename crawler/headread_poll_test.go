@@ -18,15 +18,18 @@ import (
 // file server does (http.ServeContent: ETag, Accept-Ranges, Range,
 // If-Range), and logs each request's range headers and answer.
 type feedSite struct {
-	mu       sync.Mutex
-	n        int  // articles published: 1..n
-	oldest   bool // list oldest first
-	noRanges bool // a dynamic server: no Accept-Ranges, Range ignored
-	badRange bool // answer a Range with a 206 of other bytes
-	refuse   bool // answer a Range with 416
-	gzipped  bool // answer a Range with a range of the gzipped feed
-	onRest   int  // articles published when a request with If-Range comes
-	log      []feedHit
+	mu        sync.Mutex
+	n         int  // articles published: 1..n
+	oldest    bool // list oldest first
+	noRanges  bool // a dynamic server: no Accept-Ranges, Range ignored
+	badRange  bool // answer a Range with a 206 of other bytes
+	refuse    bool // answer a Range with 416
+	gzipped   bool // answer a Range with a range of the gzipped feed
+	onRest    int  // articles published when a request with If-Range comes
+	back      int  // back-dated articles, listed after the others (older)
+	weak      bool // a weak ETag (W/"..."), which If-Range cannot take
+	noIfRange bool // a server that ignores If-Range
+	log       []feedHit
 }
 
 type feedHit struct {
@@ -47,6 +50,10 @@ func (f *feedSite) doc() []byte {
 			`<description>%s</description></item>`, i, host, i, t0.Add(time.Duration(i)*time.Minute).Format(time.RFC1123Z),
 			strings.Repeat("Some words of the summary. ", 20))
 	}
+	for i := 1; i <= f.back; i++ {
+		fmt.Fprintf(&b, `<item><title>Back %d</title><link>http://%s/b/%d.html</link><pubDate>%s</pubDate></item>`,
+			i, host, i, t0.Add(-time.Duration(i)*time.Hour).Format(time.RFC1123Z))
+	}
 	b.WriteString(`</channel></rss>`)
 	return b.Bytes()
 }
@@ -54,9 +61,12 @@ func (f *feedSite) doc() []byte {
 func (f *feedSite) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if r.Header.Get("If-Range") != "" && f.onRest > 0 {
+	if rng := r.Header.Get("Range"); f.onRest > 0 && (r.Header.Get("If-Range") != "" || rng != "" && !strings.HasPrefix(rng, "bytes=0-")) {
 		f.n += f.onRest
 		f.onRest = 0
+	}
+	if f.noIfRange {
+		r.Header.Del("If-Range")
 	}
 	hit := feedHit{rng: r.Header.Get("Range"), ifRange: r.Header.Get("If-Range"), inm: r.Header.Get("If-None-Match")}
 	body := f.doc()
@@ -83,7 +93,11 @@ func (f *feedSite) serve(w http.ResponseWriter, r *http.Request) {
 		cw.WriteHeader(http.StatusPartialContent)
 		cw.Write(body[5:105])
 	default:
-		w.Header().Set("ETag", fmt.Sprintf(`"%d-%v"`, f.n, f.oldest))
+		tag := fmt.Sprintf(`"%d-%v"`, f.n, f.oldest)
+		if f.weak {
+			tag = "W/" + tag
+		}
+		w.Header().Set("ETag", tag)
 		http.ServeContent(cw, r, "", time.Time{}, bytes.NewReader(body))
 	}
 	hit.status, hit.bytes = cw.status, cw.n

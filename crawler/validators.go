@@ -65,6 +65,33 @@ type listEntry struct {
 	Head int `json:"r,omitempty"`
 	// At is when the page last answered (unix seconds).
 	At int64 `json:"t"`
+	// Crawl is what the page's last answer to a crawl was, when a poll
+	// has read it since (nil: the last answer was a crawl's, the fields
+	// above). A poll stops at its first page with nothing new, or at a
+	// feed's head: the crawl job, which reads on through every page
+	// changed since it last read them, compares with what it read, or
+	// it would take a page a poll read as unchanged and never read the
+	// entries listed below it (back-dated ones, or the comment counts of
+	// the next pages).
+	Crawl *pageMark `json:"w,omitempty"`
+}
+
+// pageMark is what a conditional read of a page compares with: the
+// validators and body hash of an earlier answer (all empty: read it
+// unconditionally).
+type pageMark struct {
+	ETag         string `json:"e,omitempty"`
+	LastModified string `json:"m,omitempty"`
+	Hash         string `json:"h,omitempty"`
+}
+
+// mark is what a read of the page by a poll (poll true) or a crawl
+// compares with.
+func (e listEntry) mark(poll bool) pageMark {
+	if !poll && e.Crawl != nil {
+		return *e.Crawl
+	}
+	return pageMark{ETag: e.ETag, LastModified: e.LastModified, Hash: e.Hash}
 }
 
 // listCache is one source's list validators during one walk: those read
@@ -73,6 +100,7 @@ type listEntry struct {
 // that failed is read in full next time, whatever they say).
 type listCache struct {
 	key     string
+	poll    bool // the walk is a poll's (Crawl marks are kept, not set)
 	old     map[string]listEntry
 	stale   []string             // fields read expired or unreadable: deleted on save
 	pending map[string]listEntry // pages read in the current start URL's walk
@@ -104,7 +132,7 @@ func ForgetLists(ctx context.Context, c redis.Cmdable, prefix, source string) er
 // loadLists reads a source's list validators; a Redis error only costs
 // the conditional requests of this walk.
 func (lw *listWalk) loadLists(ctx context.Context) {
-	lc := &listCache{key: lw.c.listsKey(lw.s.cfg.Name), old: map[string]listEntry{},
+	lc := &listCache{key: lw.c.listsKey(lw.s.cfg.Name), poll: lw.poll, old: map[string]listEntry{},
 		pending: map[string]listEntry{}, keep: map[string]listEntry{}}
 	lw.cache = lc
 	m, err := lw.c.rdb.HGetAll(ctx, lc.key).Result()
@@ -169,8 +197,8 @@ func (lc *listCache) cond(pageURL string) *listValidators {
 	if lc == nil {
 		return &listValidators{}
 	}
-	e := lc.old[pageURL]
-	return &listValidators{etag: e.ETag, lastModified: e.LastModified}
+	m := lc.old[pageURL].mark(lc.poll)
+	return &listValidators{etag: m.ETag, lastModified: m.LastModified}
 }
 
 // headCond is cond, with the byte range of the page's head when it is
@@ -235,9 +263,9 @@ func (lc *listCache) seen(pageURL string, resp *response, now time.Time, childre
 	if lc == nil {
 		return
 	}
-	e := lc.old[pageURL]
+	old, known := lc.old[pageURL]
+	e := old
 	if !resp.notModified {
-		old := e
 		e = listEntry{Hash: bodyHash(resp.body), Children: children}
 		if resp.status == http.StatusPartialContent {
 			e.Head = old.Head // a head read: the page is read so again
@@ -250,6 +278,16 @@ func (lc *listCache) seen(pageURL string, resp *response, now time.Time, childre
 		e.LastModified = v
 	}
 	e.At = now.Unix()
+	switch {
+	case !lc.poll:
+		e.Crawl = nil // the crawl's answer is the fields themselves
+	case old.Crawl != nil:
+		e.Crawl = old.Crawl
+	case known:
+		e.Crawl = &pageMark{ETag: old.ETag, LastModified: old.LastModified, Hash: old.Hash}
+	default:
+		e.Crawl = &pageMark{} // first read by a poll: a crawl reads it whole
+	}
 	lc.pending[pageURL] = e
 }
 
@@ -263,7 +301,8 @@ func (lc *listCache) unchanged(pageURL string, resp *response) bool {
 		return false
 	}
 	e, ok := lc.old[pageURL]
-	return ok && e.Hash != "" && e.Hash == bodyHash(resp.body)
+	h := e.mark(lc.poll).Hash
+	return ok && h != "" && h == bodyHash(resp.body)
 }
 
 // children are the child sitemaps an unchanged sitemap index listed.
