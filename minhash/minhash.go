@@ -1,14 +1,16 @@
 // Package minhash estimates how alike two short texts are from small
 // sketches: text is normalised (NFKC, lower case, punctuation and a few
 // English stop words dropped, a plural s and a possessive 's cut, "%" and
-// "per cent" read "percent", thousands separators dropped) and cut into
-// shingles — character bigrams for CJK text, words and pairs of words for
-// Latin and other space-separated scripts, names and figures counting
-// FactWeight times — and each shingle is hashed once. A text's
-// sketch keeps the least K of its distinct hashes (bottom-k MinHash,
-// Broder): for news titles and summaries that is usually all of them, so
-// the similarity of two sketches is the exact Jaccard similarity of the
-// texts' shingle sets, and an estimate of it for longer texts. Keys are
+// "per cent" read "percent", a number with the points, dashes, colons
+// and slashes between its digits one word, its thousands separators
+// dropped) and cut into shingles — character bigrams for CJK text,
+// words and pairs of words for Latin and other space-separated scripts,
+// names and figures counting FactWeight times — and each shingle is
+// hashed once. A text's sketch keeps the least K of its distinct hashes
+// (bottom-k MinHash, Broder): for news titles and summaries that is
+// usually all of them, so the similarity of two sketches is the exact
+// Jaccard similarity of the texts' shingle sets, and an estimate of it
+// for longer texts. Keys are
 // what an index files a sketch under: its names and figures first, then
 // its least word pairs; two texts share more of them the more alike they
 // are, and a text filed under a key is a candidate only when it shares
@@ -192,7 +194,8 @@ func (sk Sketch) Keys() []uint32 {
 }
 
 // Figure tells whether v, a hash of a sketch, is a figure's (a word that
-// begins with a digit: "2-0" has two, "4%" one).
+// begins with a digit, with the points, commas, colons, slashes and
+// dashes between its digits: "2-0", "2.1%" and "14:30" have one each).
 func Figure(v uint32) bool { return v&7 == 7 }
 
 // Bytes returns sk as 4 bytes per hash, big-endian.

@@ -14,8 +14,10 @@ import (
 // characters of a CJK run (a lone CJK character by itself). A shingle
 // that recurs is emitted again. Words (their first 64 bytes) are folded
 // to lower case and lose a plural s (stem) and the s of a possessive;
-// "%" and "per cent" are the word "percent", and the thousands
-// separators of a number are dropped ("1,500" is "1500").
+// "%" and "per cent" are the word "percent", a number is one word with
+// the points, commas, colons, slashes and dashes between its digits
+// ("2-0", "2.1", "14:30": joint), and its thousands separators are
+// dropped ("1,500" is "1500").
 //
 // Words and word pairs: the words carry a story's facts (names, places,
 // figures) whatever the order a copy puts them in, the pairs its wording,
@@ -54,7 +56,18 @@ func shingles(text string, emit func(h uint64, k kind)) {
 		text = norm.NFKC.String(text)
 	}
 	sh := shingler{emit: emit, start: true}
+	skip := 0 // text[:skip] is read: the spaced dash of a figure
 	for i, r := range text {
+		if i < skip {
+			continue
+		}
+		if c, n := sh.joint(text, i, r); n > 0 {
+			if c != 0 {
+				sh.add(c)
+			}
+			skip = i + n
+			continue
+		}
 		switch {
 		case r < 0x80:
 			sh.flushRun()
@@ -67,8 +80,6 @@ func shingles(text string, emit func(h uint64, k kind)) {
 			case '0' <= r && r <= '9':
 				sh.digit = sh.digit || sh.n == 0
 				sh.add(byte(r))
-			case r == ',' && sh.digit && i+1 < len(text) && '0' <= text[i+1] && text[i+1] <= '9':
-				// a thousands separator
 			case r == '%':
 				sh.flushWord()
 				sh.n = copy(sh.word[:], "percent")
