@@ -194,5 +194,7 @@ type Page struct {
 // Group is a group name and how many articles it holds.
 type Group struct {
 	Name string `json:"name"`
-	Size int64  `json:"size"`
+	// Size counts the group's articles: with news.rank_by: story, a
+	// story's other articles too (the group's listing counts stories).
+	Size int64 `json:"size"`
 }

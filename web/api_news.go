@@ -44,7 +44,7 @@ type itemJSON struct {
 	// the article mode's replies are unchanged.
 	Story      string        `json:"story,omitempty"`
 	Also       []news.Member `json:"also,omitempty"`
-	StoryVotes float64       `json:"story_votes,omitempty"`
+	StoryVotes *float64      `json:"story_votes,omitempty"` // on a lead, 0 too
 }
 
 func (s *Server) itemJSON(it news.Item) itemJSON {
@@ -52,8 +52,17 @@ func (s *Server) itemJSON(it news.Item) itemJSON {
 		ID: it.ID, Title: it.Title, URL: it.URL, Source: it.Source, Summary: it.Summary, Image: it.Image,
 		User: it.User, PostTime: it.PostTime.UTC(), CrawlTime: it.CrawlTime.UTC(), Comments: it.Comments,
 		Up: it.Up, Down: it.Down, Votes: it.Votes, Score: it.Score, VotingOpen: s.votingOpen(it),
-		Story: it.Story, Also: it.Also, StoryVotes: it.StoryVotes,
+		Story: it.Story, Also: it.Also, StoryVotes: storyVotes(it),
 	}
+}
+
+// storyVotes is a lead's story's votes (nil for any other article).
+func storyVotes(it news.Item) *float64 {
+	if it.Story == "" || it.Story != it.ID {
+		return nil
+	}
+	v := it.StoryVotes
+	return &v
 }
 
 // votingOpen reports whether the article is younger than the window.

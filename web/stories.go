@@ -40,9 +40,9 @@ func (it *itemJSON) appendStoryJSON(b []byte) []byte {
 		}
 		b = append(b, ']')
 	}
-	if it.StoryVotes != 0 {
+	if it.StoryVotes != nil { // a lead's: 0 too
 		b = append(b, `,"story_votes":`...)
-		b = appendJSONFloat(b, it.StoryVotes)
+		b = appendJSONFloat(b, *it.StoryVotes)
 	}
 	return b
 }

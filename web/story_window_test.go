@@ -35,6 +35,12 @@ func TestStoryVotingWindow(t *testing.T) {
 		ids = append(ids, r.ID)
 	}
 	lead, member := ids[0], ids[1]
+	// a lead's story_votes are there at 0 too (they were left out)
+	for _, path := range []string{"/api/news", "/api/news/" + lead} {
+		if r := e.do("GET", path, "", ""); !strings.Contains(string(r.body), `"story_votes":0`) {
+			t.Errorf("GET %s lacks the lead's story_votes 0: %s", path, r.body)
+		}
+	}
 	var it itemJSON
 	if e.get("/api/news/"+member, &it); !it.VotingOpen || it.Story != lead {
 		t.Fatalf("member within the lead's window: %+v", it)
