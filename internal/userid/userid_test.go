@@ -7,7 +7,7 @@ import (
 )
 
 func TestCheck(t *testing.T) {
-	for _, id := range []string{"alice", "王小明", "a b", "user@example.com", "x-y_z.1", strings.Repeat("a", MaxLen), "\u202eevil"} {
+	for _, id := range []string{"alice", "王小明", "a b", "user@example.com", "x-y_z.1", strings.Repeat("a", MaxLen), "שלום", "👩‍💻"} {
 		if err := Check(id); err != nil {
 			t.Errorf("Check(%q) = %v, want nil", id, err)
 		}
@@ -24,6 +24,8 @@ func TestCheck(t *testing.T) {
 		"sp\u3000":                    "begins or ends with a space", // ideographic space
 		"x,y":                         "contains a comma",
 		",":                           "contains a comma",
+		"\u202eevil":                  "bidirectional",
+		"a\u2067b":                    "bidirectional",
 	} {
 		err := Check(id)
 		if err == nil || !strings.Contains(err.Error(), want) {
