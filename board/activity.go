@@ -220,6 +220,9 @@ func (a *Activity) Top(ctx context.Context, period Period, date time.Time, n int
 	}
 	out := make([]Entry, 0, len(vals)/2)
 	for i := 0; i+1 < len(vals); i += 2 {
+		if vals[i] == completeMark {
+			continue
+		}
 		score, err := parseScore(vals[i+1])
 		if err != nil {
 			return nil, fmt.Errorf("top %d of %s: %w", n, k.board, err)

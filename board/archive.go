@@ -35,7 +35,9 @@ type ArchiveReport struct {
 //
 // Reply: per period, 1 archived, 0 already archived, -1 no board, -2 a
 // capped board whose kept members all left (by undos): its top is in its
-// out HASH, which archiveOut snapshots.
+// out HASH, which archiveOut snapshots. A snapshot of every user of its
+// board (ZCARD at most n, nobody outside a cap) holds the member
+// completeMark too.
 var archiveCmd = redis.NewScript(`
 local n, out = tonumber(ARGV[1]), {}
 for i = 1, #KEYS / 3 do
@@ -51,6 +53,10 @@ for i = 1, #KEYS / 3 do
     for j = 1, #items, 2 do
       args[#args + 1] = items[j + 1]
       args[#args + 1] = items[j]
+    end
+    if redis.call('ZCARD', b) <= n and redis.call('EXISTS', o) == 0 then
+      args[#args + 1] = '-1'
+      args[#args + 1] = ''
     end
     redis.call('ZADD', a, unpack(args))
     redis.call('PEXPIRE', a, ARGV[1 + i])

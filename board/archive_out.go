@@ -9,6 +9,13 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+// completeMark is the member a snapshot that holds every user of its
+// board has, with score -1 (below every user's): a user not in it had no
+// points that period (Movement.New), where one not in a partial snapshot
+// may have had some below its top (Movement.Entered). No user id is
+// empty (checkUser), and the readers leave it out.
+const completeMark = ""
+
 // archiveSetCmd writes a snapshot unless the archive exists.
 //
 //	KEYS[1] -> the archive ZSET
@@ -30,6 +37,7 @@ return 1
 func (a *Activity) archiveOut(ctx context.Context, out, archive string, ttl any) (int64, error) {
 	var top []Entry
 	var cursor uint64
+	read := 0 // fields read (a field HSCAN returns twice counts twice)
 	for {
 		kv, next, err := a.rdb.HScan(ctx, out, cursor, "", 1000).Result()
 		if err != nil {
@@ -41,6 +49,7 @@ func (a *Activity) archiveOut(ctx context.Context, out, archive string, ttl any)
 				return 0, fmt.Errorf("archive %s from %s: %w", archive, out, err)
 			}
 			top = append(top, Entry{User: kv[i], Score: s})
+			read++
 		}
 		// keep the best archiveTop so far: memory stays bounded
 		if len(top) > 4*a.archiveTop {
@@ -50,6 +59,7 @@ func (a *Activity) archiveOut(ctx context.Context, out, archive string, ttl any)
 			break
 		}
 	}
+	all := read <= a.archiveTop // every user outside, so every user
 	top = bestEntries(top, a.archiveTop)
 	if len(top) == 0 {
 		return -1, nil
@@ -57,6 +67,9 @@ func (a *Activity) archiveOut(ctx context.Context, out, archive string, ttl any)
 	args := []any{ttl}
 	for _, e := range top {
 		args = append(args, e.Score, e.User)
+	}
+	if all {
+		args = append(args, -1, completeMark)
 	}
 	r, err := archiveSetCmd.Run(ctx, a.rdb, []string{archive}, args...).Int64()
 	if err != nil {

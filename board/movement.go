@@ -34,8 +34,9 @@ type Movement struct {
 	// Change is PrevRank − Rank when both are ranked: 3 is "↑3", −1 "↓1".
 	Change int `json:"change"`
 	// New is true for a user ranked now who had no points in the previous
-	// period (its live board does not have them), or whose previous period
-	// is not kept at all (Moves.PrevFrom is FromNone).
+	// period (its live board, or its archive when it holds every user of
+	// it, does not have them), or whose previous period is not kept at
+	// all (Moves.PrevFrom is FromNone).
 	New bool `json:"new,omitempty"`
 	// Entered is true for a user ranked now whose previous period is kept
 	// only in part (its archive's top, or a capped board) without them:
@@ -65,9 +66,10 @@ type Moves struct {
 //	KEYS[4..6] -> the previous period's the same
 //	ARGV[1]    -> n > 0: the users are the period's top n; 0: ARGV[2..]
 //
-// Reply: {from, prevFrom, then per user: user, score ("" none), rank (0
-// not ranked), prevRank, 1 if the previous period has points for the
-// user else 0}.
+// Reply: {from, prevFrom, 1 if prevFrom is an archive of every user of
+// its period (completeMark) else 0, then per user: user, score ("" none),
+// rank (0 not ranked), prevRank, 1 if the previous period has points for
+// the user else 0}.
 var movesCmd = redis.NewScript(`
 local function src(b, o, a)
   if redis.call('EXISTS', b, o) > 0 then return b, 'board' end
@@ -88,11 +90,19 @@ if from == 'board' then cout = KEYS[2] end
 if pfrom == 'board' then pout = KEYS[5] end
 local users, n = {}, tonumber(ARGV[1])
 if n > 0 then
-  if cur then users = redis.call('ZREVRANGE', cur, 0, n - 1) end
+  if cur then
+    for _, u in ipairs(redis.call('ZREVRANGE', cur, 0, n - 1)) do
+      if u ~= '' then users[#users + 1] = u end -- completeMark
+    end
+  end
 else
   for i = 2, #ARGV do users[#users + 1] = ARGV[i] end
 end
-local res = {from, pfrom}
+-- an archive of every user of its period (completeMark): who is not in
+-- it had no points
+local complete = 0
+if pfrom == 'archive' and redis.call('ZSCORE', prev, '') then complete = 1 end
+local res = {from, pfrom, complete}
 for _, u in ipairs(users) do
   local s, r = place(cur, cout, u)
   local ps, pr = place(prev, pout, u)
@@ -148,11 +158,12 @@ func (a *Activity) moves(ctx context.Context, period Period, date time.Time, arg
 		return Moves{}, fmt.Errorf("movements on %s: %w", cur.board, err)
 	}
 	m := Moves{Date: a.dateOf(period, date), PrevDate: a.dateOf(period, pdate), Entries: []Movement{}}
-	if len(vals) < 2 {
+	if len(vals) < 3 {
 		return Moves{}, fmt.Errorf("movements on %s: short reply %v", cur.board, vals)
 	}
 	m.From, m.PrevFrom = fmt.Sprint(vals[0]), fmt.Sprint(vals[1])
-	for i := 2; i+4 < len(vals); i += 5 {
+	complete, _ := vals[2].(int64)
+	for i := 3; i+4 < len(vals); i += 5 {
 		e := Movement{User: fmt.Sprint(vals[i])}
 		if s, _ := vals[i+1].(string); s != "" {
 			if e.Score, err = parseScore(s); err != nil {
@@ -167,7 +178,7 @@ func (a *Activity) moves(ctx context.Context, period Period, date time.Time, arg
 		case e.Rank == 0:
 		case e.PrevRank > 0:
 			e.Change = e.PrevRank - e.Rank
-		case m.PrevFrom == FromNone || (m.PrevFrom == FromBoard && had == 0):
+		case m.PrevFrom == FromNone || (m.PrevFrom == FromBoard || complete == 1) && had == 0:
 			e.New = true
 		default:
 			e.Entered = true

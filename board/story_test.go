@@ -210,3 +210,33 @@ func TestStoryOnCluster(t *testing.T) {
 		t.Fatalf("cluster Archive = %+v %v", rep, err)
 	}
 }
+
+// TestArchiveOfEveryUser: the archive of a day whose board held fewer
+// users than archive_top holds them all (completeMark), so a user not in
+// it had no points that day: New, not Entered ("up from beyond the top",
+// which it said before); Top from it lists only users.
+func TestArchiveOfEveryUser(t *testing.T) {
+	r := newRig(t) // archive_top 100
+	jan30 := at(2024, 1, 30, 12, 0, 0)
+	r.clock.Set(jan30)
+	r.give("a", 2, jan30)
+	r.give("b", 1, jan30)
+	r.clock.Set(at(2024, 2, 1, 1, 0, 0))
+	if rep, err := r.act.Archive(r.ctx); err != nil || rep.Archived < 1 {
+		t.Fatalf("Archive = %+v %v", rep, err)
+	}
+	r.rdb.Del(r.ctx, r.act.keys.day("2024-01-30")) // the board expires
+	top, err := r.act.Top(r.ctx, Day, jan30, 10)
+	if want := []Entry{{1, "a", 20}, {2, "b", 10}}; err != nil || !slices.Equal(top, want) {
+		t.Fatalf("Top from the archive = %+v %v, want %+v", top, err, want)
+	}
+	jan31 := at(2024, 1, 31, 12, 0, 0)
+	r.clock.Set(jan31)
+	r.give("c", 3, jan31)
+	r.give("b", 1, jan31)
+	m, err := r.act.TopMovements(r.ctx, Day, jan31, 10)
+	want := []Movement{{User: "c", Rank: 1, Score: 30, New: true}, {User: "b", Rank: 2, Score: 10, PrevRank: 2}}
+	if err != nil || m.PrevFrom != FromArchive || !slices.Equal(m.Entries, want) {
+		t.Fatalf("TopMovements against a whole archive = %+v %v, want %+v", m, err, want)
+	}
+}
