@@ -115,7 +115,7 @@ func (s *Store) prepare(a Article, now time.Time) (ingestCall, error) {
 	var st *storyArt
 	if s.opts.stories() {
 		var f []any
-		st, f = sketchFields(a.Title, a.Summary, a.Source, a.URL)
+		st, f = sketchFields(a.Title, a.Summary)
 		opt = append(opt, f...)
 	}
 	args := make([]any, 0, 10+len(opt)+len(groups))

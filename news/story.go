@@ -2,11 +2,8 @@ package news
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -54,68 +51,25 @@ type Member struct {
 }
 
 // sketchFields returns the hash fields of an article's sketch, as
-// ingestStoryCmd takes them among its optional fields: sh (siteSummary of
-// its outlet and summary; none without a summary), mt (the sketch of
+// ingestStoryCmd takes them among its optional fields: mt (the sketch of
 // its title), mh (the sketch of its title and summary, 4 bytes per hash,
 // big-endian, increasing) and mhkeys (its index keys, minhash.Sketch.Keys,
 // 8 hex digits each); none when the text has no shingle. The keys come ready to use as
 // fields of the index, and the script unpacks a sketch only when it
 // compares it. It returns them as the planner takes them too.
-func sketchFields(title, summary, source, link string) (*storyArt, []any) {
+func sketchFields(title, summary string) (*storyArt, []any) {
 	// the text fingerprinted is title + "\n" + summary; mt is the title's
 	sk, head, ok := minhash.OfTitled(title, summary)
 	if !ok {
 		return nil, nil
 	}
-	st := &storyArt{mh: sk, mt: head, sh: siteSummary(source, link, summary)}
+	st := &storyArt{mh: sk, mt: head}
 	mt := head.Bytes() // "" when the title has no shingle: not checked
 	keys := minhash.Sketch(sk.Keys()).Hex()
 	for i := 0; i < len(keys); i += 8 {
 		st.keys = append(st.keys, keys[i:i+8])
 	}
-	f := []any{"mt", mt, "mh", sk.Bytes(), "mhkeys", keys}
-	if st.sh != "" {
-		f = append([]any{"sh", st.sh}, f...)
-	}
-	return st, f
-}
-
-// siteSummary marks an article's summary at its outlet: the first 8 hex
-// digits of the SHA-256 of its source (the outlet: crawler.sources[].name),
-// or of its URL's host when it has none, and its summary (spaces
-// collapsed, lower case); "" without a summary. Two articles with the
-// same mark share their summary at one outlet: most often the site's
-// boilerplate description (a crawled page's meta description, the same on
-// every page), which says nothing of the event, so their titles must be
-// alike on their own (news.story.min_similarity, not
-// StoryMinTitleOverlap) for them to be one story: "Lakeport council
-// approves new budget" and "Lakeport council rejects parking plan" are
-// not. Copies from other outlets, wire copies with the same summary
-// included, are not affected.
-func siteSummary(source, link, summary string) string {
-	sum := strings.ToLower(strings.Join(strings.Fields(summary), " "))
-	if sum == "" {
-		return ""
-	}
-	at := "source " + strings.TrimSpace(source)
-	if strings.TrimSpace(source) == "" {
-		at = "host "
-		if u, err := url.Parse(link); err == nil {
-			at += strings.ToLower(u.Hostname())
-		}
-	}
-	h := sha256.Sum256([]byte(at + "\n" + sum))
-	return hex.EncodeToString(h[:4])
-}
-
-// titleOverlap is the least overlap of an article's title with a lead's
-// for the article to join its story: StoryMinTitleOverlap, or
-// min_similarity when they share a summary at one outlet (siteSummary).
-func (s *Store) titleOverlap(ours, theirs string) float64 {
-	if ours != "" && ours == theirs {
-		return s.opts.StoryMinSimilarity
-	}
-	return StoryMinTitleOverlap
+	return st, []any{"mt", mt, "mh", sk.Bytes(), "mhkeys", keys}
 }
 
 // runStoryIngest runs parts through ingestPlanCmd with their stories
@@ -165,7 +119,7 @@ func (s *Store) runStoryIngest(ctx context.Context, as []Article, calls []ingest
 func (s *Store) cacheLeads(calls []ingestCall, part []int, res []IngestResult) {
 	for _, i := range part {
 		if c := calls[i]; c.story != nil && res[i].Status == Created && res[i].Err == nil && res[i].Story == "" {
-			s.leads.put(c.id, storyLead{mh: c.story.mh, mt: c.story.mt, sh: c.story.sh, t: c.post})
+			s.leads.put(c.id, storyLead{mh: c.story.mh, mt: c.story.mt, t: c.post})
 		}
 	}
 }

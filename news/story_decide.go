@@ -79,7 +79,7 @@ func (s *Store) bestStory(id string, st *storyArt, lists map[string][]string, lo
 			continue
 		}
 		b, u := minhash.Shared(st.mh, l.mh)
-		if float64(b) >= minsim*float64(u)-1e-9 && b*bestu > bestb*u && titled(st.mt, l.mt, s.titleOverlap(st.sh, l.sh)) {
+		if float64(b) >= minsim*float64(u)-1e-9 && b*bestu > bestb*u && titled(st.mt, l.mt) {
 			best, bestb, bestu = lead, b, u
 		}
 	}
@@ -87,14 +87,14 @@ func (s *Store) bestStory(id string, st *storyArt, lists map[string][]string, lo
 }
 
 // titled is the script's titled: whether title sketch theirs (a lead's)
-// overlaps ours by at least least (Store.titleOverlap) and, when both have
+// overlaps ours by at least StoryMinTitleOverlap and, when both have
 // figures (minhash.Figure), shares one; true when either is empty.
-func titled(ours, theirs minhash.Sketch, least float64) bool {
+func titled(ours, theirs minhash.Sketch) bool {
 	if len(ours) == 0 || len(theirs) == 0 {
 		return true
 	}
 	b, u := minhash.Shared(ours, theirs)
-	if float64(b) < least*float64(u)-1e-9 {
+	if float64(b) < StoryMinTitleOverlap*float64(u)-1e-9 {
 		return false
 	}
 	fa, fb, fboth := 0, 0, 0

@@ -44,15 +44,13 @@ const PlanAttempts = 3
 // sketches and index keys (sketchFields).
 type storyArt struct {
 	mh, mt minhash.Sketch
-	sh     string   // siteSummary
 	keys   []string // 8 hex digits each
 }
 
 // storyLead is what the planner reads of a story's lead.
 type storyLead struct {
 	mh, mt minhash.Sketch
-	sh     string // siteSummary
-	t      int64  // post time, Unix s
+	t      int64 // post time, Unix s
 }
 
 // leadCacheMax bounds leadCache: ~500 bytes an entry (16 MB full, for
@@ -207,7 +205,7 @@ func (s *Store) readLeads(ctx context.Context, ids []string, r *planRead) error 
 	pipe := s.c.Pipeline()
 	cmds := make([]*redis.SliceCmd, len(ids))
 	for i, id := range ids {
-		cmds[i] = pipe.HMGet(ctx, s.keys.Article(id), "mh", "mt", "time", "sh")
+		cmds[i] = pipe.HMGet(ctx, s.keys.Article(id), "mh", "mt", "time")
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return fmt.Errorf("read %d story leads: %w", len(ids), err)
@@ -217,13 +215,12 @@ func (s *Store) readLeads(ctx context.Context, ids []string, r *planRead) error 
 		mh, _ := v[0].(string)
 		mt, _ := v[1].(string)
 		ts, _ := v[2].(string)
-		sh, _ := v[3].(string)
 		t, err := strconv.ParseInt(ts, 10, 64)
 		if mh == "" || err != nil {
 			r.absent[id] = true
 			continue
 		}
-		l := storyLead{mh: minhash.FromBytes([]byte(mh)), mt: minhash.FromBytes([]byte(mt)), sh: sh, t: t}
+		l := storyLead{mh: minhash.FromBytes([]byte(mh)), mt: minhash.FromBytes([]byte(mt)), t: t}
 		r.known[id] = l
 		s.leads.put(id, l)
 	}
@@ -285,7 +282,7 @@ func (s *Store) decide(calls []ingestCall, parts [][]int, r *planRead, cutoff in
 			owner := best
 			if best == "" {
 				owner = call.id
-				batch[call.id] = storyLead{mh: st.mh, mt: st.mt, sh: st.sh, t: call.post}
+				batch[call.id] = storyLead{mh: st.mh, mt: st.mt, t: call.post}
 			} else {
 				p.joins = append(p.joins, call.id, best)
 			}

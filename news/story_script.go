@@ -42,8 +42,7 @@ import "github.com/redis/go-redis/v9"
 // ARGV[11] -> least overlap of the titles (StoryMinTitleOverlap)
 // ARGV[12] -> stories an index key lists at most (StoriesPerKey)
 // then, per article, those of ingestCmd, whose optional fields end with
-// sh (when it has a summary), mt, mh and mhkeys (sketchFields) when its
-// text has shingles: the ingest
+// mt, mh and mhkeys (sketchFields) when its text has shingles: the ingest
 // writes them with the new hash, and the story work reads them here.
 //
 // Returns the reply of ingestCmd, then per created article its story id
@@ -230,17 +229,14 @@ local function overlap(a, na, b, nb)
 end
 -- titled tells whether the title sketch mt of a story's lead overlaps the
 -- article's by at least mintitle (a text that shares a summary, a site's
--- boilerplate description, but not its title is another story), or by
--- minsim when both share their summary at one outlet (sh: siteSummary),
--- and, when both titles have figures, shares one of them.
-local function titled(art, mt, sh)
+-- boilerplate description, but not its title is another story) and,
+-- when both titles have figures, shares one of them.
+local function titled(art, mt)
   if not mt or mt == '' or not art.mt or art.mt == '' then return true end
   if not art.ts then art.ts, art.nt = hashes(art.mt) end
   local theirs, ntheirs = hashes(mt)
   local b, u = overlap(art.ts, art.nt, theirs, ntheirs)
-  local least = mintitle
-  if art.sh and sh and art.sh == sh then least = minsim end
-  if b < least * u - 1e-9 then return false end
+  if b < mintitle * u - 1e-9 then return false end
   -- figures (hashes ending in binary 111, minhash.Figure): titles that
   -- both have some and share none tell of other events (another score,
   -- another day's close)
@@ -268,7 +264,6 @@ for _, m in ipairs(made) do
   local mf, no = art.mf, art.no
   if no >= 6 and ARGV[mf + no - 4] == 'mh' then
     art.mt, art.mh, art.keys = ARGV[mf + no - 5], ARGV[mf + no - 3], ARGV[mf + no - 1]
-    if no >= 8 and ARGV[mf + no - 8] == 'sh' then art.sh = ARGV[mf + no - 7] end
     for i = 1, #art.keys, 8 do
       local f = string.sub(art.keys, i, i + 7)
       art.ks[#art.ks+1] = f
@@ -322,14 +317,14 @@ for _, art in ipairs(arts) do
   end)
   for c = 1, math.min(#cands, maxcand) do
     local lead = cands[c]
-    local h = redis.call('HMGET', base .. 'news:' .. lead, 'mh', 'time', 'votes', 'svotes', 'source', 'story', 'mt', 'sh')
+    local h = redis.call('HMGET', base .. 'news:' .. lead, 'mh', 'time', 'votes', 'svotes', 'source', 'story', 'mt')
     if h[1] and tonumber(h[2]) and tonumber(h[2]) >= cutoff then
       if not art.hs then art.hs, art.nh = hashes(art.mh) end
       local theirs, ntheirs = hashes(h[1])
       local b, u = overlap(art.hs, art.nh, theirs, ntheirs)
       -- b/u >= minsim, and above the best so far (b/u > bestb/bestu);
       -- then the titles (a lead stored without mt is not checked)
-      if b >= minsim * u - 1e-9 and b * bestu > bestb * u and titled(art, h[7], h[8]) then
+      if b >= minsim * u - 1e-9 and b * bestu > bestb * u and titled(art, h[7]) then
         best, bestb, bestu, lh = lead, b, u, h
       end
     end
