@@ -20,7 +20,8 @@ import (
 // source's interval halves after a poll that found new articles and
 // grows by half after one that found none, within Min and Max, with
 // ±10% jitter; a list page's Cache-Control max-age lengthens it (up to
-// Max) and a Retry-After puts the next poll after it.
+// Max) and a Retry-After sent with a failure puts the next poll after it
+// (up to maxRetryAfter).
 type PollOptions struct {
 	Min, Max time.Duration
 }
@@ -33,6 +34,14 @@ func DefaultPollOptions() PollOptions {
 // pollLease is how long a poll claims its source: another process polls
 // it after that if the poll never finished.
 const pollLease = 10 * time.Minute
+
+// pollHorizon is the farthest ahead a poll sets a source's next poll
+// (crawler.poll.max, or the longest Retry-After honoured), with an hour
+// of slack for clocks that differ: a next poll stored farther ahead (an
+// older release's uncapped Retry-After, a clock set back) is due.
+func (c *Crawler) pollHorizon() time.Duration {
+	return max(c.cfg.Poll.Max, maxRetryAfter, pollLease) + time.Hour
+}
 
 // PollState is a source's poll schedule, in <prefix>{crawl:<source>}:poll.
 type PollState struct {
@@ -58,7 +67,8 @@ func (c *Crawler) pollKey(source string) string {
 	return c.prefix + "{crawl:" + source + "}:poll"
 }
 
-// PollStates returns every source's poll schedule, in config order.
+// PollStates returns every source's poll schedule, in config order. A
+// next poll beyond pollHorizon is shown as due, with why.
 func (c *Crawler) PollStates(ctx context.Context) ([]PollState, error) {
 	cmds := make([]*redis.MapStringStringCmd, len(c.sources))
 	_, err := c.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
@@ -71,8 +81,14 @@ func (c *Crawler) PollStates(ctx context.Context) ([]PollState, error) {
 		return nil, fmt.Errorf("crawler: read poll schedules: %w", err)
 	}
 	out := make([]PollState, len(c.sources))
+	now := c.clock.Now()
 	for i, s := range c.sources {
-		out[i] = parsePollState(s.cfg.Name, cmds[i].Val())
+		st := parsePollState(s.cfg.Name, cmds[i].Val())
+		if st.Next.After(now.Add(c.pollHorizon())) {
+			st.Reason = "the next poll was set too far ahead (" + st.Next.UTC().Format("2006-01-02") + "): due now"
+			st.Next = time.Time{}
+		}
+		out[i] = st
 	}
 	return out, nil
 }
@@ -96,9 +112,11 @@ func parsePollState(name string, m map[string]string) PollState {
 
 // claimPoll moves a due source's next poll pollLease ahead, so that one
 // process polls it; it returns 0 when the source is not due (any more).
+// ARGV: now, the claim's end, now + pollHorizon (a next poll past it is
+// due).
 var claimPoll = redis.NewScript(`
 local n = tonumber(redis.call('HGET', KEYS[1], 'next') or '0')
-if n > tonumber(ARGV[1]) then return 0 end
+if n > tonumber(ARGV[1]) and n <= tonumber(ARGV[3]) then return 0 end
 redis.call('HSET', KEYS[1], 'next', ARGV[2], 'reason', 'being polled')
 return 1`)
 
@@ -117,7 +135,8 @@ func (c *Crawler) PollDue(ctx context.Context) (time.Time, error) {
 		if st.Next.After(now) {
 			continue
 		}
-		ok, err := claimPoll.Run(ctx, c.rdb, []string{c.pollKey(st.Source)}, now.UnixMilli(), now.Add(pollLease).UnixMilli()).Int()
+		ok, err := claimPoll.Run(ctx, c.rdb, []string{c.pollKey(st.Source)}, now.UnixMilli(), now.Add(pollLease).UnixMilli(),
+			now.Add(c.pollHorizon()).UnixMilli()).Int()
 		if err != nil {
 			return time.Time{}, fmt.Errorf("crawler: claim poll of %s: %w", st.Source, err)
 		}
@@ -201,6 +220,9 @@ func (c *Crawler) schedule(prev PollState, p SourceProduce, now time.Time) PollS
 	d = max(o.Min, min(d, o.Max))
 	if p.RetryAfter > d {
 		d, why = p.RetryAfter, "Retry-After "+human.Duration(p.RetryAfter)
+		if p.RetryAfter >= maxRetryAfter {
+			why += " (the longest honoured)"
+		}
 	}
 	// Pages read, then one failed: the articles past it are not queued.
 	// (When the first page fails, nothing was, and a poll loses nothing.)
@@ -259,7 +281,11 @@ func maxAge(h http.Header) time.Duration {
 }
 
 // notePoll records what a list answer says about the next poll: its
-// max-age, a Retry-After (of a failure, or sent with a page).
+// max-age, or the Retry-After of a failure. A Retry-After sent with a page
+// (a 2xx or a 304) counts for nothing: RFC 9110 §10.2.3 gives it a
+// meaning with a 503 or a redirect, and RFC 6585 with a 429, where the
+// server asks the client to come back later; a page served is read, and
+// how long it stays fresh is Cache-Control's to say.
 func (lw *listWalk) notePoll(resp *response, err error) {
 	var fe *FetchError
 	if errors.As(err, &fe) {
@@ -267,6 +293,5 @@ func (lw *listWalk) notePoll(resp *response, err error) {
 	}
 	if resp != nil {
 		lw.rep.MaxAge = max(lw.rep.MaxAge, maxAge(resp.header))
-		lw.rep.RetryAfter = max(lw.rep.RetryAfter, retryAfter(resp.header.Get("Retry-After"), lw.c.clock.Now()))
 	}
 }

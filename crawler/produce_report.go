@@ -35,8 +35,8 @@ type SourceProduce struct {
 	// error and were tried again until Redis answered.
 	Retried int
 	// MaxAge is the longest Cache-Control max-age of the list pages,
-	// RetryAfter the longest Retry-After they sent (with a failure or
-	// not): the adaptive poll honours them.
+	// RetryAfter the longest Retry-After sent with a failed one (at most
+	// 7 days): the adaptive poll honours them.
 	MaxAge, RetryAfter time.Duration
 	// Err is set when the source failed entirely: no list page could be
 	// read (it wraps the last page's error), or Redis failed.
