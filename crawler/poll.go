@@ -2,12 +2,9 @@ package crawler
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"hash/fnv"
-	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -214,7 +211,10 @@ func (c *Crawler) schedule(prev PollState, p SourceProduce, now time.Time) PollS
 		iv, why = o.Max, why+" (crawler.poll.max)"
 	}
 	if p.MaxAge > iv {
-		iv, why = min(p.MaxAge, o.Max), "Cache-Control max-age "+human.Duration(p.MaxAge)
+		iv, why = p.MaxAge, p.maxAgeWhy
+		if iv > o.Max {
+			iv, why = o.Max, why+" (crawler.poll.max)"
+		}
 	}
 	d := iv + jitter(prev.Source, now, iv)
 	d = max(o.Min, min(d, o.Max))
@@ -259,39 +259,5 @@ func (c *Crawler) Poll(ctx context.Context) error {
 		if err := clock.Sleep(ctx, wait); err != nil {
 			return nil
 		}
-	}
-}
-
-// maxAge reads a response's Cache-Control max-age (0: none, no-cache or
-// no-store).
-func maxAge(h http.Header) time.Duration {
-	cc := strings.ToLower(h.Get("Cache-Control"))
-	if cc == "" || strings.Contains(cc, "no-cache") || strings.Contains(cc, "no-store") {
-		return 0
-	}
-	for _, d := range strings.Split(cc, ",") {
-		k, v, _ := strings.Cut(strings.TrimSpace(d), "=")
-		if k == "max-age" {
-			if n, err := strconv.ParseInt(strings.Trim(v, `"`), 10, 64); err == nil && n > 0 {
-				return time.Duration(min(n, 30*86400)) * time.Second
-			}
-		}
-	}
-	return 0
-}
-
-// notePoll records what a list answer says about the next poll: its
-// max-age, or the Retry-After of a failure. A Retry-After sent with a page
-// (a 2xx or a 304) counts for nothing: RFC 9110 §10.2.3 gives it a
-// meaning with a 503 or a redirect, and RFC 6585 with a 429, where the
-// server asks the client to come back later; a page served is read, and
-// how long it stays fresh is Cache-Control's to say.
-func (lw *listWalk) notePoll(resp *response, err error) {
-	var fe *FetchError
-	if errors.As(err, &fe) {
-		lw.rep.RetryAfter = max(lw.rep.RetryAfter, fe.RetryAfter)
-	}
-	if resp != nil {
-		lw.rep.MaxAge = max(lw.rep.MaxAge, maxAge(resp.header))
 	}
 }

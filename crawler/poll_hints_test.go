@@ -79,3 +79,78 @@ func TestPollRetryAfterIsCapped(t *testing.T) {
 		t.Errorf("a next poll in 2319 was not polled: %+v", st)
 	}
 }
+
+func TestFreshness(t *testing.T) {
+	for _, tc := range []struct {
+		cc   []string
+		age  string
+		want time.Duration
+		why  string
+	}{
+		{nil, "", 0, ""},
+		{[]string{"max-age=600"}, "", 10 * time.Minute, "Cache-Control max-age 10m"},
+		{[]string{`MAX-AGE="600"`}, "", 10 * time.Minute, "Cache-Control max-age 10m"},
+		{[]string{"public", "max-age=600"}, "", 10 * time.Minute, "Cache-Control max-age 10m"}, // two lines combine
+		{[]string{"max-age=600, max-age=60"}, "", 10 * time.Minute, "Cache-Control max-age 10m"},
+		{[]string{"max-age=600", "no-cache"}, "", 0, ""},
+		{[]string{"no-store, max-age=600"}, "", 0, ""},
+		{[]string{"max-age=0"}, "", 0, ""},
+		{[]string{"max-age=-5"}, "", 0, ""},
+		{[]string{"max-age=1e12"}, "", 0, ""},
+		{[]string{"s-maxage=600"}, "", 0, ""},
+		{[]string{"max-age=99999999999999999999"}, "", 30 * 24 * time.Hour, "Cache-Control max-age 30d"}, // 2^31 s, capped
+		{[]string{"max-age=3600"}, "600", 50 * time.Minute, "Cache-Control max-age 1h less Age 10m"},
+		{[]string{"max-age=3600"}, "3600", 0, ""},
+		{[]string{"max-age=3600"}, "99999999999999999999", 0, ""},
+		{[]string{"max-age=3600"}, "soon", time.Hour, "Cache-Control max-age 1h"},
+	} {
+		h := http.Header{"Cache-Control": tc.cc}
+		if tc.age != "" {
+			h.Set("Age", tc.age)
+		}
+		if got, why := freshness(h); got != tc.want || why != tc.why {
+			t.Errorf("freshness(%q, Age %q) = %v, %q; want %v, %q", tc.cc, tc.age, got, why, tc.want, tc.why)
+		}
+	}
+}
+
+// TestPollCacheControl: the poll reads max-age from every Cache-Control
+// line, takes the Age a cache sent off it, reads a max-age too large for
+// int64 as very long, and its reason says when crawler.poll.max cut it.
+func TestPollCacheControl(t *testing.T) {
+	e := newPollEnv(t)
+	set := func(h http.Header) {
+		e.mu.Lock()
+		e.hdr = h
+		e.mu.Unlock()
+	}
+	set(http.Header{"Cache-Control": {"public", "max-age=3600"}})
+	st := e.poll(t)
+	if st.Interval != time.Hour || st.Reason != "Cache-Control max-age 1h" || !within(st.Next.Sub(e.clk.Now()), time.Hour) {
+		t.Errorf("max-age on a second Cache-Control line: %+v", st)
+	}
+
+	// Behind a CDN: 10 of its 60 minutes spent in the cache. The interval
+	// halves (a new article) to 30m, and the 50m left lengthen it.
+	set(http.Header{"Cache-Control": {"max-age=3600"}, "Age": {"600"}})
+	e.publish(1)
+	e.advance(st)
+	st = e.poll(t)
+	if st.Interval != 50*time.Minute || st.Reason != "Cache-Control max-age 1h less Age 10m" {
+		t.Errorf("max-age 1h with Age 10m: %+v, want 50m", st)
+	}
+
+	set(http.Header{"Cache-Control": {"max-age=99999999999999999999"}})
+	e.advance(st)
+	st = e.poll(t)
+	if st.Interval != 6*time.Hour || st.Reason != "Cache-Control max-age 30d (crawler.poll.max)" {
+		t.Errorf("a max-age too large for int64: %+v, want crawler.poll.max's 6h", st)
+	}
+
+	set(http.Header{"Cache-Control": {"max-age=86400"}})
+	e.advance(st)
+	st = e.poll(t)
+	if st.Interval != 6*time.Hour || st.Reason != "Cache-Control max-age 1d (crawler.poll.max)" || st.Next.Sub(e.clk.Now()) > 6*time.Hour {
+		t.Errorf("max-age 1d over crawler.poll.max: %+v", st)
+	}
+}
