@@ -201,8 +201,11 @@ func (c *Crawler) Poll(ctx context.Context) error {
 		if err != nil {
 			c.log.Error("poll failed", "err", err)
 		} else if !next.IsZero() {
-			// Not after now: a source waits for a free slot (ended).
-			wait = min(wait, max(next.Sub(c.clock.Now()), time.Second))
+			d := next.Sub(c.clock.Now())
+			if d <= 0 {
+				d = time.Second // a due source waits for a free slot (ended) or a claim's end
+			}
+			wait = min(wait, d)
 		}
 		due, stop := clock.Wait(c.clock, wait)
 		select {
