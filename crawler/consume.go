@@ -56,7 +56,7 @@ func (c *Crawler) RunOnceWith(ctx context.Context, opts RunOptions, names ...str
 	)
 	go func() {
 		defer close(produced)
-		prep, prodErr = c.produceAll(ctx, &run.prod, nil, names...)
+		prep, prodErr = c.produceAll(ctx, &run.prod, names...)
 		run.listing.Store(false)
 		run.prod.wakeConsumers()
 	}()

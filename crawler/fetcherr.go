@@ -105,20 +105,28 @@ func isEOF(err error) bool {
 	return err != nil && (strings.Contains(err.Error(), "EOF") || strings.Contains(err.Error(), "connection reset"))
 }
 
-// retryAfter reads a Retry-After header: seconds or an HTTP date.
+// maxRetryAfter is the longest Retry-After honoured, in either form: a
+// longer one (a misconfigured or hostile server's) counts as this.
+const maxRetryAfter = 7 * 24 * time.Hour
+
+// retryAfter reads a Retry-After header: seconds (a number too large for
+// int64 is read as very many) or an HTTP date (whole seconds from now,
+// rounded up), at most maxRetryAfter; 0 for none, a date past or a value
+// that does not parse.
 func retryAfter(h string, now time.Time) time.Duration {
 	h = strings.TrimSpace(h)
 	if h == "" {
 		return 0
 	}
-	if n, err := strconv.ParseInt(h, 10, 64); err == nil {
-		if n < 0 {
+	if n, err := strconv.ParseInt(h, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		if n <= 0 {
 			return 0
 		}
-		return time.Duration(min(n, 7*86400)) * time.Second
+		return time.Duration(min(n, int64(maxRetryAfter/time.Second))) * time.Second
 	}
 	if t, err := http.ParseTime(h); err == nil && t.After(now) {
-		return t.Sub(now)
+		d := min(t.Sub(now), maxRetryAfter)
+		return (d + time.Second - 1).Truncate(time.Second)
 	}
 	return 0
 }

@@ -33,7 +33,7 @@ import (
 //     (the list validators are dropped before each crawl: the crawl as it
 //     was before conditional GET);
 //   - fixed-15m: the same every 15 minutes;
-//   - adaptive: PollDue as the daemon's poller runs it (crawler.poll
+//   - adaptive: PollDue, the per-source polls the daemon's poller runs (crawler.poll
 //     defaults, 10 min to 6 h), with conditional GET, the clock moved to
 //     each next poll; past the end it polls on until what was published
 //     in the span's last minutes is stored (the fixed ways crawl at the

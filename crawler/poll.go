@@ -2,17 +2,13 @@ package crawler
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"hash/fnv"
-	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/human"
 )
 
@@ -20,7 +16,8 @@ import (
 // source's interval halves after a poll that found new articles and
 // grows by half after one that found none, within Min and Max, with
 // ±10% jitter; a list page's Cache-Control max-age lengthens it (up to
-// Max) and a Retry-After puts the next poll after it.
+// Max) and a Retry-After sent with a failure puts the next poll after it
+// (up to maxRetryAfter).
 type PollOptions struct {
 	Min, Max time.Duration
 }
@@ -30,9 +27,13 @@ func DefaultPollOptions() PollOptions {
 	return PollOptions{Min: 10 * time.Minute, Max: 6 * time.Hour}
 }
 
-// pollLease is how long a poll claims its source: another process polls
-// it after that if the poll never finished.
-const pollLease = 10 * time.Minute
+// pollHorizon is the farthest ahead a poll sets a source's next poll
+// (crawler.poll.max, or the longest Retry-After honoured), with an hour
+// of slack for clocks that differ: a next poll stored farther ahead (an
+// older release's uncapped Retry-After, a clock set back) is due.
+func (c *Crawler) pollHorizon() time.Duration {
+	return max(c.cfg.Poll.Max, maxRetryAfter, pollLease) + time.Hour
+}
 
 // PollState is a source's poll schedule, in <prefix>{crawl:<source>}:poll.
 type PollState struct {
@@ -58,7 +59,9 @@ func (c *Crawler) pollKey(source string) string {
 	return c.prefix + "{crawl:" + source + "}:poll"
 }
 
-// PollStates returns every source's poll schedule, in config order.
+// PollStates returns every source's poll schedule, in config order. A
+// next poll beyond pollHorizon is shown as due, with why, and so is a
+// claim that lapsed (its poll's process stopped without ending it).
 func (c *Crawler) PollStates(ctx context.Context) ([]PollState, error) {
 	cmds := make([]*redis.MapStringStringCmd, len(c.sources))
 	_, err := c.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
@@ -71,8 +74,18 @@ func (c *Crawler) PollStates(ctx context.Context) ([]PollState, error) {
 		return nil, fmt.Errorf("crawler: read poll schedules: %w", err)
 	}
 	out := make([]PollState, len(c.sources))
+	now := c.clock.Now()
 	for i, s := range c.sources {
-		out[i] = parsePollState(s.cfg.Name, cmds[i].Val())
+		m := cmds[i].Val()
+		st := parsePollState(s.cfg.Name, m)
+		switch {
+		case st.Next.After(now.Add(c.pollHorizon())):
+			st.Reason = "the next poll was set too far ahead (" + st.Next.UTC().Format("2006-01-02") + "): due now"
+			st.Next = time.Time{}
+		case (m["claim"] != "" || st.Reason == "being polled") && !st.Next.After(now):
+			st.Reason = "a poll claimed it and stopped without ending (its process gone?): due now"
+		}
+		out[i] = st
 	}
 	return out, nil
 }
@@ -94,82 +107,15 @@ func parsePollState(name string, m map[string]string) PollState {
 	return st
 }
 
-// claimPoll moves a due source's next poll pollLease ahead, so that one
-// process polls it; it returns 0 when the source is not due (any more).
-var claimPoll = redis.NewScript(`
-local n = tonumber(redis.call('HGET', KEYS[1], 'next') or '0')
-if n > tonumber(ARGV[1]) then return 0 end
-redis.call('HSET', KEYS[1], 'next', ARGV[2], 'reason', 'being polled')
-return 1`)
-
-// PollDue polls the sources due at the crawler's clock (one Produce of
-// them all), sets each one's next poll, and returns when the next source
-// comes due.
-func (c *Crawler) PollDue(ctx context.Context) (time.Time, error) {
-	states, err := c.PollStates(ctx)
-	if err != nil {
-		return time.Time{}, err
-	}
-	now := c.clock.Now()
-	var due []string
-	prev := map[string]PollState{}
-	for _, st := range states {
-		if st.Next.After(now) {
-			continue
-		}
-		ok, err := claimPoll.Run(ctx, c.rdb, []string{c.pollKey(st.Source)}, now.UnixMilli(), now.Add(pollLease).UnixMilli()).Int()
-		if err != nil {
-			return time.Time{}, fmt.Errorf("crawler: claim poll of %s: %w", st.Source, err)
-		}
-		if ok == 1 {
-			due = append(due, st.Source)
-			prev[st.Source] = st
-		}
-	}
-	if len(due) > 0 {
-		// A source whose last poll did not finish its walk is walked in
-		// full, as a crawl does: a poll would stop at its first page,
-		// before the articles the failed page listed.
-		rep, err := c.produceAll(ctx, nil, func(s string) bool { return !prev[s].Incomplete }, due...)
-		if err != nil {
-			return time.Time{}, err
-		}
-		end := c.clock.Now()
-		for _, p := range rep.Sources {
-			if err := c.savePoll(ctx, c.schedule(prev[p.Name], p, end)); err != nil {
-				return time.Time{}, err
-			}
-		}
-	}
-	return c.nextDue(ctx)
-}
-
-// nextDue is the earliest next poll of all sources.
-func (c *Crawler) nextDue(ctx context.Context) (time.Time, error) {
-	states, err := c.PollStates(ctx)
-	if err != nil {
-		return time.Time{}, err
-	}
-	var next time.Time
-	for _, st := range states {
-		if next.IsZero() || st.Next.Before(next) {
-			next = st.Next
-		}
-	}
-	return next, nil
-}
-
-func (c *Crawler) savePoll(ctx context.Context, st PollState) error {
+// fields are st's fields in <prefix>{crawl:<source>}:poll, as field,
+// value pairs.
+func (st PollState) fields() []any {
 	incomplete := 0
 	if st.Incomplete {
 		incomplete = 1
 	}
-	err := c.rdb.HSet(ctx, c.pollKey(st.Source), "next", st.Next.UnixMilli(), "interval", st.Interval.Milliseconds(),
-		"last", st.Last.UnixMilli(), "new", st.New, "reason", st.Reason, "incomplete", incomplete).Err()
-	if err != nil {
-		return fmt.Errorf("crawler: save poll schedule of %s: %w", st.Source, err)
-	}
-	return nil
+	return []any{"next", st.Next.UnixMilli(), "interval", st.Interval.Milliseconds(), "last", st.Last.UnixMilli(),
+		"new", st.New, "reason", st.Reason, "incomplete", incomplete}
 }
 
 // schedule is a source's next poll after a poll that ended at now and
@@ -195,12 +141,18 @@ func (c *Crawler) schedule(prev PollState, p SourceProduce, now time.Time) PollS
 		iv, why = o.Max, why+" (crawler.poll.max)"
 	}
 	if p.MaxAge > iv {
-		iv, why = min(p.MaxAge, o.Max), "Cache-Control max-age "+human.Duration(p.MaxAge)
+		iv, why = p.MaxAge, p.maxAgeWhy
+		if iv > o.Max {
+			iv, why = o.Max, why+" (crawler.poll.max)"
+		}
 	}
 	d := iv + jitter(prev.Source, now, iv)
 	d = max(o.Min, min(d, o.Max))
 	if p.RetryAfter > d {
 		d, why = p.RetryAfter, "Retry-After "+human.Duration(p.RetryAfter)
+		if p.RetryAfter >= maxRetryAfter {
+			why += " (the longest honoured)"
+		}
 	}
 	// Pages read, then one failed: the articles past it are not queued.
 	// (When the first page fails, nothing was, and a poll loses nothing.)
@@ -217,56 +169,4 @@ func jitter(source string, now time.Time, iv time.Duration) time.Duration {
 	fmt.Fprintf(h, "%s %d", source, now.UnixNano())
 	frac := float64(h.Sum64()%2001)/10000 - 0.1 // -0.1 .. +0.1
 	return time.Duration(frac * float64(iv))
-}
-
-// Poll polls the sources as they come due (PollDue) until ctx ends,
-// checking at least once a minute; a failed round is logged and tried
-// again a minute later.
-func (c *Crawler) Poll(ctx context.Context) error {
-	for {
-		next, err := c.PollDue(ctx)
-		if ctx.Err() != nil {
-			return nil
-		}
-		wait := time.Minute
-		if err != nil {
-			c.log.Error("poll failed", "err", err)
-		} else if d := next.Sub(c.clock.Now()); d < wait {
-			wait = max(d, time.Second)
-		}
-		if err := clock.Sleep(ctx, wait); err != nil {
-			return nil
-		}
-	}
-}
-
-// maxAge reads a response's Cache-Control max-age (0: none, no-cache or
-// no-store).
-func maxAge(h http.Header) time.Duration {
-	cc := strings.ToLower(h.Get("Cache-Control"))
-	if cc == "" || strings.Contains(cc, "no-cache") || strings.Contains(cc, "no-store") {
-		return 0
-	}
-	for _, d := range strings.Split(cc, ",") {
-		k, v, _ := strings.Cut(strings.TrimSpace(d), "=")
-		if k == "max-age" {
-			if n, err := strconv.ParseInt(strings.Trim(v, `"`), 10, 64); err == nil && n > 0 {
-				return time.Duration(min(n, 30*86400)) * time.Second
-			}
-		}
-	}
-	return 0
-}
-
-// notePoll records what a list answer says about the next poll: its
-// max-age, a Retry-After (of a failure, or sent with a page).
-func (lw *listWalk) notePoll(resp *response, err error) {
-	var fe *FetchError
-	if errors.As(err, &fe) {
-		lw.rep.RetryAfter = max(lw.rep.RetryAfter, fe.RetryAfter)
-	}
-	if resp != nil {
-		lw.rep.MaxAge = max(lw.rep.MaxAge, maxAge(resp.header))
-		lw.rep.RetryAfter = max(lw.rep.RetryAfter, retryAfter(resp.header.Get("Retry-After"), lw.c.clock.Now()))
-	}
 }

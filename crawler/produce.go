@@ -27,16 +27,15 @@ const defaultMaxPages = 100
 // SourceProduce.Err, not as the returned error, which is for an unknown
 // source name or a cancelled context.
 func (c *Crawler) Produce(ctx context.Context, names ...string) (ProduceReport, error) {
-	return c.produceAll(ctx, nil, nil, names...)
+	return c.produceAll(ctx, nil, names...)
 }
 
 // produceAll is Produce, keeping running totals in counts (nil: none) for
-// RunOnce's progress line. A poll (Poll) stops each walk at the first list
-// page whose last (oldest) URL the queue already had, as a newest-first
-// list has nothing new past it; a crawl walks every page, refreshing the
-// comment counts the lists carry. poll tells which sources are polled
-// (nil: none, a crawl).
-func (c *Crawler) produceAll(ctx context.Context, counts *produceCounts, poll func(source string) bool, names ...string) (ProduceReport, error) {
+// RunOnce's progress line. It walks every page, as a crawl does,
+// refreshing the comment counts the lists carry, and waits out a list
+// page's Retry-After (up to queue.retry_max) before its next try; a poll
+// (pollOne) walks one source otherwise (walkOpts).
+func (c *Crawler) produceAll(ctx context.Context, counts *produceCounts, names ...string) (ProduceReport, error) {
 	srcs, err := c.pick(names)
 	if err != nil {
 		return ProduceReport{}, err
@@ -55,7 +54,7 @@ func (c *Crawler) produceAll(ctx context.Context, counts *produceCounts, poll fu
 				rep.Sources[i] = SourceProduce{Name: s.cfg.Name, Err: ctx.Err()}
 				return
 			}
-			rep.Sources[i] = c.produce(ctx, s, counts, poll != nil && poll(s.cfg.Name))
+			rep.Sources[i] = c.produce(ctx, s, counts, walkOpts{})
 		}()
 	}
 	wg.Wait()
@@ -76,14 +75,34 @@ type listWalk struct {
 	counts  *produceCounts
 	cache   *listCache // the list pages' validators (validators.go)
 	// poll: stop at the first list page whose last URL the queue
-	// already had (see produceAll).
+	// already had (see walkOpts).
 	poll bool
+	// noWait, deferred: see walkOpts; deferred is the failure whose
+	// Retry-After ended the walk.
+	noWait   bool
+	deferred *FetchError
 	// asked: a list page was asked for (see produceCounts.waitFirst).
 	asked bool
 }
 
-func (c *Crawler) produce(ctx context.Context, s *source, counts *produceCounts, poll bool) SourceProduce {
-	lw := &listWalk{c: c, s: s, rep: SourceProduce{Name: s.cfg.Name}, visited: map[string]bool{}, counts: counts, poll: poll}
+// walkOpts is how a walk reads its source's lists; the zero value is a
+// crawl's walk (produceAll).
+type walkOpts struct {
+	// poll stops each walk at the first list page whose last (oldest) URL
+	// the queue already had, as a newest-first list has nothing new past
+	// it (a poll's walk, unless the last poll's was incomplete).
+	poll bool
+	// noWait ends the walk at a list page that fails with a Retry-After,
+	// instead of waiting it out to try again: the pages left are not
+	// asked for (the server asked the client to come back later), and the
+	// poll's schedule puts the source's next poll after it. Every poll's
+	// walk is so (pollOne).
+	noWait bool
+}
+
+func (c *Crawler) produce(ctx context.Context, s *source, counts *produceCounts, o walkOpts) SourceProduce {
+	lw := &listWalk{c: c, s: s, rep: SourceProduce{Name: s.cfg.Name}, visited: map[string]bool{}, counts: counts,
+		poll: o.poll, noWait: o.noWait}
 	counts.sourceStart()
 	defer counts.sourceDone()
 	start := time.Now()
@@ -146,10 +165,14 @@ func (lw *listWalk) pageURLs(raw string) []string {
 
 // get fetches a list page with cond (never nil: see listCache.cond),
 // retrying retryable failures up to crawler.list_attempts times with
-// backoff (at least the Retry-After). A failed page is counted and
-// logged; the error is returned too. A feed head the server refuses is
-// followed by the whole feed (headread.go).
+// backoff (at least the Retry-After; a noWait walk ends at a failure with
+// a Retry-After instead, and asks for no page after it). A failed page is
+// counted and logged; the error is returned too. A feed head the server
+// refuses is followed by the whole feed (headread.go).
 func (lw *listWalk) get(ctx context.Context, pageURL string, accept func(string) bool, cond *listValidators) (*response, error) {
+	if lw.deferred != nil {
+		return nil, lw.deferred
+	}
 	if lw.asked {
 		if err := lw.counts.waitFirst(ctx); err != nil {
 			return nil, err
@@ -181,6 +204,13 @@ func (lw *listWalk) get(ctx context.Context, pageURL string, accept func(string)
 			lw.c.log.Info("feed head refused, reading the feed whole", "source", lw.s.cfg.Name, "url", pageURL,
 				"reason", fe.Reason, "err", fe.Err)
 			return lw.get(ctx, pageURL, accept, lw.cache.cond(pageURL))
+		}
+		if lw.noWait && fe.Retryable && fe.RetryAfter > 0 {
+			lw.rep.PageErrors++
+			lw.lastErr, lw.deferred = fe, fe
+			lw.c.log.Warn("list page failed with a Retry-After: the poll ends, the next one comes after it", "source", lw.s.cfg.Name,
+				"url", pageURL, "reason", fe.Reason, "retry_after", fe.RetryAfter, "err", fe.Err)
+			return nil, fe
 		}
 		if !fe.Retryable || i >= attempts {
 			lw.pageFailed(fe)

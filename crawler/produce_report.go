@@ -34,10 +34,13 @@ type SourceProduce struct {
 	// Retried counts the pushes (one per list page) that met a Redis
 	// error and were tried again until Redis answered.
 	Retried int
-	// MaxAge is the longest Cache-Control max-age of the list pages,
-	// RetryAfter the longest Retry-After they sent (with a failure or
-	// not): the adaptive poll honours them.
+	// MaxAge is the longest the list pages' answers stay fresh
+	// (Cache-Control max-age less Age, at most 30 days), RetryAfter the
+	// longest Retry-After sent with a failed one (at most 7 days): the
+	// adaptive poll honours them.
 	MaxAge, RetryAfter time.Duration
+	// maxAgeWhy says how MaxAge was read, for the poll's reason.
+	maxAgeWhy string
 	// Err is set when the source failed entirely: no list page could be
 	// read (it wraps the last page's error), or Redis failed.
 	Err error

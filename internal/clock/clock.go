@@ -1,6 +1,7 @@
 // Package clock gives time to code that must be testable: production code
 // takes a Clock, tests pass a *Fake and move it by hand. Sleep waits real
-// time, or less when its context ends.
+// time, or less when its context ends; Wait waits on a Clock, so a wait on
+// a Fake ends when the test moves it.
 package clock
 
 import (
@@ -24,6 +25,9 @@ func (Real) Now() time.Time { return time.Now() }
 type Fake struct {
 	mu  sync.Mutex
 	now time.Time
+	// waits are the Waits not over yet, by their channel: each ends (its
+	// channel closed) once the clock is moved to or past its deadline.
+	waits map[chan struct{}]time.Time
 }
 
 // NewFake returns a Fake set to t.
@@ -40,6 +44,7 @@ func (f *Fake) Now() time.Time {
 func (f *Fake) Set(t time.Time) {
 	f.mu.Lock()
 	f.now = t
+	f.fire()
 	f.mu.Unlock()
 }
 
@@ -48,7 +53,51 @@ func (f *Fake) Advance(d time.Duration) time.Time {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.now = f.now.Add(d)
+	f.fire()
 	return f.now
+}
+
+// fire ends the waits whose deadline the clock has reached; f.mu is held.
+func (f *Fake) fire() {
+	for ch, at := range f.waits {
+		if !at.After(f.now) {
+			close(ch)
+			delete(f.waits, ch)
+		}
+	}
+}
+
+// wait is Wait on the fake clock.
+func (f *Fake) wait(d time.Duration) (<-chan struct{}, func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ch := make(chan struct{})
+	if d <= 0 {
+		close(ch)
+		return ch, func() {}
+	}
+	if f.waits == nil {
+		f.waits = map[chan struct{}]time.Time{}
+	}
+	f.waits[ch] = f.now.Add(d)
+	return ch, func() {
+		f.mu.Lock()
+		delete(f.waits, ch)
+		f.mu.Unlock()
+	}
+}
+
+// Wait returns a channel that is closed once d has passed on k, and a
+// function that ends the wait early (its channel then stays open) and
+// frees it. On a *Fake the wait ends when Set or Advance moves the clock
+// to or past its deadline; on any other Clock, after d of real time.
+func Wait(k Clock, d time.Duration) (<-chan struct{}, func()) {
+	if f, ok := k.(*Fake); ok {
+		return f.wait(d)
+	}
+	ch := make(chan struct{})
+	t := time.AfterFunc(max(d, 0), func() { close(ch) })
+	return ch, func() { t.Stop() }
 }
 
 // Sleep waits d of real time (whatever clock a caller reads the time
