@@ -114,21 +114,8 @@ func (c *Crawler) PollDue(ctx context.Context) (time.Time, error) {
 	claims, _, err := c.claimDue(ctx, len(c.sources), nil)
 	errs := make([]error, len(claims)+1)
 	errs[0] = err
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, max(c.cfg.Workers, 1))
-	for i, cl := range claims {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-				defer func() { <-sem }()
-			case <-ctx.Done(): // pollOne leaves the source due
-			}
-			errs[i+1] = c.pollOne(ctx, cl)
-		}()
-	}
-	wg.Wait()
+	// (when ctx ends before a poll's turn, pollOne leaves its source due)
+	bounded(ctx, len(claims), c.cfg.Workers, func(i int, _ bool) { errs[i+1] = c.pollOne(ctx, claims[i]) })
 	if err := errors.Join(errs...); err != nil {
 		return time.Time{}, err
 	}

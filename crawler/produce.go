@@ -41,27 +41,39 @@ func (c *Crawler) produceAll(ctx context.Context, counts *produceCounts, names .
 		return ProduceReport{}, err
 	}
 	rep := ProduceReport{Sources: make([]SourceProduce, len(srcs))}
+	bounded(ctx, len(srcs), c.cfg.Workers, func(i int, turn bool) {
+		if !turn {
+			rep.Sources[i] = SourceProduce{Name: srcs[i].cfg.Name, Err: ctx.Err()}
+			return
+		}
+		rep.Sources[i] = c.produce(ctx, srcs[i], counts, walkOpts{})
+	})
+	if err := ctx.Err(); err != nil {
+		return rep, err
+	}
+	return rep, nil
+}
+
+// bounded runs fn(i) for each i below n, each in its own goroutine, at
+// most workers at once, and returns when all are done; turn is false for
+// an fn whose turn did not come before ctx ended.
+func bounded(ctx context.Context, n, workers int, fn func(i int, turn bool)) {
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, max(c.cfg.Workers, 1))
-	for i, s := range srcs {
+	sem := make(chan struct{}, max(workers, 1))
+	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			select {
 			case sem <- struct{}{}:
 				defer func() { <-sem }()
+				fn(i, true)
 			case <-ctx.Done():
-				rep.Sources[i] = SourceProduce{Name: s.cfg.Name, Err: ctx.Err()}
-				return
+				fn(i, false)
 			}
-			rep.Sources[i] = c.produce(ctx, s, counts, walkOpts{})
 		}()
 	}
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return rep, err
-	}
-	return rep, nil
 }
 
 // listWalk is the state of one source's producer run.
