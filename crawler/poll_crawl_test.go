@@ -165,3 +165,26 @@ func TestList304WithoutValidators(t *testing.T) {
 		t.Fatalf("a 304 to an unconditional request: %+v", p)
 	}
 }
+
+// TestCrawlDoesNotWaitOutLongRetryAfter: a crawl waits out a list page's
+// Retry-After up to MaxListWait (TestCrawlWaitsOutRetryAfterAPollDoesNot);
+// a longer one fails that source for the run at once, with the answer's
+// error, where it slept up to queue.retry_max (an hour) per try and held
+// a crawl -once that long.
+func TestCrawlDoesNotWaitOutLongRetryAfter(t *testing.T) {
+	e := newPollEnv(t)
+	e.site.handle(host+"/poll", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "3600")
+		http.Error(w, "busy", http.StatusServiceUnavailable)
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rep, err := e.c.Produce(ctx)
+	if err != nil {
+		t.Fatalf("crawl: %v (it waited)", err)
+	}
+	p := rep.Sources[0]
+	if p.Err == nil || !strings.Contains(p.Err.Error(), "503") || e.site.hitCount(host+"/poll") != 1 {
+		t.Fatalf("crawl of a source asking for an hour: %+v after %d requests, want it failed after one", p, e.site.hitCount(host+"/poll"))
+	}
+}

@@ -217,11 +217,14 @@ func (lw *listWalk) get(ctx context.Context, pageURL string, accept func(string)
 				"reason", fe.Reason, "err", fe.Err)
 			return lw.get(ctx, pageURL, accept, lw.cache.cond(pageURL))
 		}
-		if lw.noWait && fe.Retryable && fe.RetryAfter > 0 {
+		if fe.Retryable && fe.RetryAfter > 0 && (lw.noWait || fe.RetryAfter > MaxListWait) {
 			lw.rep.PageErrors++
 			lw.lastErr, lw.deferred = fe, fe
-			lw.c.log.Warn("list page failed with a Retry-After: the poll ends, the next one comes after it", "source", lw.s.cfg.Name,
-				"url", pageURL, "reason", fe.Reason, "retry_after", fe.RetryAfter, "err", fe.Err)
+			msg := "list page failed with a Retry-After: the poll ends, the next one comes after it"
+			if !lw.noWait {
+				msg = "list page failed with a Retry-After longer than a crawl waits: the source is read next time"
+			}
+			lw.c.log.Warn(msg, "source", lw.s.cfg.Name, "url", pageURL, "reason", fe.Reason, "retry_after", fe.RetryAfter, "err", fe.Err)
 			return nil, fe
 		}
 		if !fe.Retryable || i >= attempts {
@@ -236,6 +239,14 @@ func (lw *listWalk) get(ctx context.Context, pageURL string, accept func(string)
 		}
 	}
 }
+
+// MaxListWait is the longest Retry-After a crawl (RunOnce, the crawl job)
+// waits out on a list page before it tries again: a longer one ends that
+// source's walk for this run (the source fails, with the answer's error),
+// so that one server asking for an hour does not hold a crawl -once for
+// hours; the poller comes back after it, and so does the next crawl. A
+// poll waits out none.
+const MaxListWait = time.Minute
 
 // pageFailed records a list page that could not be read or parsed.
 func (lw *listWalk) pageFailed(fe *FetchError) {
