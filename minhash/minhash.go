@@ -49,26 +49,34 @@ type Sketch []uint32
 // punctuation only) has ok false: it is like nothing.
 func Of(text string) (sk Sketch, ok bool) {
 	var buf [4 * K]uint32
-	hs := appendHashes(buf[:0], text)
+	hs := noWeekdays(appendHashes(buf[:0], text))
 	if len(hs) == 0 {
 		return nil, false
 	}
 	return bottom(hs), true
 }
 
-// OfTitled returns Of(title + "\n" + summary) and Of(title) (nil when
-// the title has no shingle) in one pass over the text: a line break ends
-// a sentence, so the title's shingles are the first of the text's.
+// OfTitled returns Of(title + "\n" + summary) and the title's sketch:
+// Of(title) with the hashes of the weekdays it names (Weekday; nil when
+// the title has no shingle), in one pass over the text: a line break
+// ends a sentence, so the title's shingles are the first of the text's.
 func OfTitled(title, summary string) (text, head Sketch, ok bool) {
 	var buf [4 * K]uint32
 	hs := appendHashes(buf[:0], title)
 	if len(hs) > 0 {
 		head = bottom(hs) // sorted in place: the text's sketch sorts them again
 	}
-	if hs = appendHashes(hs, summary); len(hs) == 0 {
+	if hs = noWeekdays(appendHashes(hs, summary)); len(hs) == 0 {
 		return nil, nil, false
 	}
 	return bottom(hs), head, true
+}
+
+// noWeekdays drops the weekdays' hashes from hs: only a title's sketch
+// keeps them (for the story's titled check); in a text's, a weekday that
+// many stories of one day share would only make them look alike.
+func noWeekdays(hs []uint32) []uint32 {
+	return slices.DeleteFunc(hs, Weekday)
 }
 
 // appendHashes appends to hs the hashes of the shingles of text, their
@@ -84,6 +92,8 @@ func appendHashes(hs []uint32, text string) []uint32 {
 			hs = append(hs, v&^7|3)
 		case kindFigure:
 			hs = append(hs, v|7)
+		case kindWeekday:
+			hs = append(hs, v|0xff000007)
 		default:
 			hs = append(hs, v&^1)
 		}
@@ -181,7 +191,7 @@ func Similarity(a, b Sketch) float64 {
 func (sk Sketch) Keys() []uint32 {
 	keys := make([]uint32, 0, IndexKeys)
 	for _, v := range sk {
-		if v&3 == 3 && len(keys) < FactKeys {
+		if v&3 == 3 && len(keys) < FactKeys && !Weekday(v) {
 			keys = append(keys, v)
 		}
 	}
@@ -196,7 +206,7 @@ func (sk Sketch) Keys() []uint32 {
 // Figure tells whether v, a hash of a sketch, is a figure's (a word that
 // begins with a digit, with the points, commas, colons, slashes and
 // dashes between its digits: "2-0", "2.1%" and "14:30" have one each).
-func Figure(v uint32) bool { return v&7 == 7 }
+func Figure(v uint32) bool { return v&7 == 7 && !Weekday(v) }
 
 // Bytes returns sk as 4 bytes per hash, big-endian.
 func (sk Sketch) Bytes() []byte {

@@ -211,7 +211,7 @@ func TestFigures(t *testing.T) {
 		return figures, keys
 	}
 	if f, k := count("Redcliffe beat Ironbridge 2-0 in the cup final on Sunday"); f != 1 || k != 1 {
-		t.Errorf("2-0: %d figures, %d of them keys; want 1 and 1", f, k)
+		t.Errorf("2-0: %d figures, %d of them keys; want 1 and 1 (a weekday is no figure)", f, k)
 	}
 	if f, _ := count("Shares in Norvex rise after strong results"); f != 0 {
 		t.Errorf("no figure: %d", f)

@@ -47,6 +47,7 @@ const (
 	kindPair
 	kindFact
 	kindFigure
+	kindWeekday
 )
 
 // shingles is Shingles telling pairs (of words, of CJK characters) from
@@ -94,6 +95,9 @@ func shingles(text string, emit func(h uint64, k kind)) {
 			sh.endWords()
 			if sh.prev != 0 {
 				emit(mix(uint64(sh.prev)<<32|uint64(r)), kindPair)
+				if d := cjkWeekday(sh.prev, r); d != 0 {
+					emit(weekdayHash[d], kindWeekday)
+				}
 			}
 			sh.prev = r
 			sh.cjkRun++
@@ -171,6 +175,9 @@ func (sh *shingler) flushWord() {
 	}
 	h := fnv(stem(w))
 	sh.emitWord(h)
+	if d := weekdays[string(w)]; d != 0 {
+		sh.emit(weekdayHash[d], kindWeekday) // besides the word (a name, capitalised)
+	}
 	switch {
 	case digit:
 		sh.emitFact(h, kindFigure)

@@ -88,7 +88,8 @@ func (s *Store) bestStory(id string, st *storyArt, lists map[string][]string, lo
 
 // titled is the script's titled: whether title sketch theirs (a lead's)
 // overlaps ours by at least StoryMinTitleOverlap and, when both have
-// figures (minhash.Figure), shares one; true when either is empty.
+// figures (minhash.Figure), shares one, and when both name a weekday
+// (minhash.Weekday), shares it; true when either is empty.
 func titled(ours, theirs minhash.Sketch) bool {
 	if len(ours) == 0 || len(theirs) == 0 {
 		return true
@@ -97,21 +98,27 @@ func titled(ours, theirs minhash.Sketch) bool {
 	if float64(b) < StoryMinTitleOverlap*float64(u)-1e-9 {
 		return false
 	}
+	return agree(ours, theirs, minhash.Figure) && agree(ours, theirs, minhash.Weekday)
+}
+
+// agree tells whether two sketches that both have hashes of a kind (is)
+// share one of them; true when either has none.
+func agree(ours, theirs minhash.Sketch, is func(uint32) bool) bool {
 	fa, fb, fboth := 0, 0, 0
 	for i, j := 0, 0; i < len(ours) || j < len(theirs); {
 		switch {
 		case j == len(theirs) || i < len(ours) && ours[i] < theirs[j]:
-			if minhash.Figure(ours[i]) {
+			if is(ours[i]) {
 				fa++
 			}
 			i++
 		case i == len(ours) || theirs[j] < ours[i]:
-			if minhash.Figure(theirs[j]) {
+			if is(theirs[j]) {
 				fb++
 			}
 			j++
 		default:
-			if minhash.Figure(ours[i]) {
+			if is(ours[i]) {
 				fa, fb, fboth = fa+1, fb+1, fboth+1
 			}
 			i, j = i+1, j+1

@@ -41,6 +41,12 @@ var storyFigureCases = []struct{ lead, other, copy, summary string }{
 		"iOS 18.1 released by Apple with new camera features", storyFigureRelease},
 	{"西马克通胀率上涨至2.1%", "西马克通胀率上涨至3.1%", "西马克通胀率升至2.1%", storyFigurePricesZH},
 	{"红队以2比0击败蓝队", "红队以2比1击败蓝队", "红队以2比0战胜蓝队", storyFigureMatchZH},
+	// weekdays tell days apart as figures do
+	{"Stocks close at record high on Monday", "Stocks close at record high on Tuesday",
+		"Stocks end Monday at a record high", storyFigureStocks},
+	{"Westmark stocks close at record high on Friday as banks rally", "Westmark stocks close at record high on Thursday as banks rally",
+		"Westmark banks rally, stocks close at record high Friday", storyFigureStocks},
+	{"股市周一收于历史新高", "股市周二收于历史新高", "股市星期一收于历史新高", storyFigureStocksZH},
 }
 
 // The stock summaries of storyFigureCases: each says nothing of the
@@ -55,6 +61,8 @@ const (
 	storyFigureRelease  = "The update is available for supported iPhones and fixes a number of bugs, the company said in its release notes."
 	storyFigurePricesZH = "统计局周二公布的月度数据显示，能源和食品价格推高了消费者价格。"
 	storyFigureMatchZH  = "主队从开场哨响就掌控了比赛，在连续四场不胜之后升至积分榜第三位。"
+	storyFigureStocks   = "Banks and technology shares led the gains as investors bet that the central bank will cut rates next month."
+	storyFigureStocksZH = "银行和科技股领涨，投资者押注央行下月将降息。"
 )
 
 // TestStoryFiguresDiffer: titles whose figures differ are other events

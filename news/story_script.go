@@ -1,6 +1,13 @@
 package news
 
-import "github.com/redis/go-redis/v9"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/newsrank/newsrank/minhash"
+)
 
 // ingestStoryCmd, the ingest script that also groups stories: the
 // "Stories" comment in story.go says what it does.
@@ -191,7 +198,7 @@ if #expired > 0 then redis.call('UNLINK', unpack(expired)) end
 
 // storyLoopLua is the story part of ingestStoryCmd, after ingestLoopLua
 // and storyJoinLua: it reads made and appends to out.
-const storyLoopLua = `
+var storyLoopLua = weekdaysLua() + `
 -- hashes unpacks a sketch (4 bytes a hash, big-endian) into numbers: in
 -- one call of struct.unpack on redis-server, 4 bytes at a time where
 -- there is no struct library (the embedded Redis: miniredis's gopher-lua,
@@ -231,31 +238,39 @@ end
 -- article's by at least mintitle (a text that shares a summary, a site's
 -- boilerplate description, but not its title is another story) and,
 -- when both titles have figures, shares one of them.
+-- agree tells whether sketches a and b (of na and nb hashes) that both
+-- have hashes of a kind (is) share one of them; true when either has none
+local function agree(a, na, b, nb, is)
+  local i, j, fa, fb, fboth = 1, 1, 0, 0, 0
+  while i <= na or j <= nb do
+    -- (a table of struct.unpack ends with one more value: not a hash)
+    local x, y = i <= na and a[i] or nil, j <= nb and b[j] or nil
+    if y == nil or (x ~= nil and x < y) then
+      if is(x) then fa = fa + 1 end
+      i = i + 1
+    elseif x == nil or y < x then
+      if is(y) then fb = fb + 1 end
+      j = j + 1
+    else
+      if is(x) then fa, fb, fboth = fa + 1, fb + 1, fboth + 1 end
+      i, j = i + 1, j + 1
+    end
+  end
+  return fboth > 0 or fa == 0 or fb == 0
+end
+local function weekday(x) return weekdays[x] == true end
+local function figure(x) return x % 8 == 7 and not weekdays[x] end
 local function titled(art, mt)
   if not mt or mt == '' or not art.mt or art.mt == '' then return true end
   if not art.ts then art.ts, art.nt = hashes(art.mt) end
   local theirs, ntheirs = hashes(mt)
   local b, u = overlap(art.ts, art.nt, theirs, ntheirs)
   if b < mintitle * u - 1e-9 then return false end
-  -- figures (hashes ending in binary 111, minhash.Figure): titles that
-  -- both have some and share none tell of other events (another score,
+  -- figures (hashes ending in binary 111 that are no weekday's,
+  -- minhash.Figure), and weekdays (minhash.Weekday): titles that both
+  -- have some and share none tell of other events (another score,
   -- another day's close)
-  local i, j, fa, fb, fboth = 1, 1, 0, 0, 0
-  while i <= art.nt or j <= ntheirs do
-    -- (a table of struct.unpack ends with one more value: not a hash)
-    local x, y = i <= art.nt and art.ts[i] or nil, j <= ntheirs and theirs[j] or nil
-    if y == nil or (x ~= nil and x < y) then
-      if x % 8 == 7 then fa = fa + 1 end
-      i = i + 1
-    elseif x == nil or y < x then
-      if y % 8 == 7 then fb = fb + 1 end
-      j = j + 1
-    else
-      if x % 8 == 7 then fa, fb, fboth = fa + 1, fb + 1, fboth + 1 end
-      i, j = i + 1, j + 1
-    end
-  end
-  return fboth > 0 or fa == 0 or fb == 0
+  return agree(art.ts, art.nt, theirs, ntheirs, figure) and agree(art.ts, art.nt, theirs, ntheirs, weekday)
 end
 -- each created article and its index keys
 local arts, fields, filed = {}, {}, {}
@@ -360,3 +375,18 @@ if #filings > 0 then
   redis.call('HSET', version, 'by', '')
 end
 `
+
+// weekdaysLua defines the script's weekdays: the sketch values of the
+// weekdays (minhash.Weekday), a set.
+func weekdaysLua() string {
+	var b strings.Builder
+	b.WriteString("local weekdays = {")
+	for i, v := range minhash.WeekdayValues() {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "[%d]=true", v)
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
