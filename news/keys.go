@@ -42,6 +42,13 @@ func (k keyspace) Shingles() string { return k.base + "shingles" }
 // n never counts again from zero. // HASH n → count, by → last writer
 func (k keyspace) ShinglesVersion() string { return k.base + "shingles:v" }
 
+// Stories is set ("1") whenever a story forms, and deleted by Ungroup as
+// it starts: an Ungroup that a story formed during (a process still
+// ranking by story) leaves it set, so the next one runs again, where the
+// index it deletes at its end would have told it there is nothing to
+// do. // STRING
+func (k keyspace) Stories() string { return k.base + "stories" }
+
 // BandsDropped is set once the prune has deleted the band: ZSETs of the
 // stories' earlier index (bands.go), so later prunes skip that scan.
 // // STRING "1"

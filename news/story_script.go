@@ -147,7 +147,8 @@ local function join(art, best, lk, lh)
   -- when it forms)
   local cur = math.max(redis.call('TTL', lk), redis.call('TTL', sk))
   if not lh[6] then
-    -- the story forms: lead and member
+    -- the story forms: lead and member (and the store has stories)
+    redis.call('SET', base .. 'stories', '1')
     redis.call('HSET', lk, 'story', best, 'svotes', num(sv))
     redis.call('HSET', sk, best, lh[5] or '', id, art.src)
   else

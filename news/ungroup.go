@@ -85,8 +85,9 @@ return #ranked
 // story: keys in bounded batches, runs ungroupCmd on each batch, then
 // deletes the index and moves its version (an ingest still planning
 // stories against it is refused). Nothing is done, at the cost of one
-// EXISTS, when there is no index. It returns how many articles it
-// ranked (the leads included).
+// EXISTS, when no story formed since the last Ungroup began (the
+// stories mark, keys.Stories) and there is no index. It returns how
+// many articles it ranked (the leads included).
 func (s *Store) Ungroup(ctx context.Context) (int64, error) {
 	if s.opts.stories() {
 		return 0, errors.New("ungroup: the store ranks by story")
@@ -132,9 +133,16 @@ func (s *Store) ensureUngrouped(ctx context.Context) error {
 
 // ungroup is Ungroup's work.
 func (s *Store) ungroup(ctx context.Context) (int64, error) {
-	n, err := s.c.Exists(ctx, s.keys.Shingles()).Result()
+	// stories exist if a story formed since the last Ungroup began, or
+	// (a store of an older release, which kept no such mark) an index
+	n, err := s.c.Exists(ctx, s.keys.Stories(), s.keys.Shingles()).Result()
 	if err != nil || n == 0 {
-		return 0, wrapErr("ungroup: look for a story index", err)
+		return 0, wrapErr("ungroup: look for stories", err)
+	}
+	// unmarked before the scan: a story that forms while it runs marks
+	// the store again, for the next Ungroup
+	if err := s.c.Del(ctx, s.keys.Stories()).Err(); err != nil {
+		return 0, fmt.Errorf("ungroup: %w", err)
 	}
 	name, param := s.formula.scriptArgs()
 	prefix := s.keys.base + "story:"

@@ -223,3 +223,44 @@ func TestUngroupBeforeFirstWrite(t *testing.T) {
 		})
 	}
 }
+
+// TestUngroupAfterARace: a story that formed while an Ungroup ran (a
+// process still ranking by story), after its scan passed, kept its
+// story: key and its unranked articles when that Ungroup deleted the
+// index at its end; the next Ungroup looked for the index only, found
+// none, and left them so for good. The stories mark, set when a story
+// forms, makes it run again.
+func TestUngroupAfterARace(t *testing.T) {
+	e := newEnv(t, func(o *Options) { o.RankBy = RankByStory; o.CommentWeight = 1 })
+	const sum = "The central bank raised its main interest rate by half a point on Tuesday, citing inflation."
+	post := t0.Add(-2 * time.Hour)
+	lead := storyArticle("https://a.example.com/1", "Central bank raises interest rates to fight inflation", sum, "A", post)
+	member := storyArticle("https://b.example.com/1", "To fight inflation, central bank raises interest rates", sum, "B", post)
+	for _, a := range []Article{lead, member} {
+		if _, err := e.s.Ingest(e.ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// the racing Ungroup's end: it deletes the index it did not scan for
+	if err := e.c.Del(e.ctx, e.s.keys.Shingles()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	o := e.s.opts
+	o.RankBy = RankByArticle
+	flat, err := New(e.c, e.s.keys.base[:len(e.s.keys.base)-len(Tag)-1], o, WithClock(e.clock), WithLogger(e.s.log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := flat.Ungroup(e.ctx); err != nil || n != 2 {
+		t.Fatalf("Ungroup = %d %v, want the story's 2 articles ranked", n, err)
+	}
+	if c, err := flat.Check(e.ctx); err != nil || !c.OK() || c.Articles != 2 {
+		t.Fatalf("Check = %+v %v", c, err)
+	}
+	if n := e.c.Exists(e.ctx, e.s.keys.Stories()).Val(); n != 0 {
+		t.Error("the stories mark is left after an Ungroup with no story forming")
+	}
+	if n, err := flat.Ungroup(e.ctx); err != nil || n != 0 {
+		t.Fatalf("a second Ungroup = %d %v, want nothing to do", n, err)
+	}
+}

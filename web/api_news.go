@@ -65,9 +65,13 @@ func storyVotes(it news.Item) *float64 {
 	return &v
 }
 
-// votingOpen reports whether the article is younger than the window.
+// votingOpen reports whether the article's voting is open: whether it
+// is no older than the window, to the second.
 func (s *Server) votingOpen(it news.Item) bool {
-	return s.clock.Now().Sub(it.PostTime) < s.opts.Window
+	// as the vote script decides it, in whole seconds: open while now <=
+	// post time + window (it was open to the nanosecond here, so for the
+	// window's last second the page said closed and votes still counted)
+	return s.clock.Now().Unix() <= it.PostTime.Unix()+int64(s.opts.Window/time.Second)
 }
 
 // pageJSON is one page of a listing.

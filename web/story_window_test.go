@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -62,5 +63,32 @@ func TestStoryVotingWindow(t *testing.T) {
 	code, page := newBrowser(t, e).get("/news/" + member)
 	if code != http.StatusOK || !strings.Contains(page, `class="closed"`) {
 		t.Fatalf("the member's page with its lead gone = %d:\n%s", code, page)
+	}
+}
+
+// TestVotingOpenAgreesWithVote: an article's voting_open says what a vote
+// gets, to the second: open until its post time + window, whole seconds
+// (the vote script's rule), closed a second later. It said closed for the
+// window's last second while votes still counted.
+func TestVotingOpenAgreesWithVote(t *testing.T) {
+	e := newEnv(t)
+	post := testNow.Add(-time.Hour).Truncate(time.Second)
+	r, err := e.store.Ingest(context.Background(), news.Article{URL: "https://a.example.com/edge", Title: "Edge of the window",
+		PostTime: post, CrawlTime: post})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tc := range []struct {
+		at     time.Duration
+		open   bool
+		status int
+	}{{500 * time.Millisecond, true, http.StatusOK}, {999 * time.Millisecond, true, http.StatusOK}, {time.Second, false, http.StatusConflict}} {
+		e.clock.Set(post.Add(e.store.Window() + tc.at))
+		var it itemJSON
+		e.get("/api/news/"+r.ID, &it)
+		resp := e.do("POST", "/api/news/"+r.ID+"/vote", writerToken, fmt.Sprintf(`{"user":"u%d","dir":"up"}`, i))
+		if it.VotingOpen != tc.open || resp.status != tc.status {
+			t.Errorf("window + %s: voting_open %t, vote %d; want %t, %d", tc.at, it.VotingOpen, resp.status, tc.open, tc.status)
+		}
 	}
 }
