@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -187,16 +188,18 @@ func (a *Activity) boardKey(p Period, date time.Time) (string, error) {
 }
 
 // topCmd reads the top of a board, or of its archive when the board is
-// gone.
+// gone (its ZSET and, on a capped board, its out HASH: a capped board
+// that keeps nobody after undos is still there, as movement reads it).
 //
 //	KEYS[1] -> board   ZSET
-//	KEYS[2] -> archive ZSET
+//	KEYS[2] -> its out HASH
+//	KEYS[3] -> archive ZSET
 //	ARGV[1] -> n
 //
 // Reply: member1, score1, member2, score2, ... highest first.
 var topCmd = redis.NewScript(`
 local k = KEYS[1]
-if redis.call('EXISTS', k) == 0 then k = KEYS[2] end
+if redis.call('EXISTS', k, KEYS[2]) == 0 then k = KEYS[3] end
 return redis.call('ZREVRANGE', k, 0, tonumber(ARGV[1]) - 1, 'WITHSCORES')
 `)
 
@@ -214,7 +217,7 @@ func (a *Activity) Top(ctx context.Context, period Period, date time.Time, n int
 	if err := checkN("n", n, 1); err != nil {
 		return nil, err
 	}
-	vals, err := topCmd.Run(ctx, a.rdb, []string{k.board, k.archive}, n).Slice()
+	vals, err := topCmd.Run(ctx, a.rdb, []string{k.board, k.out, k.archive}, n).Slice()
 	if err != nil {
 		return nil, fmt.Errorf("top %d of %s: %w", n, k.board, err)
 	}
@@ -363,8 +366,14 @@ func parseScore(v any) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("unexpected score %q: %w", s, err)
 	}
-	if f < -MaxScore || f > MaxScore {
-		return 0, fmt.Errorf("score %s: %w: beyond %d, where a Redis score loses whole numbers", s, ErrBadScore, int64(MaxScore))
+	// a score beyond 2^53 (left by an older release, whose weights were
+	// not bounded) is read as near as an int64 holds it, never wrapped
+	// round to a negative one, and never blamed on the client
+	switch {
+	case f >= math.MaxInt64:
+		return math.MaxInt64, nil
+	case f <= math.MinInt64:
+		return math.MinInt64, nil
 	}
 	return int64(f), nil
 }

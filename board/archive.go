@@ -34,8 +34,9 @@ type ArchiveReport struct {
 //	ARGV[1+i] -> period i's archive TTL, ms
 //
 // Reply: per period, 1 archived, 0 already archived, -1 no board, -2 a
-// capped board whose kept members all left (by undos): its top is in its
-// out HASH, which archiveOut snapshots. A snapshot of every user of its
+// capped board that keeps fewer than n users (undos took some out, or
+// all): its top is its kept users and the best of its out HASH, which
+// archiveOut snapshots. A snapshot of every user of its
 // board (ZCARD at most n, nobody outside a cap) holds the member
 // completeMark too.
 var archiveCmd = redis.NewScript(`
@@ -47,6 +48,8 @@ for i = 1, #KEYS / 3 do
   elseif redis.call('EXISTS', b) == 0 then
     out[i] = -1
     if redis.call('EXISTS', o) == 1 then out[i] = -2 end
+  elseif redis.call('ZCARD', b) < n and redis.call('EXISTS', o) == 1 then
+    out[i] = -2
   else
     local items = redis.call('ZREVRANGE', b, 0, n - 1, 'WITHSCORES')
     local args = {}
@@ -138,7 +141,7 @@ func (a *Activity) Archive(ctx context.Context) (ArchiveReport, error) {
 	}
 	for i, r := range res {
 		if r == -2 {
-			if r, err = a.archiveOut(ctx, keys[3*i+1], keys[3*i+2], args[1+i]); err != nil {
+			if r, err = a.archiveOut(ctx, keys[3*i], keys[3*i+1], keys[3*i+2], args[1+i]); err != nil {
 				return rep, err
 			}
 		}

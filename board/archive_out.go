@@ -29,15 +29,23 @@ redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return 1
 `)
 
-// archiveOut snapshots the top archiveTop of a capped board whose kept
-// ZSET is empty (every kept member left by undos) from its out HASH (user
-// → true total), walked with HSCAN so that a large one does not block
-// Redis, in the ZSET's order (score, then user, descending). It returns
+// archiveOut snapshots the top archiveTop of a capped board that keeps
+// fewer (undos took kept users out, or all of them): its kept users
+// (board, at most its cap) and the best of its out HASH (user → true
+// total), walked with HSCAN so that a large one does not block Redis, in
+// the ZSET's order (score, then user, descending). It returns
 // archiveCmd's reply: 1 archived, 0 archived meanwhile, -1 nobody left.
-func (a *Activity) archiveOut(ctx context.Context, out, archive string, ttl any) (int64, error) {
-	var top []Entry
+func (a *Activity) archiveOut(ctx context.Context, board, out, archive string, ttl any) (int64, error) {
+	kept, err := a.rdb.ZRangeWithScores(ctx, board, 0, -1).Result()
+	if err != nil {
+		return 0, fmt.Errorf("archive %s from %s: %w", archive, board, err)
+	}
+	top := make([]Entry, 0, len(kept))
+	for _, z := range kept {
+		top = append(top, Entry{User: fmt.Sprint(z.Member), Score: int64(z.Score)})
+	}
+	read := len(top) // users read (a field HSCAN returns twice counts twice)
 	var cursor uint64
-	read := 0 // fields read (a field HSCAN returns twice counts twice)
 	for {
 		kv, next, err := a.rdb.HScan(ctx, out, cursor, "", 1000).Result()
 		if err != nil {

@@ -51,11 +51,14 @@ func (c civil) format(p Period) string {
 // later: c's midnight, the first of two, or the end of the gap that
 // skips it; for a date loc skipped, the first instant of the next day.
 // It reads loc's periods of constant offset (Time.ZoneBounds) from a day
-// and a half before, more than any offset.
+// and a half before, more than any offset; where ZoneBounds does not move
+// on (Go's answer past a zone's last listed transition, in leap years:
+// golang/go#81583, from 2040 on in zones with DST, where the walk looped
+// for ever), it searches instead (searchStart).
 func (c civil) start(loc *time.Location) time.Time {
 	wall := c.midnight()
 	t := wall.Add(-36 * time.Hour)
-	for {
+	for range 16 { // a zone changes its offset a few times in three days at most
 		local := t.In(loc)
 		_, off := local.Zone()
 		// In this period the wall clock reads instant + off, so its
@@ -68,8 +71,41 @@ func (c civil) start(loc *time.Location) time.Time {
 		if end.IsZero() || first.Before(end) {
 			return first.In(loc)
 		}
+		if !end.After(t) {
+			break
+		}
 		t = end
 	}
+	return c.searchStart(loc)
+}
+
+// searchStart is start found by halving, to the second, the three days
+// about c's midnight (a day and a half each side, more than any offset):
+// the first instant whose date in loc is c or later (where a zone set its
+// clock back across midnight, one of the two midnights).
+func (c civil) searchStart(loc *time.Location) time.Time {
+	wall := c.midnight()
+	lo, hi := wall.Add(-36*time.Hour), wall.Add(36*time.Hour)
+	for hi.Sub(lo) > time.Second {
+		mid := lo.Add(hi.Sub(lo) / 2).Truncate(time.Second)
+		if civilOf(mid, loc).before(c) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return hi.In(loc)
+}
+
+// before says whether c is an earlier date than d.
+func (c civil) before(d civil) bool {
+	if c.year != d.year {
+		return c.year < d.year
+	}
+	if c.month != d.month {
+		return c.month < d.month
+	}
+	return c.day < d.day
 }
 
 // exists says whether loc has an instant on c.
@@ -94,7 +130,7 @@ func (a *Activity) Shift(p Period, date time.Time, n int) time.Time {
 	}
 	for ; n != 0; n -= step {
 		c = c.addDays(step)
-		for !c.exists(a.loc) {
+		for skipped := 0; !c.exists(a.loc) && skipped < 3; skipped++ { // a zone skips a day at most
 			c = c.addDays(step)
 		}
 	}

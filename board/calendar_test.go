@@ -184,3 +184,37 @@ func TestShiftMonths(t *testing.T) {
 		d = a.Shift(Month, d.Add(27*24*time.Hour), 1) // from a late day of the month
 	}
 }
+
+// TestDatesPastGoZoneBounds: from 2040 on, in zones with DST, Go's
+// Time.ZoneBounds can answer an end that is not after the instant asked
+// (golang/go#81583); start walked those bounds and looped for ever on a
+// date near a new year, so one GET of /boards?date=2041-01-01 pinned a
+// core. Each date now reads as itself and steps to its neighbours. (The
+// watchdog only turns a hang into a failure.)
+func TestDatesPastGoZoneBounds(t *testing.T) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, zone := range []string{"Europe/Berlin", "America/Santiago", "America/New_York", "Australia/Lord_Howe", "UTC"} {
+			a := &Activity{loc: mustZone(zone)}
+			for _, day := range []string{"2040-12-31", "2041-01-01", "2044-12-31", "2045-01-01", "2100-02-28", "9999-12-31"} {
+				d, err := a.ParseDate(Day, day)
+				if err != nil || d.In(a.loc).Format(DayLayout) != day {
+					t.Errorf("%s: ParseDate(%s) = %v %v", zone, day, d, err)
+					continue
+				}
+				if next := a.Shift(Day, d, 1).In(a.loc); next.Sub(d) < 22*time.Hour || next.Sub(d) > 26*time.Hour {
+					t.Errorf("%s: the day after %s starts at %v", zone, day, next)
+				}
+				if m := a.Shift(Month, d, -1).In(a.loc).Format(DayLayout); m[8:] != "01" {
+					t.Errorf("%s: the month before %s starts on %s", zone, day, m)
+				}
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("dates past 2040 did not resolve in a minute (the ZoneBounds loop)")
+	}
+}

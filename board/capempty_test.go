@@ -2,6 +2,8 @@ package board
 
 import (
 	"errors"
+	"fmt"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -70,6 +72,13 @@ func TestCappedBoardEmptied(t *testing.T) {
 			}
 		}
 	}
+	// While the board lives, Top reads it, as movement does (it read the
+	// archive: the page's two lists disagreed).
+	top, err := p.capped.Top(p.ctx, Day, now, 10)
+	m, err2 := p.capped.TopMovements(p.ctx, Day, now, 10)
+	if err != nil || err2 != nil || len(top) != len(m.Entries) || m.From != FromBoard {
+		t.Fatalf("capped Top = %+v %v, TopMovements = %+v %v: want the same, from the board", top, err, m, err2)
+	}
 }
 
 // TestCappedSideKeysKeepBoardTTL: a capped board's out:n and out:t are
@@ -123,9 +132,54 @@ func TestScoreBounds(t *testing.T) {
 	if st, err := r.act.StandingOfScore(r.ctx, MaxScore, Day, r.clock.Now()); err != nil || st.Score != MaxScore {
 		t.Errorf("StandingOfScore(MaxScore) = %+v %v", st, err)
 	}
-	for _, v := range []string{"9223372036854775807", "1e300", "-1e17"} {
-		if _, err := parseScore(v); err == nil {
-			t.Errorf("parseScore(%s) = nil error, want one: beyond a Redis score's whole numbers", v)
+	// read from Redis (an older release's unbounded weights): saturated,
+	// never wrapped to a negative score, and no client error
+	for v, want := range map[string]int64{"9223372036854775807": math.MaxInt64, "1e300": math.MaxInt64, "-1e300": math.MinInt64, "9007199254740993": 1 << 53} {
+		if got, err := parseScore(v); err != nil || got != want {
+			t.Errorf("parseScore(%s) = %d %v, want %d", v, got, err, want)
+		}
+	}
+}
+
+// TestCappedArchiveTopAfterUndos: a capped board whose kept users an undo
+// cut below archive_top is archived with its true top: the kept users and
+// the best outside (it kept the kept users only, leaving out the third of
+// the uncapped board's top 3).
+func TestCappedArchiveTopAfterUndos(t *testing.T) {
+	p := newPair(t, 3)
+	for _, act := range []*Activity{p.capped, p.full} {
+		act.archiveTop = 3
+	}
+	now := p.clock.Now()
+	for _, ev := range []Event{
+		{User: "a", Action: "publish", Target: "p1"}, // 10
+		{User: "b", Action: "comment", Target: "b1"},
+		{User: "b", Action: "comment", Target: "b2"},
+		{User: "b", Action: "comment", Target: "b3"}, // 9
+		{User: "c", Action: "comment", Target: "c1"},
+		{User: "c", Action: "comment", Target: "c2"},
+		{User: "c", Action: "like", Target: "c3"}, // 8: a, b, c kept
+		{User: "d", Action: "comment", Target: "d1"},
+		{User: "d", Action: "comment", Target: "d2"}, // 6, outside
+		{User: "e", Action: "like", Target: "e1"},
+		{User: "e", Action: "like", Target: "e2"}, // 4, outside
+		{User: "c", Action: "comment", Target: "c1", Undo: true},
+		{User: "c", Action: "comment", Target: "c2", Undo: true}, // c 2: leaves; a, b kept
+	} {
+		p.both(ev)
+	}
+	p.clock.Set(now.AddDate(0, 0, 1).Add(MaxLateness + time.Hour))
+	for _, act := range []*Activity{p.full, p.capped} {
+		if _, err := act.Archive(p.ctx); err != nil {
+			t.Fatal(err)
+		}
+		z, err := p.rdb.ZRevRangeWithScores(p.ctx, act.keys.archive(Day, act.dateOf(Day, now)), 0, -1).Result()
+		var got []string
+		for _, m := range z {
+			got = append(got, fmt.Sprint(m.Member, "=", m.Score))
+		}
+		if want := []string{"a=10", "b=9", "d=6"}; err != nil || !slices.Equal(got, want) {
+			t.Errorf("archive (cap %t) = %v %v, want %v", act == p.capped, got, err, want)
 		}
 	}
 }

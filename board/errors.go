@@ -32,7 +32,7 @@ var (
 	// ErrBadLimit: a count n out of range (see MaxN).
 	ErrBadLimit = errkind.New(errkind.Invalid, "", "bad limit")
 	// ErrBadScore: a score asked about below 0 or above MaxScore
-	// (StandingOfScore), or one read from Redis beyond MaxScore.
+	// (StandingOfScore).
 	ErrBadScore = errkind.New(errkind.Invalid, "", "bad score")
 	// ErrSelfInvite: Register with invitee == inviter.
 	ErrSelfInvite = errkind.New(errkind.Invalid, "", "a user cannot invite themselves")

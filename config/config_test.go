@@ -32,6 +32,7 @@ func TestInvalidConfigsNameTheirField(t *testing.T) {
 		{"window", "news:\n  window: 1s\n", "news.window: must be >= 1m, got 1s"},
 		{"board zone", "board:\n  time_zone: Mars/Olympus\n", `board.time_zone: unknown time zone "Mars/Olympus"`},
 		{"board weight too big", "board:\n  weights:\n    like: 1000001\n", "board.weights.like: must be between 0 and 1000000, got 1000001"},
+		{"board weight fraction", "board:\n  weights:\n    like: 2.5\n", "board.weights.like: must be a whole number, got 2.5"},
 		{"board weight negative", "board:\n  weights:\n    like: -1\n", "board.weights.like: must be between 0 and 1000000, got -1"},
 		{"board action", "board:\n  weights:\n    dance: 3\n", `line 3: board.weights.dance: unknown action: must be one of visit, like`},
 		{"archive top", "board:\n  archive_top: 1001\n", "board.archive_top: must be <= 1000, got 1001"},

@@ -106,6 +106,12 @@ func (d *decoder) leaf(n *yaml.Node, v reflect.Value, path string) {
 		return
 	}
 	p := reflect.New(v.Type())
+	if _, custom := p.Interface().(yaml.Unmarshaler); !custom && n.ShortTag() == "!!float" &&
+		(v.Kind() == reflect.Int || v.Kind() == reflect.Int64) {
+		// yaml.v3 decodes 2.5 into an int as 2, without a word
+		d.problem(n.Line, path, "must be a whole number, got %s", n.Value)
+		return
+	}
 	if err := n.Decode(p.Interface()); err != nil {
 		msg := fmt.Sprintf("must be %s, got %s", want, describe(n, path))
 		switch {

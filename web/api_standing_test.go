@@ -240,7 +240,8 @@ func TestBoardsPageMovementAndArchive(t *testing.T) {
 func TestUserIDRule(t *testing.T) {
 	e := newEnv(t)
 	id := e.seed(1)[0]
-	for _, bad := range []struct{ user, why string }{{"x,y", "comma"}, {" sp", "space"}, {"sp ", "space"}} {
+	for _, bad := range []struct{ user, why string }{{"x,y", "comma"}, {" sp", "space"}, {"sp ", "space"},
+		{"zw\u200b", "U+200B"}, {"a\ufffdb", "invalid UTF-8"}} {
 		for _, req := range []struct{ path, body string }{
 			{"/api/activity", fmt.Sprintf(`{"user":%q,"action":"publish","target":"p1"}`, bad.user)},
 			{"/api/news/" + id + "/vote", fmt.Sprintf(`{"user":%q,"dir":"up"}`, bad.user)},

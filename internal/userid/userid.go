@@ -20,31 +20,43 @@ var ErrEmpty = errors.New("is empty")
 
 // Check returns nil for a valid user id, else an error that says what is
 // wrong with it (to be prefixed by the field's name): an id must be at
-// most MaxLen bytes of valid UTF-8 with no control character and no
-// bidirectional control character, must not begin or end with a space,
-// and must not contain a comma.
+// most MaxLen bytes of valid UTF-8 with no control character, no
+// replacement character (U+FFFD: what invalid UTF-8 becomes once decoded
+// from JSON) and no invisible one (invisible), must not begin or end with
+// a space, and must not contain a comma.
 func Check(id string) error {
 	switch {
 	case strings.TrimSpace(id) == "":
 		return ErrEmpty
 	case len(id) > MaxLen:
 		return fmt.Errorf("is %d bytes, at most %d", len(id), MaxLen)
-	case !utf8.ValidString(id) || strings.IndexFunc(id, unicode.IsControl) >= 0:
+	case !utf8.ValidString(id) || strings.ContainsRune(id, utf8.RuneError) || strings.IndexFunc(id, unicode.IsControl) >= 0:
 		return errors.New("contains control characters or invalid UTF-8")
 	case strings.TrimSpace(id) != id:
 		return errors.New("begins or ends with a space")
 	case strings.Contains(id, ","):
 		return errors.New("contains a comma (lists of user ids are comma-separated)")
-	case strings.IndexFunc(id, bidiControl) >= 0:
-		return errors.New("contains a bidirectional control character (it would reorder the text shown around it)")
+	}
+	if i := strings.IndexFunc(id, invisible); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(id[i:])
+		return fmt.Errorf("contains an invisible or formatting character (%U): on a board it would read as another id", r)
 	}
 	return nil
 }
 
-// bidiControl reports the characters that reorder the text around them
-// (U+202A–U+202E embeddings and overrides, U+2066–U+2069 isolates,
-// U+200E/U+200F/U+061C marks): in a user id shown on a board they would
-// make it read as another.
-func bidiControl(r rune) bool {
-	return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f || r == 0x061c
+// invisible reports the characters that show nothing or reorder the text
+// around them: Unicode's format characters (zero-width space, word
+// joiner, byte order mark, soft hyphen, the bidirectional embeddings,
+// overrides, isolates and marks...) but the zero-width joiner and
+// non-joiner that emoji sequences and some scripts need, and the Hangul
+// fillers. In a user id shown on a board they would make it read as
+// another ("zw\u200b" as "zw").
+func invisible(r rune) bool {
+	switch r {
+	case 0x200c, 0x200d: // zero-width non-joiner, joiner
+		return false
+	case 0x115f, 0x1160, 0x3164, 0xffa0: // Hangul fillers
+		return true
+	}
+	return unicode.Is(unicode.Cf, r)
 }

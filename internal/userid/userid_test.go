@@ -24,8 +24,14 @@ func TestCheck(t *testing.T) {
 		"sp\u3000":                    "begins or ends with a space", // ideographic space
 		"x,y":                         "contains a comma",
 		",":                           "contains a comma",
-		"\u202eevil":                  "bidirectional",
-		"a\u2067b":                    "bidirectional",
+		"\u202eevil":                  "U+202E",
+		"a\u2067b":                    "U+2067",
+		"zw\u200b":                    "U+200B",
+		"a\u2060b":                    "invisible",
+		"\ufeffbom":                   "invisible",
+		"soft\u00adhyphen":            "invisible",
+		"\u3164x":                     "U+3164",
+		"a\ufffdb":                    "invalid UTF-8",
 	} {
 		err := Check(id)
 		if err == nil || !strings.Contains(err.Error(), want) {
