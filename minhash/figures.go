@@ -194,8 +194,8 @@ func scaleAt(s string) (e, n int) {
 		}
 		end += size
 	}
-	if end-i > len("milliardes") {
-		return 0, 0
+	if end == i || end-i > len("milliarden") || !strings.ContainsRune("kKmMbBtT", rune(s[i])) {
+		return 0, 0 // no scale begins otherwise
 	}
 	w := strings.ToLower(s[i:end])
 	if e = scales[w]; e == 0 && len(w) > 4 && strings.HasSuffix(w, "s") {
@@ -210,26 +210,52 @@ func scaleAt(s string) (e, n int) {
 // scale multiplies the number f holds (digits, a point, maybe a sign) by
 // 10^e: "1.2" and 9 is "1200000000", "1.2345" and 3 "1234.5".
 func (f *figure) scale(e int) {
-	num := string(f.b[:f.n])
-	sign := ""
-	if strings.HasPrefix(num, "-") {
-		sign, num = "-", num[1:]
-	}
-	whole, frac, _ := strings.Cut(num, ".")
-	for ; e > 0; e-- {
-		if frac == "" {
-			whole += "0"
-		} else {
-			whole, frac = whole+frac[:1], frac[1:]
+	num := f.b[:f.n]
+	var d [len(f.b)]byte // num's digits
+	nd := 0
+	point := -1 // how many of them are before the point
+	for _, c := range num {
+		switch c {
+		case '.':
+			point = nd
+		case '-':
+		default:
+			d[nd] = c
+			nd++
 		}
 	}
-	if whole = strings.TrimLeft(whole, "0"); whole == "" {
-		whole = "0"
+	if point < 0 {
+		point = nd
 	}
-	if frac = strings.TrimRight(frac, "0"); frac != "" {
-		whole += "." + frac
+	point += e
+	f.n = 0
+	if num[0] == '-' {
+		f.add('-')
 	}
-	f.n = copy(f.b[:], sign+whole)
+	whole := false // a digit of the whole part is written
+	for i := range point {
+		c := byte('0') // past the digits
+		if i < nd {
+			c = d[i]
+		}
+		if c != '0' || whole {
+			f.add(c)
+			whole = true
+		}
+	}
+	if !whole {
+		f.add('0')
+	}
+	end := nd
+	for end > point && d[end-1] == '0' {
+		end--
+	}
+	if end > point {
+		f.add('.')
+		for _, c := range d[point:end] {
+			f.add(c)
+		}
+	}
 	f.value = f.n
 }
 

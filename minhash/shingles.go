@@ -62,9 +62,11 @@ func shingles(text string, emit func(h uint64, k kind)) {
 		if i < skip {
 			continue
 		}
-		if n := sh.figureAt(text, i, r); n > 0 {
-			skip = i + n
-			continue
+		if unicode.IsDigit(r) || r == '-' || r == '−' {
+			if n := sh.figureAt(text, i, r); n > 0 {
+				skip = i + n
+				continue
+			}
 		}
 		switch {
 		case r < 0x80:
