@@ -64,6 +64,39 @@ func TestFiguresApart(t *testing.T) {
 		{"赤チームが2対0で勝利", "赤チームが2対1で勝利"},
 		{"레드팀 2대0 승리", "레드팀 2대1 승리"},
 		{"Rovers beat Eastfield ２－０ at Kingsmead", "Rovers beat Eastfield ２－１ at Kingsmead"},
+		// thousands separators other than the comma: a space, no-break
+		// spaces, a thin space, apostrophes, the Arabic one
+		{"Westmark to cut 1 500 jobs", "Westmark to cut 1 800 jobs"},
+		{"Westmark to cut 1\u00a0500 jobs", "Westmark to cut 1\u00a0800 jobs"},
+		{"Westmark va supprimer 1\u202f500 emplois", "Westmark va supprimer 1\u202f800 emplois"},
+		{"Westmark to cut 1\u2009500 jobs", "Westmark to cut 1\u2009800 jobs"},
+		{"Westmark streicht 1'500 Stellen", "Westmark streicht 1'800 Stellen"},
+		{"Westmark streicht 1’500 Stellen", "Westmark streicht 1’800 Stellen"},
+		{"Westmark to cut 1 500 000 jobs", "Westmark to cut 1 800 000 jobs"},
+		{"Westmark to cut ١٬٥٠٠ jobs", "Westmark to cut ١٬٨٠٠ jobs"},
+		// a version after letters, a sign, the Arabic decimal separator, a
+		// spaced colon
+		{"Westmark OS v2.1 released to users", "Westmark OS v3.1 released to users"},
+		{"Westmark temperatures fall to -3 degrees", "Westmark temperatures rise to 3 degrees"},
+		{"Westmark economy changes by −0.5% in quarter", "Westmark economy changes by 0.5% in quarter"},
+		{"Westmark inflation rises to ٢٫١٪", "Westmark inflation rises to ٣٫١٪"},
+		{"Falcons beat Ironbridge 2 : 0 in cup final", "Falcons beat Harbor Town 2 : 1 in cup final"},
+		// what stays apart however figures are normalised: a range is not
+		// its first day, a score's trailing zero is kept, a three-digit
+		// fraction is no decimal's, letters between digits are kept
+		{"Westmark summit set for 2-3 June", "Westmark summit set for 3 June"},
+		{"Westmark summit set for 2-3 June", "Westmark summit set for 2 June"},
+		{"Rovers beat Eastfield 20-10 at Kingsmead", "Rovers beat Eastfield 20-1 at Kingsmead"},
+		{"Court rules on 10/10 majority", "Court rules on 10/1 majority"},
+		{"Rovers beat Eastfield 2-0 at Kingsmead", "Rovers beat Eastfield with 2 goals at Kingsmead"},
+		{"Werk streicht 1.500 Stellen", "Werk streicht 1,5 Stellen"},
+		{"Grève des dockers à 14h30", "Grève des dockers à 16h30"},
+		{"Westmark wins 4x100m relay", "Westmark wins 4x400m relay"},
+		{"Westmark growth slows in Q3", "Westmark growth slows in Q4"},
+		{"Westmark to cut 1 500 jobs", "Westmark to cut 1500.5 jobs"},
+		{"Westmark firm fined $5m by regulator", "Westmark firm fined $5bn by regulator"},
+		{"Quantix raises $1.2bn", "Quantix raises $1.2m"},
+		{"Falcons beat Ironbridge 2-0 in cup final", "Falcons beat Ironbridge 2-0100 in cup final"},
 	} {
 		if len(figures(c[0])) == 0 || len(figures(c[1])) == 0 {
 			t.Errorf("%q, %q: figures %x, %x; want some each", c[0], c[1], figures(c[0]), figures(c[1]))
@@ -94,6 +127,40 @@ func TestFiguresShared(t *testing.T) {
 		{"央行宣布利率上涨2.1%", "央行宣布利率上涨２．１％"},
 		{"红队以2比0击败蓝队", "红队2比0胜蓝队"},
 		{"红队以2比0击败蓝队", "红队以2:0击败蓝队"},
+		// one value written in another way (the outside test's N2): a
+		// unit or scale after the figure, a score's, a season's or a
+		// time's joiner, a decimal's trailing zeros, a decimal comma
+		{"Quantix raises $1.2bn in new funding round", "Quantix raises $1.2 billion in new funding round"},
+		{"Quantix recalls 1.5m cars in Westmark", "Quantix recalls 1.5 million cars in Westmark"},
+		{"Quantix recalls 1.5m cars in Westmark", "Quantix recalls 1,500,000 cars in Westmark"},
+		{"Quantix to cut 10,000 jobs in Westmark", "Quantix to cut 10k jobs in Westmark"},
+		{"Quantix raises $1.2bn", "Quantix raises $1,200m"},
+		{"Falcons beat Ironbridge 2:1 in cup final", "Falcons beat Ironbridge 2-1 in cup final"},
+		{"Falcons beat Ironbridge 2:0 in cup final", "Falcons beat Ironbridge 2–0 in cup final"},
+		{"Falcons beat Ironbridge 2 : 0 in cup final", "Falcons beat Ironbridge 2-0 in cup final"},
+		{"Falcons unveil kit for 2024/25 season", "Falcons unveil kit for 2024-25 season"},
+		{"Falcons unveil kit for 2024/25 season", "Falcons unveil kit for 2024–25 season"},
+		{"Magnitude 7.0 earthquake strikes Westmark coast", "Magnitude 7 earthquake strikes Westmark coast"},
+		{"Westmark council meets at 14:30 today", "Westmark council meets at 14.30 today"},
+		{"Westmark bank raises rate to 2.5%", "Westmark bank raises rate to 2.50%"},
+		{"Westmark bank raises rate to 2,5%", "Westmark bank raises rate to 2.5%"},
+		{"Runner sets Westmark 5km record", "Runner sets Westmark 5 km record"},
+		{"Falcons win 2nd round of cup", "Falcons win round 2 of cup"},
+		// one value with other thousands separators, or none
+		{"Westmark to cut 1 500 jobs", "Westmark to cut 1,500 jobs"},
+		{"Westmark to cut 1\u00a0500 jobs", "Westmark to cut 1500 jobs"},
+		{"Westmark va supprimer 1\u202f500 emplois", "Westmark va supprimer 1 500 emplois"},
+		{"Westmark to cut 1\u2009500 jobs", "Westmark to cut 1500 jobs"},
+		{"Westmark streicht 1'500 Stellen", "Westmark streicht 1500 Stellen"},
+		{"Westmark streicht 1’500 Stellen", "Westmark streicht 1'500 Stellen"},
+		{"Westmark to cut 1 500 000 jobs", "Westmark to cut 1,500,000 jobs"},
+		{"Westmark to cut 1,500-2,000 jobs", "Westmark to cut 1500–2000 jobs"},
+		{"Westmark to cut ١٬٥٠٠ jobs", "Westmark to cut 1500 jobs"},
+		// a version after letters, a sign, Arabic-Indic digits and decimal
+		// separator, a spaced colon
+		{"Westmark OS v2.1 released to users", "Westmark OS version 2.1 released"},
+		{"Westmark temperatures fall to -3 degrees", "Westmark temperatures drop to −3 degrees"},
+		{"Westmark inflation rises to ٢٫١٪", "Westmark inflation rises to 2.1%"},
 	} {
 		if !shareFigure(c[0], c[1]) {
 			t.Errorf("%q (figures %x) and %q (%x) share no figure", c[0], figures(c[0]), c[1], figures(c[1]))
@@ -122,6 +189,15 @@ func TestFigureWords(t *testing.T) {
 		{"rates fall. 5 banks agree", 1, ""},
 		{"the 5g network: 20 cities", 2, ""},
 		{"Voters say 1, 2, 3", 3, "Voters say 1 2 3"},
+		{"quantix raises $1.2bn", 1, "quantix raises $1.2 bn"},
+		{"factory cuts 1 500 jobs", 1, "factory cuts 1,500 jobs"},
+		{"magnitude 7.0 quake", 2, ""}, // 7 and, as written, 7.0
+		{"magnitude 7 quake", 1, ""},
+		{"temperatures fall to -3 degrees", 1, "temperatures fall to −3 degrees"},
+		{"westmark os v2.1 is out", 1, "westmark os v 2.1 is out"},
+		{"leaders of the g7 meet", 1, "leaders of the g 7 meet"},
+		{"co2 levels rise, abc7 reports", 0, ""}, // longer words keep their digits
+		{"talks at cop26 in glasgow", 0, ""},
 	} {
 		if got := len(figures(c.text)); got != c.figures {
 			t.Errorf("%q: %d figures, want %d", c.text, got, c.figures)
@@ -148,6 +224,79 @@ func TestFigureWords(t *testing.T) {
 	} {
 		if got := count(text); got != want {
 			t.Errorf("%q: %d shingles, want %d", text, got, want)
+		}
+	}
+}
+
+// TestFigureCanonical: the canonical form of figures (figure.read), its
+// value and as written, and how much of the text each is.
+func TestFigureCanonical(t *testing.T) {
+	for _, c := range []struct{ text, value, written, rest string }{
+		{"2-0", "2.0", "", ""},
+		{"2:1", "2.1", "", ""},
+		{"2 : 1 win", "2.1", "", " win"},
+		{"2 - 1", "2.1", "", ""},
+		{"2 / 3", "2", "", " / 3"},
+		{"2024/25", "2024.25", "", ""},
+		{"3/4", "3.4", "", ""},
+		{"2比0", "2.0", "", ""},
+		{"14:30", "14.30", "", ""},
+		{"14.30", "14.3", "14.30", ""},
+		{"7.0", "7", "7.0", ""},
+		{"2.50%", "2.5", "2.50", "%"},
+		{"1,5", "1.5", "", ""},
+		{"1,50", "1.5", "1.50", ""},
+		{"1.5000", "1.5", "1.5000", ""},
+		{"1.500", "1.500", "", ""},
+		{"1,500", "1500", "", ""},
+		{"1 500 jobs", "1500", "", " jobs"},
+		{"1'500", "1500", "", ""},
+		{"1’500", "1500", "", ""},
+		{"١٬٥٠٠", "1500", "", ""},
+		{"٢٫١", "2.1", "", ""},
+		{"1 500 000", "1500000", "", ""},
+		{"1,500,000", "1500000", "", ""},
+		{"2,000.50", "2000.5", "2000.50", ""},
+		{"1,500-2,000", "1500.2000", "", ""},
+		{"1,50,000", "1.50.000", "", ""},
+		{"1234 567", "1234", "", " 567"},
+		{"1 5000", "1", "", " 5000"},
+		{"12,500 fans", "12500", "", " fans"},
+		{"1.2bn", "1200000000", "", ""},
+		{"1.2 billion dollars", "1200000000", "", " dollars"},
+		{"1.2 Billion", "1200000000", "", ""},
+		{"1,5 Mio. Euro", "1500000", "", ". Euro"},
+		{"2 millions d'euros", "2000000", "", " d'euros"},
+		{"1.5m", "1500000", "", ""},
+		{"10k", "10000", "", ""},
+		{"0.5bn", "500000000", "", ""},
+		{"1.2345k", "1234.5", "", ""},
+		{"-1.5bn", "-1500000000", "", ""},
+		{"5 m tall", "5", "", " m tall"},
+		{"5ms", "5", "", "ms"},
+		{"2-3m", "2.3", "", "m"},
+		{"5G", "5", "", "G"},
+		{"2nd", "2", "", "nd"},
+		{"5km", "5", "", "km"},
+		{"14h30", "14h30", "", ""},
+		{"4x100m", "4x100", "", "m"},
+		{"3×4", "3x4", "", ""},
+		{"1n1 flu", "1n1", "", " flu"},
+		{"2025-06-01t14:30", "2025.06.01t14.30", "", ""},
+		{"-3 degrees", "-3", "", " degrees"},
+		{"−0.50%", "-0.5", "-0.50", "%"},
+		{"2- and 3-pointers", "2", "", "- and 3-pointers"},
+		{"1, 2", "1", "", ", 2"},
+		{"5. next", "5", "", ". next"},
+	} {
+		var f figure
+		n := f.read(c.text)
+		written := c.written
+		if written == "" {
+			written = c.value
+		}
+		if v, w, rest := string(f.b[:f.value]), string(f.b[:f.n]), c.text[n:]; v != c.value || w != written || rest != c.rest {
+			t.Errorf("%q: value %q, written %q, rest %q; want %q, %q, %q", c.text, v, w, rest, c.value, written, c.rest)
 		}
 	}
 }

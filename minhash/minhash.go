@@ -1,12 +1,11 @@
 // Package minhash estimates how alike two short texts are from small
 // sketches: text is normalised (NFKC, lower case, punctuation and a few
 // English stop words dropped, a plural s and a possessive 's cut, "%" and
-// "per cent" read "percent", a number with the points, dashes, colons
-// and slashes between its digits one word, its thousands separators
-// dropped) and cut into shingles — character bigrams for CJK text,
-// words and pairs of words for Latin and other space-separated scripts,
-// names and figures counting FactWeight times — and each shingle is
-// hashed once. A text's sketch keeps the least K of its distinct hashes
+// "per cent" read "percent", a number one word in one canonical form
+// whatever its notation: figures.go) and cut into shingles — character
+// bigrams for CJK text, words and pairs of words for Latin and other
+// space-separated scripts, names and figures counting FactWeight times
+// — and each shingle is hashed once. A text's sketch keeps the least K of its distinct hashes
 // (bottom-k MinHash, Broder): for news titles and summaries that is
 // usually all of them, so the similarity of two sketches is the exact
 // Jaccard similarity of the texts' shingle sets, and an estimate of it
@@ -203,9 +202,9 @@ func (sk Sketch) Keys() []uint32 {
 	return keys
 }
 
-// Figure tells whether v, a hash of a sketch, is a figure's (a word that
-// begins with a digit, with the points, commas, colons, slashes and
-// dashes between its digits: "2-0", "2.1%" and "14:30" have one each).
+// Figure tells whether v, a hash of a sketch, is a figure's (a number, in
+// its canonical form: "2-0", "2.1%" and "14:30" have one each; a decimal
+// with trailing zeros two, "7.0" being "7" and, as written, "7.0").
 func Figure(v uint32) bool { return v&7 == 7 && !Weekday(v) }
 
 // Bytes returns sk as 4 bytes per hash, big-endian.

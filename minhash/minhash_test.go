@@ -93,8 +93,8 @@ func TestShinglesCJK(t *testing.T) {
 	}
 	n = 0
 	Shingles("5G 网络 上线", func(uint64) { n++ })
-	if n != 2+FactWeight { // "5g" (a figure: FactWeight times), 网络, 上线
-		t.Errorf("mixed: %d shingles, want %d", n, 2+FactWeight)
+	if n != 4+FactWeight { // "5" (a figure: FactWeight times), "g", their pair, 网络, 上线
+		t.Errorf("mixed: %d shingles, want %d", n, 4+FactWeight)
 	}
 	if j := jaccard("央行宣布加息以应对通胀", "央行宣布加息应对通胀"); j < 0.6 {
 		t.Errorf("one dropped character: Jaccard %.2f", j)

@@ -14,15 +14,15 @@ import (
 // characters of a CJK run (a lone CJK character by itself). A shingle
 // that recurs is emitted again. Words (their first 64 bytes) are folded
 // to lower case and lose a plural s (stem) and the s of a possessive;
-// "%" and "per cent" are the word "percent", a number is one word with
-// the points, commas, colons, slashes and dashes between its digits
-// ("2-0", "2.1", "14:30": joint), and its thousands separators are
-// dropped ("1,500" is "1500").
+// "%" and "per cent" are the word "percent", and a number is one word,
+// a figure, in one canonical form whatever its notation (figures.go:
+// "2-0", "2.1", "14:30" one word each; "1,500" and "1 500" are "1500",
+// "2:1" is "2-1", "7.0" is "7", "$1.2bn" is "$1.2 billion").
 //
 // Words and word pairs: the words carry a story's facts (names, places,
 // figures) whatever the order a copy puts them in, the pairs its wording,
 // which copies share more than different stories of one kind do. Facts
-// weigh more: a figure (a word that begins with a digit) and a name (a
+// weigh more: a figure (a number, figures.go) and a name (a
 // capitalised word that does not begin its sentence, in a sentence that
 // has lower-case words: not a word of a title in title case or in
 // capitals) are emitted FactWeight times, each time under another hash,
@@ -57,17 +57,16 @@ func shingles(text string, emit func(h uint64, k kind)) {
 		text = norm.NFKC.String(text)
 	}
 	sh := shingler{emit: emit, start: true}
-	skip := 0 // text[:skip] is read: the spaced dash of a figure
+	skip := 0 // text[:skip] is read: a figure's
 	for i, r := range text {
 		if i < skip {
 			continue
 		}
-		if c, n := sh.joint(text, i, r); n > 0 {
-			if c != 0 {
-				sh.add(c)
+		if unicode.IsDigit(r) || r == '-' || r == '−' {
+			if n := sh.figureAt(text, i, r); n > 0 {
+				skip = i + n
+				continue
 			}
-			skip = i + n
-			continue
 		}
 		switch {
 		case r < 0x80:
@@ -78,8 +77,7 @@ func shingles(text string, emit func(h uint64, k kind)) {
 			case 'A' <= r && r <= 'Z':
 				sh.capital = sh.capital || sh.n == 0
 				sh.add(byte(r + 'a' - 'A'))
-			case '0' <= r && r <= '9':
-				sh.digit = sh.digit || sh.n == 0
+			case '0' <= r && r <= '9': // in a word of letters (figureAt)
 				sh.add(byte(r))
 			case r == '%':
 				sh.flushWord()
@@ -104,7 +102,6 @@ func shingles(text string, emit func(h uint64, k kind)) {
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			sh.flushRun()
 			sh.capital = sh.capital || sh.n == 0 && unicode.IsUpper(r)
-			sh.digit = sh.digit || sh.n == 0 && unicode.IsDigit(r)
 			if sh.n+utf8.UTFMax <= len(sh.word) {
 				sh.n += utf8.EncodeRune(sh.word[sh.n:], unicode.ToLower(r))
 			}
@@ -126,13 +123,13 @@ type shingler struct {
 	// word[:n] is the current word, lower case (its first 64 bytes).
 	word [64]byte
 	n    int
-	// capital: the word begins with an upper-case letter; digit: with a
-	// digit (a figure).
-	capital, digit bool
-	prev           rune // previous CJK character of the current run, 0 if none
-	cjkRun         int
-	prevWord       uint64 // hash of the previous word of the current run, 0 if none
-	per            bool   // a "per" held back: it may be "per cent"
+	// capital: the word begins with an upper-case letter; digit: it is a
+	// figure; suffix: it follows a figure in one word ("bn" of "1.2bn").
+	capital, digit, suffix bool
+	prev                   rune // previous CJK character of the current run, 0 if none
+	cjkRun                 int
+	prevWord               uint64 // hash of the previous word of the current run, 0 if none
+	per                    bool   // a "per" held back: it may be "per cent"
 	// start: the next word begins a sentence; lower: the sentence has a
 	// lower-case word (not a stop word); names[:nn]: its capitalised
 	// words after the first (at most 16).
@@ -155,8 +152,8 @@ func (sh *shingler) flushWord() {
 	if sh.n == 0 {
 		return
 	}
-	w, capital, digit := sh.word[:sh.n], sh.capital, sh.digit
-	sh.n, sh.capital, sh.digit = 0, false, false
+	w, capital, digit, suffix := sh.word[:sh.n], sh.capital, sh.digit, sh.suffix
+	sh.n, sh.capital, sh.digit, sh.suffix = 0, false, false, false
 	first := sh.start
 	sh.start = false
 	switch {
@@ -181,6 +178,7 @@ func (sh *shingler) flushWord() {
 	switch {
 	case digit:
 		sh.emitFact(h, kindFigure)
+	case suffix: // a unit or an ending ("1.2bn", "5G", "2nd"): not a name
 	case capital && !first:
 		if sh.nn < len(sh.names) {
 			sh.names[sh.nn] = h
@@ -205,7 +203,7 @@ func (sh *shingler) emitWord(h uint64) {
 // the others as words.
 func (sh *shingler) emitFact(h uint64, k kind) {
 	for i := uint64(1); i < FactWeight; i++ {
-		sh.emit(mix(h+i*0x9e3779b97f4a7c15), k)
+		sh.emit(mix(h+i*factStep), k)
 		k = kindWord
 	}
 }
@@ -287,6 +285,10 @@ func mix(h uint64) uint64 {
 }
 
 var perHash = fnv([]byte("per"))
+
+// factStep is what a fact's word hash moves by from one of its hashes to
+// the next (emitFact).
+const factStep = 0x9e3779b97f4a7c15
 
 // stopWords are English words too common to tell two stories apart, and
 // the s an apostrophe leaves of a possessive ("bank's").
