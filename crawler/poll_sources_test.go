@@ -48,15 +48,18 @@ func newSourcesPollEnv(t *testing.T, names ...string) *sourcesPollEnv {
 		w.Header().Set("Retry-After", "3600")
 		http.Error(w, "busy", http.StatusServiceUnavailable)
 	})
-	e.site.handle("hang.example.test/list", func(w http.ResponseWriter, r *http.Request) {
+	hang := func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-e.release:
 			list(w, 2)
 		case <-r.Context().Done():
 		}
-	})
+	}
 	var srcs []Source
 	for _, n := range names {
+		if strings.HasPrefix(n, "hang") { // hang, hang2...: each hangs until let
+			e.site.handle(n+".example.test/list", hang)
+		}
 		srcs = append(srcs, Source{Name: n, Kind: "html", URLs: []string{"http://" + n + ".example.test/list"}, LinkSelector: sel("a.t")})
 	}
 	e.c = e.newCrawler(srcs, WithTransport(e.site.transport()), WithClock(e.clk))
@@ -241,5 +244,30 @@ func TestCrawlWaitsOutRetryAfterAPollDoesNot(t *testing.T) {
 	st := e.poll(t)
 	if hits := e.site.hitCount(host + "/poll"); hits != 3 || !st.Last.Equal(e.clk.Now()) {
 		t.Errorf("poll: %+v after %d requests in all, want one request, no retry", st, hits)
+	}
+}
+
+// TestPollHangingSourcesTakeNoSlot: more sources hang than
+// crawler.workers, listed first; the good source is still polled on its
+// schedule (with a cap of workers polls at once, hanging sources held
+// every slot and it waited for their timeouts).
+func TestPollHangingSourcesTakeNoSlot(t *testing.T) {
+	e := newSourcesPollEnv(t, "hang", "hang2", "hang3", "good")
+	e.c.cfg.Workers = 2
+	t0 := e.clk.Now()
+	e.startPoll(t)
+	sts := e.await(t, "good's first poll while three sources hang", func(s map[string]PollState) bool {
+		return s["good"].Last.Equal(t0) && e.hits("hang")+e.hits("hang2")+e.hits("hang3") == 3
+	})
+	for round := 1; round <= 2; round++ {
+		e.mu.Lock()
+		e.items++
+		e.mu.Unlock()
+		e.clk.Set(sts["good"].Next)
+		now := e.clk.Now()
+		sts = e.await(t, fmt.Sprintf("good's poll %d", round+1), func(s map[string]PollState) bool { return s["good"].Last.Equal(now) })
+		if g := sts["good"]; g.New != 1 {
+			t.Errorf("good's poll %d: %+v, want 1 new", round+1, g)
+		}
 	}
 }

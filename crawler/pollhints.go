@@ -23,16 +23,19 @@ const maxFreshness = 30 * 24 * time.Hour
 // 9110 §5.3; the first max-age counts, and one too large to read counts
 // as 2^31 seconds, RFC 9111 §1.2.2), less its Age (§4.2.3: the time it
 // spent in caches such as a CDN), at most maxFreshness. It is 0 with
-// no-cache or no-store, without a max-age, or when the Age is past it.
+// no-store or no-cache (not one naming headers, no-cache="Set-Cookie"),
+// without a max-age, or when the Age is past it.
 // why says so, for the poll's reason.
 func freshness(h http.Header) (left time.Duration, why string) {
 	maxAge := int64(-1)
 	for _, d := range strings.Split(strings.ToLower(strings.Join(h.Values("Cache-Control"), ",")), ",") {
-		k, v, _ := strings.Cut(strings.TrimSpace(d), "=")
-		switch k {
-		case "no-cache", "no-store":
+		k, v, qualified := strings.Cut(strings.TrimSpace(d), "=")
+		switch {
+		case k == "no-store", k == "no-cache" && !qualified:
+			// (no-cache="Set-Cookie" restricts that header only: RFC
+			// 9111 §5.2.2.4)
 			return 0, ""
-		case "max-age":
+		case k == "max-age":
 			if n, ok := deltaSeconds(strings.Trim(v, `"`)); ok && maxAge < 0 {
 				maxAge = n
 			}

@@ -105,8 +105,14 @@ func (c *Crawler) claimDue(ctx context.Context, n int, skip map[string]bool) (cl
 	return claims, next, nil
 }
 
+// pollSlots is how many sources are polled at once: every source (at
+// least crawler.workers), so that sources that hang (a poll holds its
+// slot for crawler.list_attempts request timeouts) never keep another
+// source from its poll; the hosts' politeness limits still hold.
+func (c *Crawler) pollSlots() int { return max(c.cfg.Workers, len(c.sources), 1) }
+
 // PollDue polls the sources due at the crawler's clock, each on its own
-// (pollOne; at most crawler.workers at once) and each saving its next
+// (pollOne; every due source at once, pollSlots) and each saving its next
 // poll as its poll ends, and returns once they are all done, with the
 // earliest next poll of all sources. Poll runs the same polls as sources
 // come due, without waiting for the slowest.
@@ -115,7 +121,7 @@ func (c *Crawler) PollDue(ctx context.Context) (time.Time, error) {
 	errs := make([]error, len(claims)+1)
 	errs[0] = err
 	// (when ctx ends before a poll's turn, pollOne leaves its source due)
-	bounded(ctx, len(claims), c.cfg.Workers, func(i int, _ bool) { errs[i+1] = c.pollOne(ctx, claims[i]) })
+	bounded(ctx, len(claims), c.pollSlots(), func(i int, _ bool) { errs[i+1] = c.pollOne(ctx, claims[i]) })
 	if err := errors.Join(errs...); err != nil {
 		return time.Time{}, err
 	}
@@ -155,7 +161,7 @@ func (c *Crawler) Poll(ctx context.Context) error {
 	)
 	ended := make(chan struct{}, 1)
 	defer wg.Wait()
-	slots := max(c.cfg.Workers, 1)
+	slots := c.pollSlots()
 	for {
 		mu.Lock()
 		skip := maps.Clone(busy)
