@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"reflect"
+	"regexp"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -106,10 +107,11 @@ func (d *decoder) leaf(n *yaml.Node, v reflect.Value, path string) {
 		return
 	}
 	p := reflect.New(v.Type())
-	if _, custom := p.Interface().(yaml.Unmarshaler); !custom && n.ShortTag() == "!!float" &&
-		(v.Kind() == reflect.Int || v.Kind() == reflect.Int64) {
-		// yaml.v3 decodes 2.5 into an int as 2, without a word
-		d.problem(n.Line, path, "must be a whole number, got %s", n.Value)
+	if _, custom := p.Interface().(yaml.Unmarshaler); !custom && (v.Kind() == reflect.Int || v.Kind() == reflect.Int64) &&
+		(n.ShortTag() == "!!float" || n.ShortTag() == "!!int" && !decimalInt.MatchString(n.Value)) {
+		// yaml.v3 decodes 2.5 into an int as 2, 0100 as octal 64 and 0x10
+		// as 16, without a word
+		d.problem(n.Line, path, "must be a whole number in decimal digits, got %s", n.Value)
 		return
 	}
 	if err := n.Decode(p.Interface()); err != nil {
@@ -255,3 +257,7 @@ func resolve(n *yaml.Node) *yaml.Node {
 }
 
 func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" }
+
+// decimalInt is a whole number as the configuration takes one: decimal
+// digits, no leading zero, maybe a sign.
+var decimalInt = regexp.MustCompile(`^[-+]?(0|[1-9][0-9]*)$`)

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -65,7 +66,32 @@ func ParseSize(s string) (Size, error) {
 	if err != nil || v > 1<<50 {
 		return 0, fmt.Errorf("invalid size %q: want a form such as \"5MiB\" or \"512KiB\"", s)
 	}
+	if !wholeBytes(s, v) {
+		return 0, fmt.Errorf("invalid size %q: not a whole number of bytes (%d and a fraction)", s, v)
+	}
 	return Size(v), nil
+}
+
+// sizeParts is a size's number and unit.
+var sizeParts = regexp.MustCompile(`^\s*([0-9.]+)\s*([A-Za-z]*)\s*$`)
+
+// wholeBytes says whether size s, which humanize read as v bytes (it
+// rounds down: "2048.9" is 2048, "1.0001KiB" 1024), is v exactly.
+func wholeBytes(s string, v uint64) bool {
+	m := sizeParts.FindStringSubmatch(s)
+	if m == nil || !strings.Contains(m[1], ".") {
+		return true
+	}
+	unit := uint64(1)
+	if m[2] != "" {
+		u, err := humanize.ParseBytes("1" + m[2])
+		if err != nil {
+			return true
+		}
+		unit = u
+	}
+	f, err := strconv.ParseFloat(m[1], 64)
+	return err != nil || f*float64(unit) == float64(v)
 }
 
 // String formats the size exactly, in the largest binary unit that divides

@@ -14,7 +14,7 @@ import (
 // userList reads the comma-separated users parameter: required, each id
 // checked, at most board.MaxList of them.
 func userList(q queryParams) ([]string, error) {
-	s := q.str("users")
+	s := strings.Trim(q.v.Get("users"), " ")
 	if s == "" {
 		return nil, invalidf("users is required: a comma-separated list of user ids")
 	}
@@ -23,7 +23,7 @@ func userList(q queryParams) ([]string, error) {
 		return nil, invalidf("users: %d given, at most %d in one request", len(users), board.MaxList)
 	}
 	for i, u := range users {
-		users[i] = strings.TrimSpace(u)
+		users[i] = strings.Trim(u, " ") // ASCII spaces: "a, b"; others are the id's, and refused
 		if err := checkUser("each of users", users[i]); err != nil {
 			return nil, err
 		}
@@ -110,7 +110,7 @@ func (s *Server) apiActivityPercentile(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	user, score := q.str("user"), q.str("score")
+	user, score := strings.Trim(q.v.Get("user"), " "), q.str("score")
 	out := standingJSON{Board: "activity", Period: string(p), Date: boardDate(a, p, date)}
 	switch {
 	case (user == "") == (score == ""):

@@ -255,6 +255,10 @@ func TestUserIDRule(t *testing.T) {
 			}
 		}
 	}
+	// the reads refuse what the writes refuse (they trimmed U+2028 away
+	// and answered for "bob")
+	wantError(t, e, "/api/boards/activity/percentile?user=bob%E2%80%A8", 400, CodeInvalid, "space")
+	wantError(t, e, "/api/boards/activity/friends?users=bob%E2%80%A8", 400, CodeInvalid, "space")
 	if keys := e.rdb.Keys(context.Background(), "*ledger*").Val(); len(keys) != 0 {
 		t.Errorf("refused writes left ledgers %v", keys)
 	}

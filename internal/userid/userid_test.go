@@ -7,7 +7,9 @@ import (
 )
 
 func TestCheck(t *testing.T) {
-	for _, id := range []string{"alice", "王小明", "a b", "user@example.com", "x-y_z.1", strings.Repeat("a", MaxLen), "שלום", "👩‍💻"} {
+	for _, id := range []string{"alice", "王小明", "a b", "user@example.com", "x-y_z.1", strings.Repeat("a", MaxLen), "שלום", "👩‍💻",
+		"\U0001F3F4\U000E0067\U000E0062\U000E0065\U000E006E\U000E0067\U000E007F", // England flag
+		"\u0600\u0661", "❤\ufe0f", "رنه\u200cای", "rené", "re\u0301ne"} {
 		if err := Check(id); err != nil {
 			t.Errorf("Check(%q) = %v, want nil", id, err)
 		}
@@ -32,6 +34,17 @@ func TestCheck(t *testing.T) {
 		"soft\u00adhyphen":            "invisible",
 		"\u3164x":                     "U+3164",
 		"a\ufffdb":                    "invalid UTF-8",
+		"bob\u200d":                   "joiner",
+		"\u200d":                      "joiner",
+		"a\u200db":                    "joiner",
+		"bob\ufe0f":                   "variation selector",
+		"\u0301x":                     "combining mark",
+		"a\u034fb":                    "invisible",
+		"\u2800":                      "invisible",
+		"x\u00a0y":                    "space other than",
+		"bob\u2028x":                  "space other than",
+		".":                           "URL path",
+		"..":                          "URL path",
 	} {
 		err := Check(id)
 		if err == nil || !strings.Contains(err.Error(), want) {
