@@ -26,9 +26,10 @@ import (
 //     single spaces ("2 - 0", "2 : 0"): "2:1" is "2-1", "2024/25" is
 //     "2024-25", "14:30" is "14.30", "1,5" is "1.5" ("×" is kept apart,
 //     as "x": 3×4 is not 3.4);
-//   - a decimal (one point, comma or "٫" between two digit groups) loses
-//     the trailing zeros of its second group: "7.0" is "7", "2.50" is
-//     "2.5"; that figure as written is a figure of the text too, so that
+//   - a decimal (one point, comma or "٫" between two digit groups) whose
+//     second group is all zeros loses it: "7.0" is "7" (not its other
+//     trailing zeros: "3.10" is a version, "12.10." a date, and neither is
+//     "3.1" or "12.1."); that figure as written is a figure of the text too, so that
 //     "14.30" still shares "14.30" with "14:30" and "7.0" with "7-0",
 //     where a score keeps its zeros ("2-0" is not "2", "20-10" not
 //     "20-1"). A second group of exactly three digits is kept as it is:
@@ -153,18 +154,15 @@ func (f *figure) read(s string) int {
 		}
 		break
 	}
-	if e, n := scaleAt(s[i:]); n > 0 && !letters && (joints == 0 || joints == 1 && kind == '.') {
+	// (a scale does not read a second group of three digits: "1.500
+	// Mio." is 1,500 million in Europe, 1.5 million elsewhere)
+	if e, n := scaleAt(s[i:]); n > 0 && !letters && (joints == 0 || joints == 1 && kind == '.' && f.n-group != 3) {
 		f.scale(e)
 		return i + n
 	}
 	f.value = f.n
-	if joints == 1 && kind == '.' && !letters && f.n-group != 3 {
-		for f.value > group && f.b[f.value-1] == '0' {
-			f.value--
-		}
-		if f.value == group {
-			f.value-- // the point, when nothing is left after it
-		}
+	if joints == 1 && kind == '.' && !letters && f.n-group != 3 && allZeros(f.b[group:f.n]) {
+		f.value = group - 1 // the point and its zeros
 	}
 	return i
 }
@@ -175,8 +173,8 @@ func (f *figure) read(s string) int {
 // space, "5 m" is five metres).
 var scales = map[string]int{"thousand": 3, "k": 3,
 	"million": 6, "millionen": 6, "mn": 6, "mln": 6, "mio": 6, "m": 6,
-	"billion": 9, "bn": 9, "b": 9, "milliard": 9, "milliarde": 9, "milliarden": 9, "mrd": 9,
-	"trillion": 12, "tn": 12}
+	"billion": 9, "bn": 9, "bln": 9, "bil": 9, "b": 9, "milliard": 9, "milliarde": 9, "milliarden": 9, "mrd": 9,
+	"trillion": 12, "tn": 12, "trln": 12}
 
 // scaleAt returns the power of ten of the scale s begins with (scales; the
 // plural s of a word of five letters or more left out: "millions") and
@@ -357,4 +355,14 @@ func digitValue(r rune) int {
 		v++
 	}
 	return v
+}
+
+// allZeros says whether digits are all zeros.
+func allZeros(digits []byte) bool {
+	for _, c := range digits {
+		if c != '0' {
+			return false
+		}
+	}
+	return true
 }

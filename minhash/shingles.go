@@ -93,9 +93,10 @@ func shingles(text string, emit func(h uint64, k kind)) {
 			sh.endWords()
 			if sh.prev != 0 {
 				emit(mix(uint64(sh.prev)<<32|uint64(r)), kindPair)
-				if d := cjkWeekday(sh.prev, r); d != 0 {
+				if d := sh.weekday; d != 0 && !notWeekdayAfter(sh.prev, r) {
 					emit(weekdayHash[d], kindWeekday)
 				}
+				sh.weekday = cjkWeekday(sh.prev, r) // held: the next character may undo it
 			}
 			sh.prev = r
 			sh.cjkRun++
@@ -127,6 +128,7 @@ type shingler struct {
 	// figure; suffix: it follows a figure in one word ("bn" of "1.2bn").
 	capital, digit, suffix bool
 	prev                   rune // previous CJK character of the current run, 0 if none
+	weekday                int  // a weekday the run's last two characters name (cjkWeekday), not emitted yet
 	cjkRun                 int
 	prevWord               uint64 // hash of the previous word of the current run, 0 if none
 	per                    bool   // a "per" held back: it may be "per cent"
@@ -236,7 +238,10 @@ func (sh *shingler) flushRun() {
 	if sh.cjkRun == 1 {
 		sh.emit(mix(uint64(sh.prev)), kindWord)
 	}
-	sh.cjkRun, sh.prev = 0, 0
+	if sh.weekday != 0 {
+		sh.emit(weekdayHash[sh.weekday], kindWeekday)
+	}
+	sh.cjkRun, sh.prev, sh.weekday = 0, 0, 0
 }
 
 // stem drops a plural s: "rates" and "rate" are one word ("ss" and words

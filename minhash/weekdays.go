@@ -80,3 +80,16 @@ func WeekdayValues() []uint32 {
 	slices.Sort(out)
 	return out
 }
+
+// notWeekdayAfter says whether the character r after a weekday's last
+// character d ("一" of "周一") makes it no weekday: "每周一次" is once a
+// week, "本周日本" this week in Japan, "三周年" an anniversary.
+func notWeekdayAfter(d, r rune) bool {
+	switch r {
+	case '次', '年', '岁', '个', '內', '内':
+		return true
+	case '本':
+		return d == '日'
+	}
+	return false
+}

@@ -46,7 +46,11 @@ func TestWeekdays(t *testing.T) {
 	if a, b := days("Stocks close on Monday"), days("Stocks close on Tuesday"); len(a) != 1 || len(b) != 1 || a[0] == b[0] {
 		t.Errorf("Monday %x and Tuesday %x", a, b)
 	}
-	for _, title := range []string{"Stocks close at record high", "Couple wed on a sunny day", "Sun and sat: a weekend"} {
+	if a, b := days("股市周四收于历史新高"), days("股市收于历史新高周四"); len(a) != 1 || !slices.Equal(a, b) {
+		t.Errorf("周四 inside and at the end of a title: %x and %x", a, b)
+	}
+	for _, title := range []string{"Stocks close at record high", "Couple wed on a sunny day", "Sun and sat: a weekend",
+		"本周日本股市大涨", "央行每周一次公开市场操作", "公司成立三周年"} {
 		if d := days(title); len(d) != 0 {
 			t.Errorf("%q: weekdays %x, want none", title, d)
 		}

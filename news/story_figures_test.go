@@ -79,7 +79,7 @@ var storyFigureCases = []struct{ lead, other, copy, summary string }{
 	{"Harbor Town dock strike to start at 14:30", "Harbor Town dock strike to start at 16:30",
 		"Harbor Town dock strike to start at 14.30", storyFigureStrike},
 	{"Westmark central bank raises rate to 2.5%", "Westmark central bank raises rate to 2.75%",
-		"Westmark central bank raises rate to 2.50%", storyFigureKrone},
+		"Westmark central bank lifts rate to 2.5 per cent", storyFigureKrone},
 	// weekdays tell days apart as figures do
 	{"Stocks close at record high on Monday", "Stocks close at record high on Tuesday",
 		"Stocks end Monday at a record high", storyFigureStocks},
