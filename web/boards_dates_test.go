@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,7 +12,7 @@ import (
 )
 
 // pageLinksRE reads the /boards page's shown date and its prev/next links.
-var pageLinksRE = regexp.MustCompile(`date=([0-9-]+)" rel="prev">[^<]*</a>\s*· <strong>([0-9-]+)</strong> ·\s*<a href="[^"]*date=([0-9-]+)" rel="next">`)
+var pageLinksRE = regexp.MustCompile(`date=([0-9-]+)" rel="prev">[^<]*</a>\s*·\s*<strong>([0-9-]+)</strong>\s*·\s*<a href="[^"]*date=([0-9-]+)" rel="next">`)
 
 // boardsLinks gets /boards?query and returns its prev, shown and next dates.
 func boardsLinks(t *testing.T, b *browser, query string) (prev, shown, next string, body string) {
@@ -95,5 +96,23 @@ func TestBoardsPageMonthLinks(t *testing.T) {
 	e.clock.Set(time.Date(2025, 1, 31, 23, 0, 0, 0, time.UTC))
 	if prev, shown, next, _ := boardsLinks(t, b, "period=month"); shown != "2025-01" || prev != "2024-12" || next != "2025-02" {
 		t.Errorf("month page on 2025-01-31: shows %s, prev %s, next %s; want 2025-01, 2024-12, 2025-02", shown, prev, next)
+	}
+}
+
+// TestBoardsPageLinksStayInRange: the page of 9999-12-31 (the last date
+// the boards read) links to no next day, 0000-01-01's to no day before
+// (they linked to year 10000 and -0001, which answer 400).
+func TestBoardsPageLinksStayInRange(t *testing.T) {
+	e := newEnv(t)
+	b := newBrowser(t, e)
+	for _, c := range []struct{ query, gone string }{
+		{"period=day&date=9999-12-31", `rel="next"`},
+		{"period=month&date=9999-12", `rel="next"`},
+		{"period=day&date=0000-01-01", `rel="prev"`},
+	} {
+		code, body := b.get("/boards?" + c.query)
+		if code != 200 || strings.Contains(body, c.gone) {
+			t.Errorf("/boards?%s = %d, has %s: %s", c.query, code, c.gone, body)
+		}
 	}
 }

@@ -96,6 +96,14 @@ func (s *Server) boardsPage(w http.ResponseWriter, r *http.Request) error {
 	// into the one after next.
 	v.Prev = boardDate(a, per, a.Shift(per, date, -1))
 	v.Next = boardDate(a, per, a.Shift(per, date, 1))
+	// no link to a date the page cannot take (ParseDate reads years 0000
+	// to 9999)
+	if _, err := a.ParseDate(per, v.Next); err != nil {
+		v.Next = ""
+	}
+	if _, err := a.ParseDate(per, v.Prev); err != nil {
+		v.Prev = ""
+	}
 	m, err := a.TopMovements(ctx, per, date, defaultTopN)
 	if err != nil {
 		return err
