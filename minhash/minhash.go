@@ -63,7 +63,7 @@ func OfTitled(title, summary string) (text, head Sketch, ok bool) {
 	var buf [4 * K]uint32
 	hs := appendHashes(buf[:0], title)
 	if len(hs) > 0 {
-		head = bottom(hs) // sorted in place: the text's sketch sorts them again
+		head = withWeekdays(bottom(hs), hs) // sorted in place: the text's sketch sorts them again
 	}
 	if hs = noWeekdays(appendHashes(hs, summary)); len(hs) == 0 {
 		return nil, nil, false
@@ -234,4 +234,17 @@ func (sk Sketch) Hex() string {
 		binary.BigEndian.PutUint32(b[4*i:], v)
 	}
 	return hex.EncodeToString(b)
+}
+
+// withWeekdays is a title's sketch with every weekday hash of hs (the
+// title's, sorted), also those past its least K: a weekday's hash is high
+// (Weekday), and a title of more than K shingles would lose it.
+func withWeekdays(head Sketch, hs []uint32) Sketch {
+	for i := len(hs) - 1; i >= 0 && hs[i] >= 0xff000007; i-- {
+		if v := hs[i]; Weekday(v) && !slices.Contains(head, v) {
+			head = append(head, v)
+		}
+	}
+	slices.Sort(head)
+	return head
 }

@@ -1,6 +1,7 @@
 package minhash
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -65,6 +66,13 @@ func TestWeekdays(t *testing.T) {
 		if Weekday(v) {
 			t.Errorf("weekday %x is an index key", v)
 		}
+	}
+	var long string
+	for i := range 80 {
+		long += fmt.Sprintf("word%c%c ", 'a'+i%26, 'a'+i/26)
+	}
+	if a, b := days(long+"on Monday"), days(long+"on Tuesday"); len(a) != 1 || len(b) != 1 || a[0] == b[0] {
+		t.Errorf("a title of more than K shingles: Monday %x, Tuesday %x", a, b)
 	}
 	if len(WeekdayValues()) != 14 {
 		t.Errorf("%d weekday values, want 14 (7 English, 7 CJK)", len(WeekdayValues()))
