@@ -156,9 +156,16 @@ func (f *figure) read(s string) int {
 	}
 	// (a scale does not read a second group of three digits: "1.500
 	// Mio." is 1,500 million in Europe, 1.5 million elsewhere)
-	if e, n := scaleAt(s[i:]); n > 0 && !letters && (joints == 0 || joints == 1 && kind == '.' && f.n-group != 3) {
+	scalable := !letters && (joints == 0 || joints == 1 && kind == '.' && f.n-group != 3)
+	if e, n := scaleAt(s[i:]); n > 0 && scalable {
 		f.scale(e)
 		return i + n
+	}
+	// a hyphenated scale of two letters or more: "$1.2-billion", "$1.2-bn"
+	// ("100-m" is a hundred metres)
+	if e, n := scaleAt(strings.TrimPrefix(s[i:], "-")); strings.HasPrefix(s[i:], "-") && n > 1 && scalable {
+		f.scale(e)
+		return i + 1 + n
 	}
 	f.value = f.n
 	if joints == 1 && kind == '.' && !letters && f.n-group != 3 && allZeros(f.b[group:f.n]) {

@@ -118,6 +118,7 @@ func TestFiguresApart(t *testing.T) {
 func TestFiguresShared(t *testing.T) {
 	for _, c := range [][2]string{
 		{"Westmark raises $1.2 bln in bond sale", "Westmark raises $1.2 billion in bond sale"},
+		{"Westmark unveils $1.2-billion plan", "Westmark unveils $1.2bn plan"},
 		{"Westmark debt hits $1.2 trln", "Westmark debt hits $1.2 trillion"},
 		{"Westmark raises $1.2 bil in bond sale", "Westmark raises $1.2 billion in bond sale"},
 		{"Rovers beat Eastfield 2-0 at Kingsmead", "Eastfield lose 2-0 to Rovers"},
@@ -271,6 +272,8 @@ func TestFigureCanonical(t *testing.T) {
 		{"1 5000", "1", "", " 5000"},
 		{"12,500 fans", "12500", "", " fans"},
 		{"1.2bn", "1200000000", "", ""},
+		{"1.2-billion plan", "1200000000", "", " plan"},
+		{"100-m dash", "100", "", "-m dash"},
 		{"1.2 billion dollars", "1200000000", "", " dollars"},
 		{"1.2 Billion", "1200000000", "", ""},
 		{"1,5 Mio. Euro", "1500000", "", ". Euro"},
