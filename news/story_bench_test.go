@@ -21,7 +21,7 @@ func storyBenchArticles(n int) []Article {
 	r := rand.New(rand.NewPCG(7, 7))
 	words := make([]string, 3000)
 	for i := range words {
-		words[i] = fmt.Sprintf("w%x", r.Uint32()%0xfffff)
+		words[i] = letterWord(r.Uint32() % 0xfffff)
 	}
 	text := func(k int) []string {
 		out := make([]string, k)
@@ -152,4 +152,16 @@ func BenchmarkStoryMemory(b *testing.B) {
 	b.ReportMetric(index, "index-bytes/article")
 	b.Logf("%d articles: %.0f bytes each with rank_by story, %.0f with article (+%.0f); the index %.0f of them",
 		n, on, off, on-off, index)
+}
+
+// letterWord spells n in letters ("w" and base 26): a word, where "w%x"
+// gave words such as "w1f3a", which read as the one-letter word "w" and a
+// figure since a figure ends at a one-letter word's digits
+// (minhash/figures.go), and made every word of the set a figure.
+func letterWord(n uint32) string {
+	b := []byte{'w'}
+	for ; n > 0; n /= 26 {
+		b = append(b, byte('a'+n%26))
+	}
+	return string(b)
 }
