@@ -90,7 +90,7 @@ func TestFreshness(t *testing.T) {
 		{nil, "", 0, ""},
 		{[]string{"max-age=600"}, "", 10 * time.Minute, "Cache-Control max-age 10m"},
 		{[]string{`MAX-AGE="600"`}, "", 10 * time.Minute, "Cache-Control max-age 10m"},
-		{[]string{"public", "max-age=600"}, "", 10 * time.Minute, "Cache-Control max-age 10m"}, // two lines combine
+		{[]string{"public", "max-age=600"}, "", 10 * time.Minute, "Cache-Control max-age 10m"},              // two lines combine
 		{[]string{`max-age=600, no-cache="Set-Cookie"`}, "", 10 * time.Minute, "Cache-Control max-age 10m"}, // no-cache of a header only
 		{[]string{"max-age=600, max-age=60"}, "", 10 * time.Minute, "Cache-Control max-age 10m"},
 		{[]string{"max-age=600", "no-cache"}, "", 0, ""},
