@@ -145,12 +145,7 @@ func TestPollSlowSourcesDelayNoOther(t *testing.T) {
 	}
 
 	for round := 1; round <= 3; round++ {
-		e.mu.Lock()
-		e.items++
-		e.mu.Unlock()
-		e.clk.Set(sts["good"].Next)
-		now := e.clk.Now()
-		sts = e.await(t, fmt.Sprintf("good's poll %d", round+1), func(s map[string]PollState) bool { return s["good"].Last.Equal(now) })
+		sts = e.nextGoodPoll(t, sts, round+1)
 		if g := sts["good"]; g.New != 1 || e.hits("good") != round+1 {
 			t.Errorf("good's poll %d: %+v, %d requests; want 1 new", round+1, g, e.hits("good"))
 		}
@@ -260,14 +255,22 @@ func TestPollHangingSourcesTakeNoSlot(t *testing.T) {
 		return s["good"].Last.Equal(t0) && e.hits("hang")+e.hits("hang2")+e.hits("hang3") == 3
 	})
 	for round := 1; round <= 2; round++ {
-		e.mu.Lock()
-		e.items++
-		e.mu.Unlock()
-		e.clk.Set(sts["good"].Next)
-		now := e.clk.Now()
-		sts = e.await(t, fmt.Sprintf("good's poll %d", round+1), func(s map[string]PollState) bool { return s["good"].Last.Equal(now) })
+		sts = e.nextGoodPoll(t, sts, round+1)
 		if g := sts["good"]; g.New != 1 {
 			t.Errorf("good's poll %d: %+v, want 1 new", round+1, g)
 		}
 	}
+}
+
+// nextGoodPoll publishes one more article on good, moves the clock to
+// good's next poll (sts: the states after its last) and waits for poll n
+// to end; it returns the states then.
+func (e *sourcesPollEnv) nextGoodPoll(t *testing.T, sts map[string]PollState, n int) map[string]PollState {
+	t.Helper()
+	e.mu.Lock()
+	e.items++
+	e.mu.Unlock()
+	e.clk.Set(sts["good"].Next)
+	now := e.clk.Now()
+	return e.await(t, fmt.Sprintf("good's poll %d", n), func(s map[string]PollState) bool { return s["good"].Last.Equal(now) })
 }
