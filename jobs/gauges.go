@@ -20,15 +20,28 @@ var (
 		"When the job's schedule fires next after the start of its last run, Unix seconds: in the past, a scheduled run is due "+
 			"and none has started since; absent for a job that is not scheduled or never ran.",
 		[]string{"job"}, nil)
+	runningDesc = prometheus.NewDesc("newsrank_job_running",
+		"1 while a run of the job holds its lock (in any process), else 0.",
+		[]string{"job"}, nil)
 )
 
-// Collect sends each job's gauges: newsrank_job_last_run_timestamp_seconds
+// Collect sends each job's gauges: newsrank_job_running for every job,
+// newsrank_job_last_run_timestamp_seconds
 // and newsrank_job_last_run_ok for jobs that ran, and
 // newsrank_job_due_timestamp_seconds for enabled, scheduled jobs that ran
 // (a job that never ran has missed nothing, as for catch-up). It returns
 // Redis's error, having sent the gauges of the jobs read before it.
 func (m *Manager) Collect(ctx context.Context, ch chan<- prometheus.Metric) error {
 	for _, j := range m.jobs {
+		_, running, err := holderOf(ctx, m.c, m.keys.lock(j.Name))
+		if err != nil {
+			return err
+		}
+		rv := 0.0
+		if running {
+			rv = 1
+		}
+		ch <- prometheus.MustNewConstMetric(runningDesc, prometheus.GaugeValue, rv, j.Name)
 		last, ok, err := lastRun(ctx, m.c, m.keys, j.Name)
 		if err != nil {
 			return err

@@ -56,8 +56,8 @@ func TestCollectGauges(t *testing.T) {
 		Job{Name: "manual", Run: func(context.Context) (Counts, error) { return nil, nil }},
 		Job{Name: "never", Schedule: "0 3 * * *", Enabled: true, Run: func(context.Context) (Counts, error) { return nil, nil }},
 	)
-	if g := gauges(t, m); len(g) != 0 {
-		t.Fatalf("gauges before any run: %v, want none", g)
+	if g := gauges(t, m); len(g) != 1 || len(g["newsrank_job_running"]) != 4 {
+		t.Fatalf("gauges before any run: %v, want only newsrank_job_running, for the 4 jobs", g)
 	}
 	ctx := context.Background()
 	clk.Set(time.Date(2024, 3, 4, 10, 20, 0, 0, time.UTC))
@@ -66,7 +66,24 @@ func TestCollectGauges(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A run in progress: the gauge is read while it holds the lock.
+	var during map[string]map[string]float64
+	if _, err := m.RunFunc(ctx, "never", TriggerManual, func(context.Context) (Counts, error) {
+		during = gauges(t, m)
+		return nil, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if during["newsrank_job_running"]["never"] != 1 || during["newsrank_job_running"]["hourly"] != 0 {
+		t.Errorf("newsrank_job_running during a run of never: %v, want never 1, the others 0", during["newsrank_job_running"])
+	}
+	if _, err := c.Del(ctx, prefix+"{jobs}:last:never", prefix+"{jobs}:runs:never").Result(); err != nil {
+		t.Fatal(err)
+	}
 	g := gauges(t, m)
+	if g["newsrank_job_running"]["never"] != 0 {
+		t.Errorf("newsrank_job_running after the run: %v, want 0", g["newsrank_job_running"])
+	}
 	at := float64(time.Date(2024, 3, 4, 10, 20, 0, 0, time.UTC).Unix())
 	for _, name := range []string{"hourly", "failing", "manual"} {
 		if got := g["newsrank_job_last_run_timestamp_seconds"][name]; got != at {
