@@ -263,3 +263,41 @@ func TestTwoKeyRulesBlameTheKeyChanged(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadOverKeepsWhatTheUserSet: a command's own defaults (LoadOver)
+// hold where the files and -set give nothing, and yield to them where they
+// give a value.
+func TestLoadOverKeepsWhatTheUserSet(t *testing.T) {
+	defaults := func() Config {
+		c := DefaultConfig()
+		c.Jobs.Crawl.Schedule = "@every 15m"
+		c.Jobs.Rescore.Schedule = "@every 1m"
+		c.Jobs.Prune.Schedule = "@every 1h"
+		return c
+	}
+	file := writeConfig(t, "jobs.yaml", "jobs:\n  prune:\n    schedule: \"0 3 * * *\"\n    enabled: false\n")
+	cfg, err := LoadOver(defaults, []string{file},
+		[]Override{{Flag: "-set jobs.rescore.schedule=@every 10s", Path: "jobs.rescore.schedule", Value: "@every 10s"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := cfg.Jobs
+	if j.Crawl.Schedule != "@every 15m" || j.Rescore.Schedule != "@every 10s" || j.Prune.Schedule != "0 3 * * *" || j.Prune.Enabled {
+		t.Errorf("crawl %q, rescore %q, prune %q enabled %t; want the command's crawl, -set's rescore and the file's prune, disabled",
+			j.Crawl.Schedule, j.Rescore.Schedule, j.Prune.Schedule, j.Prune.Enabled)
+	}
+	if def := DefaultConfig().Jobs.Archive; j.Archive != def {
+		t.Errorf("archive = %+v, want the built-in default %+v", j.Archive, def)
+	}
+
+	// A file that repeats a command's default has not changed that key:
+	// a rule comparing two keys blames the other one, which the user
+	// changed.
+	same := writeConfig(t, "news.yaml", "news:\n  page_size: 30\n")
+	_, err = LoadOver(func() Config { c := defaults(); c.News.PageSize = 30; return c }, []string{same},
+		[]Override{{Flag: "-set news.max_page_size=20", Path: "news.max_page_size", Value: "20"}})
+	got := strings.Join(problemLines(t, err), "\n")
+	if want := "-set news.max_page_size=20: must be >= news.page_size (30), got 20"; got != want {
+		t.Errorf("problems:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -28,7 +28,7 @@ func TestProblemsGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			l := newLoader(noEnv)
+			l := newLoader(noEnv, DefaultConfig)
 			l.read(name, data)
 			sc := bufio.NewScanner(bytes.NewReader(data))
 			for sc.Scan() {
