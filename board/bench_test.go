@@ -60,7 +60,7 @@ func runSplit(b *testing.B, evs []Event, f func([]Event) error) time.Duration {
 	return time.Since(start)
 }
 
-// BenchmarkRecord compares Record's throughput with the seed's write, raw
+// BenchmarkRecord compares Record's throughput with a bare write, raw
 // pipelined ZINCRBY of the day and month boards (no idempotency, no
 // undo, no expiry): the same events, the same pipeline size and
 // concurrency, the same redis-server. Target: ratio >= 0.3 (Record does

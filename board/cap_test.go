@@ -89,8 +89,11 @@ func (p *pair) check(step string, per Period, date time.Time, users []string) (s
 	return len(tc), min(p.k, len(tf))
 }
 
-// TestCapIssueExamples: the cases of issue 12, point 8 (a)–(c).
-func TestCapIssueExamples(t *testing.T) {
+// TestCapComeback: on a capped board (a) users enter a full board by
+// their true totals, (b) a user pushed out comes back with its true total
+// and an undo takes back exactly what it gave, (c) an undo for a user
+// outside the board lowers their true total.
+func TestCapComeback(t *testing.T) {
 	p := newPair(t, 3)
 	now := p.clock.Now()
 	all := []string{"a", "b", "c", "d", "e"}

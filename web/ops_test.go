@@ -16,7 +16,7 @@ import (
 
 // TestPagesShowPointsAndComments: the number beside an article is its
 // points (up-votes minus down-votes), with crawled comments shown apart
-// and no raw score anywhere (issue 13.9).
+// and no raw score anywhere.
 func TestPagesShowPointsAndComments(t *testing.T) {
 	e := newEnv(t)
 	ids := e.seed(5) // article 3 has 3 comments
@@ -69,7 +69,7 @@ func between(t *testing.T, s, from, to string) string {
 }
 
 // TestSectionLabels: the group filter, the list heading and the items
-// show a section's label (国内), not its config name (issue 13.11).
+// show a section's label (国内), not its config name.
 func TestSectionLabels(t *testing.T) {
 	e := newEnv(t, withSources(guoneiSource))
 	e.seed(2, "world")
@@ -93,7 +93,7 @@ func TestSectionLabels(t *testing.T) {
 }
 
 // TestPastTheEnd: a page number past the last page says so and links to
-// the last page, instead of "page 99 of 2" (issue 13.11).
+// the last page, instead of "page 99 of 2".
 func TestPastTheEnd(t *testing.T) {
 	e := newEnv(t)
 	e.seed(30, "world")
@@ -150,7 +150,7 @@ func (a opsAdmin) post(path string, fields url.Values, hdr ...string) (int, http
 // TestOpsAdmin: the buttons of /ops need an admin session (a signed,
 // expiring, HttpOnly cookie from signing in with an admin token), a CSRF
 // token and a same-origin request; with them, run now, requeue and purge
-// work through the jobs manager and the queue (issue 13.11).
+// work through the jobs manager and the queue.
 func TestOpsAdmin(t *testing.T) {
 	e := newEnv(t, withSources(guoneiSource))
 	guonei := e.queues["guonei"]

@@ -11,11 +11,11 @@ import (
 	"github.com/newsrank/newsrank/news"
 )
 
-// TestConcurrentVotesKeepLikePointsInStep (issue 12, point 7): one user's
-// up and none votes on one article, sent at once through the HTTP API,
-// leave the vote and the like points agreeing: like points exactly when
-// the stored vote is up. 100 trials of 4 concurrent votes, each trial on
-// its own article and user.
+// TestConcurrentVotesKeepLikePointsInStep: one user's up and none votes
+// on one article, sent at once through the HTTP API, leave the vote and
+// the like points agreeing: like points exactly when the stored vote is
+// up. 100 trials of 4 concurrent votes, each trial on its own article and
+// user.
 func TestConcurrentVotesKeepLikePointsInStep(t *testing.T) {
 	const trials, voters = 100, 4
 	e := newEnv(t)

@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// threeMistakes is the file of issue 13: every mistake must be reported in
-// one run.
+// threeMistakes is a file of three mistakes: every one must be reported
+// in one run.
 const threeMistakes = "crawler:\n  workers: \"eight\"\n  delai: 1s\n  request_timeout: 15 seconds\n"
 
 func TestConfigProblemsOnePerLineForEveryCommand(t *testing.T) {
