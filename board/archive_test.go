@@ -112,3 +112,111 @@ func checkMonthArchives(t *testing.T, r *rig) {
 		}
 	}
 }
+
+func TestArchiveKeepsTopAfterBoardExpires(t *testing.T) {
+	r := newRig(t, func(o *Options) { o.ArchiveTop = 2 })
+	jan30 := at(2024, 1, 30, 12, 0, 0)
+	r.clock.Set(jan30)
+	r.give("a", 3, jan30)
+	r.give("b", 2, jan30)
+	r.give("c", 1, jan30)
+	// Not yet: Jan 30 closes at midnight and waits MaxLateness.
+	r.clock.Set(at(2024, 1, 31, 23, 59, 0))
+	if rep, err := r.act.Archive(r.ctx); err != nil || rep.Archived != 0 {
+		t.Fatalf("early Archive = %+v %v", rep, err)
+	}
+	r.clock.Set(at(2024, 2, 1, 0, 0, 0))
+	rep, err := r.act.Archive(r.ctx)
+	if err != nil || rep.Archived != 1 {
+		t.Fatalf("Archive = %+v %v", rep, err)
+	}
+	if rep, err := r.act.Archive(r.ctx); err != nil || rep.Archived != 0 || rep.Present != 1 {
+		t.Fatalf("second Archive = %+v %v (idempotent)", rep, err)
+	}
+	akey := r.act.keys.archive(Day, "2024-01-30")
+	ttl := r.pttl(akey)
+	if want := r.cfg.ArchiveRetention - 24*time.Hour; ttl > want || ttl < want-time.Minute {
+		t.Fatalf("archive TTL %s, want %s (retention after the end of the day)", ttl, want)
+	}
+	r.rdb.Del(r.ctx, r.act.keys.day("2024-01-30")) // the board expires
+	top, err := r.act.Top(r.ctx, Day, jan30, 10)
+	if want := []Entry{{1, "a", 30}, {2, "b", 20}}; err != nil || !slices.Equal(top, want) {
+		t.Fatalf("Top from the archive = %+v %v, want %+v", top, err, want)
+	}
+	// Movement on Jan 31 against the archived Jan 30.
+	r.clock.Set(at(2024, 1, 31, 12, 0, 0))
+	r.give("c", 5, r.clock.Now())
+	r.give("b", 1, r.clock.Now())
+	m, err := r.act.Movements(r.ctx, Day, r.clock.Now(), []string{"c", "b"})
+	want := []Movement{{User: "c", Rank: 1, Score: 50, Entered: true}, {User: "b", Rank: 2, Score: 10, PrevRank: 2}}
+	if err != nil || m.PrevFrom != FromArchive || !slices.Equal(m.Entries, want) {
+		t.Fatalf("Movements against the archive = %+v %v, want %+v", m, err, want)
+	}
+	among, err := r.act.Among(r.ctx, Day, jan30, []string{"c", "b", "a"})
+	if want := []Entry{{1, "a", 30}, {2, "b", 20}, {0, "c", 0}}; err != nil || !slices.Equal(among, want) {
+		t.Fatalf("Among on the archive = %+v %v, want %+v", among, err, want)
+	}
+}
+
+func TestArchiveCatchesUpAndSkipsExpired(t *testing.T) {
+	r := newRig(t)
+	for d := 1; d <= 5; d++ {
+		day := at(2024, 1, d, 12, 0, 0)
+		r.clock.Set(day)
+		r.give("u", d, day)
+	}
+	r.clock.Set(at(2024, 2, 1, 6, 0, 0))
+	r.rdb.Del(r.ctx, r.act.keys.day("2024-01-02")) // expired before any run
+	rep, err := r.act.Archive(r.ctx)
+	if err != nil || rep.Archived != 4 { // January is not closed for MaxLateness yet
+		t.Fatalf("Archive = %+v %v, want 4 archived", rep, err)
+	}
+	r.clock.Set(at(2024, 2, 2, 1, 0, 0))
+	if rep, err = r.act.Archive(r.ctx); err != nil || rep.Archived != 1 || rep.Present != 4 {
+		t.Fatalf("Archive a day later = %+v %v, want January archived", rep, err)
+	}
+	for _, k := range []string{r.act.keys.archive(Day, "2024-01-01"), r.act.keys.archive(Day, "2024-01-05"), r.act.keys.archive(Month, "2024-01")} {
+		if n := r.rdb.Exists(r.ctx, k).Val(); n != 1 {
+			t.Fatalf("%s missing", k)
+		}
+	}
+	if n := r.rdb.Exists(r.ctx, r.act.keys.archive(Day, "2024-01-02")).Val(); n != 0 {
+		t.Fatal("an expired board was archived")
+	}
+	off := newRig(t, func(o *Options) { o.ArchiveTop = 0 })
+	off.give("u", 1, off.clock.Now())
+	off.clock.Set(at(2024, 3, 1, 0, 0, 0))
+	if rep, err := off.act.Archive(off.ctx); err != nil || rep != (ArchiveReport{}) {
+		t.Fatalf("Archive with archive_top 0 = %+v %v", rep, err)
+	}
+}
+
+// TestArchiveOfEveryUser: the archive of a day whose board held fewer
+// users than archive_top holds them all (completeMark), so a user not in
+// it had no points that day: New, not Entered ("up from beyond the top",
+// which it said before); Top from it lists only users.
+func TestArchiveOfEveryUser(t *testing.T) {
+	r := newRig(t) // archive_top 100
+	jan30 := at(2024, 1, 30, 12, 0, 0)
+	r.clock.Set(jan30)
+	r.give("a", 2, jan30)
+	r.give("b", 1, jan30)
+	r.clock.Set(at(2024, 2, 1, 1, 0, 0))
+	if rep, err := r.act.Archive(r.ctx); err != nil || rep.Archived < 1 {
+		t.Fatalf("Archive = %+v %v", rep, err)
+	}
+	r.rdb.Del(r.ctx, r.act.keys.day("2024-01-30")) // the board expires
+	top, err := r.act.Top(r.ctx, Day, jan30, 10)
+	if want := []Entry{{1, "a", 20}, {2, "b", 10}}; err != nil || !slices.Equal(top, want) {
+		t.Fatalf("Top from the archive = %+v %v, want %+v", top, err, want)
+	}
+	jan31 := at(2024, 1, 31, 12, 0, 0)
+	r.clock.Set(jan31)
+	r.give("c", 3, jan31)
+	r.give("b", 1, jan31)
+	m, err := r.act.TopMovements(r.ctx, Day, jan31, 10)
+	want := []Movement{{User: "c", Rank: 1, Score: 30, New: true}, {User: "b", Rank: 2, Score: 10, PrevRank: 2}}
+	if err != nil || m.PrevFrom != FromArchive || !slices.Equal(m.Entries, want) {
+		t.Fatalf("TopMovements against a whole archive = %+v %v, want %+v", m, err, want)
+	}
+}
