@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -13,122 +12,6 @@ import (
 	"github.com/newsrank/newsrank/jobs"
 	"github.com/newsrank/newsrank/queue"
 )
-
-// TestPagesShowPointsAndComments: the number beside an article is its
-// points (up-votes minus down-votes), with crawled comments shown apart
-// and no raw score anywhere.
-func TestPagesShowPointsAndComments(t *testing.T) {
-	e := newEnv(t)
-	ids := e.seed(5) // article 3 has 3 comments
-	id := ids[3]
-	for _, v := range []struct{ user, dir string }{{"a", "up"}, {"b", "up"}, {"c", "up"}, {"d", "down"}} {
-		if r := e.do("POST", "/api/news/"+id+"/vote", writerToken, `{"user":"`+v.user+`","dir":"`+v.dir+`"}`); r.status != 200 {
-			t.Fatalf("vote = %d %s", r.status, r.body)
-		}
-	}
-	b := newBrowser(t, e)
-	_, page := b.get("/")
-	item := between(t, page, `id="a-`+id+`"`, "</li>")
-	for _, want := range []string{`<b class="count">2</b>`, `<small class="unit">points</small>`, `3 comments`} {
-		if !strings.Contains(item, want) {
-			t.Errorf("home page item lacks %s:\n%s", want, item)
-		}
-	}
-	_, article := b.get("/news/" + id)
-	for _, want := range []string{`<b class="count">2</b>`, "2 points (3 up, 1 down)", "3 comments"} {
-		if !strings.Contains(article, want) {
-			t.Errorf("article page lacks %s", want)
-		}
-	}
-	for name, body := range map[string]string{"home": page, "article": article} {
-		if strings.Contains(strings.ToLower(body), "score") || strings.Contains(body, `title="votes"`) {
-			t.Errorf("%s page shows a score or \"votes\"", name)
-		}
-	}
-	// A vote moves the points by one; the reply carries up and down for
-	// the page script.
-	_, page = b.get("/")
-	code, _, body := b.postForm("/news/"+id+"/vote", url.Values{"csrf": {csrf(t, page)}, "dir": {"up"}}, "Accept", "application/json")
-	if code != 200 || !strings.Contains(body, `"up":4`) || !strings.Contains(body, `"down":1`) {
-		t.Fatalf("vote reply = %d %s", code, body)
-	}
-	if _, page = b.get("/"); !strings.Contains(between(t, page, `id="a-`+id+`"`, "</li>"), `<b class="count">3</b>`) {
-		t.Errorf("after an up-vote the item does not show 3 points")
-	}
-}
-
-// between returns the part of s from the first from up to the next to.
-func between(t *testing.T, s, from, to string) string {
-	t.Helper()
-	i := strings.Index(s, from)
-	if i < 0 {
-		t.Fatalf("no %s in the page", from)
-	}
-	part, _, _ := strings.Cut(s[i:], to)
-	return part
-}
-
-// TestSectionLabels: the group filter, the list heading and the items
-// show a section's label (国内), not its config name.
-func TestSectionLabels(t *testing.T) {
-	e := newEnv(t, withSources(guoneiSource))
-	e.seed(2, "world")
-	e.ingest("guonei", 0, "国务院常务会议部署进一步扩大内需")
-	b := newBrowser(t, e)
-	_, page := b.get("/")
-	nav := between(t, page, `class="groups"`, "</nav>")
-	if !regexp.MustCompile(`href="/\?group=guonei"[^>]*>国内 <small>1</small>`).MatchString(nav) {
-		t.Errorf("the group filter does not show 国内 for guonei:\n%s", nav)
-	}
-	if !strings.Contains(nav, `>world <small>2</small>`) {
-		t.Errorf("a group without a label does not show its name:\n%s", nav)
-	}
-	_, page = b.get("/?group=guonei")
-	if !strings.Contains(page, "<small>in 国内</small>") || !strings.Contains(page, `<span class="source">国内</span>`) {
-		t.Errorf("the guonei list does not name 国内 in its heading and items")
-	}
-	if strings.Contains(between(t, page, "<main>", "</main>"), ">guonei<") {
-		t.Errorf("the guonei list shows the config name guonei")
-	}
-}
-
-// TestPastTheEnd: a page number past the last page says so and links to
-// the last page, instead of "page 99 of 2".
-func TestPastTheEnd(t *testing.T) {
-	e := newEnv(t)
-	e.seed(30, "world")
-	b := newBrowser(t, e)
-	for _, path := range []string{"/?page=99", "/latest?page=3", "/?group=world&page=7"} {
-		code, page := b.get(path)
-		if code != http.StatusOK {
-			t.Fatalf("GET %s = %d", path, code)
-		}
-		if !strings.Contains(page, "is past the end: there are only 2 pages.") || regexp.MustCompile(`page \d+ of`).MatchString(page) {
-			t.Errorf("GET %s does not say it is past the end:\n%s", path, between(t, page, "<main>", "</main>"))
-		}
-		if !strings.Contains(page, "page=2\">Go to the last page (2)") {
-			t.Errorf("GET %s has no link to the last page", path)
-		}
-	}
-	if _, page := b.get("/?page=2"); !strings.Contains(page, "page 2 of 2") {
-		t.Errorf("the last page lost its pager")
-	}
-}
-
-// TestFavicon: the pages name an icon and /favicon.ico serves it.
-func TestFavicon(t *testing.T) {
-	e := newEnv(t)
-	_, page := newBrowser(t, e).get("/")
-	if !strings.Contains(page, `<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">`) {
-		t.Errorf("the layout names no icon")
-	}
-	for _, path := range []string{"/favicon.ico", "/static/favicon.svg"} {
-		r := e.do("GET", path, "", "")
-		if r.status != 200 || r.header.Get("Content-Type") != "image/svg+xml" || !strings.Contains(string(r.body), "<svg") {
-			t.Errorf("GET %s = %d %q", path, r.status, r.header.Get("Content-Type"))
-		}
-	}
-}
 
 // opsAdmin is a browser on /ops and what it acts on.
 type opsAdmin struct {

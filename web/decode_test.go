@@ -107,3 +107,37 @@ func hasJSONField(typ reflect.Type, name string) bool {
 	}
 	return false
 }
+
+// TestOversizedChunkedBody: a body without Content-Length is cut off at
+// web.max_body_size too.
+func TestOversizedChunkedBody(t *testing.T) {
+	e := newEnv(t)
+	id := e.seed(1)[0]
+	body := strings.NewReader(`{"user":"u","dir":"up","x":"` + strings.Repeat("y", 10000) + `"}`)
+	req, _ := http.NewRequest("POST", e.ts.URL+"/api/news/"+id+"/vote", struct{ *strings.Reader }{body})
+	req.ContentLength = -1
+	req.Header.Set("Authorization", "Bearer "+writerToken)
+	res, err := e.ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("chunked oversized body = %d, want 413", res.StatusCode)
+	}
+}
+
+// TestCurlDefaultContentType: "curl -d" without -H sends
+// application/x-www-form-urlencoded; a JSON body is still read as JSON.
+func TestCurlDefaultContentType(t *testing.T) {
+	e := newEnv(t)
+	id := e.seed(1)[0]
+	r := e.do("POST", "/api/news/"+id+"/vote", writerToken, `{"user":"curl","dir":"up"}`, "Content-Type", "application/x-www-form-urlencoded")
+	if r.status != http.StatusOK {
+		t.Fatalf("vote with curl's default content type = %d %s", r.status, r.body)
+	}
+	r = e.do("POST", "/api/news/"+id+"/vote", writerToken, `user=curl&dir=up`, "Content-Type", "application/x-www-form-urlencoded")
+	if r.status != http.StatusBadRequest || r.errorOf(t).Code != CodeBadJSON {
+		t.Fatalf("a real form body = %d %s, want 400 bad_json", r.status, r.body)
+	}
+}

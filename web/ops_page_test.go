@@ -2,11 +2,13 @@ package web
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/newsrank/newsrank/crawler"
+	"github.com/newsrank/newsrank/internal/proctest"
 )
 
 // stubPolls are poll schedules as the crawler would tell them.
@@ -44,4 +46,21 @@ func TestOpsShowsPolls(t *testing.T) {
 	if strings.Contains(page, "Source polls") {
 		t.Error("/ops shows source polls without Options.Polls")
 	}
+}
+
+func TestOpsPageShowsRunningJob(t *testing.T) {
+	e := newEnv(t, func(c *envConfig) { c.web.RequestTimeout = 300 * time.Millisecond })
+	if r := e.do("POST", "/api/jobs/slow/run", adminToken, ""); r.status != http.StatusAccepted {
+		t.Fatalf("run slow = %d %s", r.status, r.body)
+	}
+	b := newBrowser(t, e)
+	code, body := b.get("/ops")
+	if code != 200 || !strings.Contains(body, "running on ") {
+		t.Fatalf("ops page while slow runs = %d, lacks \"running on\":\n%s", code, body)
+	}
+	close(e.release)
+	proctest.WaitFor(t, 20*time.Second, "slow to finish", func() bool {
+		_, body := b.get("/ops")
+		return !strings.Contains(body, "running on ")
+	})
 }
