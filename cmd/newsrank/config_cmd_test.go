@@ -95,3 +95,29 @@ func TestConfigFromTheEnvironment(t *testing.T) {
 		t.Errorf("-config \"\": exit %d\n%s", code, out)
 	}
 }
+
+func TestConfigCheck(t *testing.T) {
+	t.Setenv("NEWSRANK_TEST_TOKEN", "very-secret-token")
+	good := writeFile(t, "good.yaml", "crawler:\n  workers: 3\nweb:\n  tokens: [\"${NEWSRANK_TEST_TOKEN}\"]\n")
+	code, out, errOut := runCLI(t, "config", "check", "-config", good)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "workers: 3") {
+		t.Errorf("effective config lacks workers: 3:\n%s", out)
+	}
+	if strings.Contains(out, "very-secret-token") || !strings.Contains(out, "******") {
+		t.Errorf("token not masked:\n%s", out)
+	}
+
+	bad := writeFile(t, "bad.yaml", "crawler:\n  workers: 0\n")
+	code, _, errOut = runCLI(t, "config", "check", "-config", bad)
+	if code != exitUsage || !strings.Contains(errOut, "crawler.workers: must be >= 1, got 0") {
+		t.Fatalf("bad config: exit %d, stderr:\n%s", code, errOut)
+	}
+
+	code, _, errOut = runCLI(t, "config", "check", "-config", filepath.Join(t.TempDir(), "missing.yaml"))
+	if code != exitUsage || !strings.Contains(errOut, "missing.yaml") {
+		t.Fatalf("missing config: exit %d, stderr:\n%s", code, errOut)
+	}
+}
