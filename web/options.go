@@ -49,7 +49,7 @@ type Options struct {
 	AdminSessionTTL time.Duration
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For tells
 	// the client's address, which the limit on wrong tokens counts by
-	// (authlimit.go); without them it is the connection's peer.
+	// (auth_limit.go); without them it is the connection's peer.
 	TrustedProxies []netip.Prefix
 	// Window is the news window (news.window): votes are open on younger
 	// articles.
