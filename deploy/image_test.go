@@ -196,7 +196,7 @@ func TestImage(t *testing.T) {
 		if !slices.Equal(c.Entrypoint, []string{"/usr/local/bin/newsrank"}) || !slices.Equal(c.Cmd, []string{"daemon"}) {
 			t.Errorf("entry point %q, command %q; want newsrank, daemon", c.Entrypoint, c.Cmd)
 		}
-		for _, e := range []string{"NEWSRANK_CONFIG=/etc/newsrank/config.yaml", "ZONEINFO=/usr/local/go/lib/time/zoneinfo.zip"} {
+		for _, e := range []string{"NEWSRANK_CONFIG=/etc/newsrank/config.yaml", "ZONEINFO=/usr/local/go/lib/time/zoneinfo.zip", "GOROOT=/usr/local/go"} {
 			if !slices.Contains(c.Env, e) {
 				t.Errorf("environment %q lacks %s", c.Env, e)
 			}
@@ -277,7 +277,7 @@ func TestImage(t *testing.T) {
 		}
 		listen := fmt.Sprintf("127.0.0.1:%d", port)
 		ctr := strings.TrimSpace(p.must(p.runArgs("-d", "--network=host", "-e", "NEWSRANK_REDIS_URL="+rs.URL(),
-			"-e", "NEWSRANK_LISTEN="+listen, tag)...))
+			"-e", "NEWSRANK_LISTEN="+listen, "-e", "TZ=Asia/Shanghai", tag)...))
 		t.Cleanup(func() {
 			if t.Failed() {
 				out, _ := p.out("logs", ctr)
@@ -294,6 +294,36 @@ func TestImage(t *testing.T) {
 			resp.Body.Close()
 			return resp.StatusCode == http.StatusOK
 		})
+		// The jobs' next runs are in the zone TZ names (time_zone: Local),
+		// read from the image's zone database: +08:00.
+		resp, err := c.Get("http://" + listen + "/api/jobs")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var js struct {
+			Jobs []struct {
+				Name string `json:"name"`
+				Next string `json:"next"`
+			} `json:"jobs"`
+		}
+		if err := json.Unmarshal(body, &js); err != nil || len(js.Jobs) == 0 {
+			t.Fatalf("GET /api/jobs: %v\n%s", err, body)
+		}
+		scheduled := 0
+		for _, j := range js.Jobs {
+			if j.Next == "" {
+				continue
+			}
+			scheduled++
+			if !strings.HasSuffix(j.Next, "+08:00") {
+				t.Errorf("job %s: next run %s, want it in Asia/Shanghai (TZ) time, +08:00", j.Name, j.Next)
+			}
+		}
+		if scheduled == 0 {
+			t.Errorf("GET /api/jobs shows no scheduled job to read the zone from:\n%s", body)
+		}
 		pid := strings.TrimSpace(p.must("inspect", "-f", "{{.State.Pid}}", ctr))
 		status, err := os.ReadFile("/proc/" + pid + "/status")
 		if err != nil {
