@@ -1,4 +1,4 @@
-package minhash
+package termvec
 
 import (
 	"strings"
@@ -10,7 +10,7 @@ import (
 // notation: two writings of one value are one figure (so that copies of
 // an event that write it otherwise still share it), two values are two
 // (so that titles of other events, 2-0 and 2-1, 2.1% and 3.1%, share
-// none: the story's titled). Its canonical form:
+// none: Doc.Facts). Its canonical form:
 //
 //   - its digits, any script's, are ASCII ("٢" is "2", "２" is "2");
 //   - a thousands separator is dropped: a comma, a space (a no-break,
@@ -61,25 +61,123 @@ import (
 // figureAt reads the figure that begins at text[i], rune r, if one does:
 // a digit (not in a word of two letters or more), or a minus sign before
 // a digit at a word's start. It ends the word of one letter before it,
-// emits the figure and returns how many bytes of text it is; 0 when no
-// figure begins there.
-func (sh *shingler) figureAt(text string, i int, r rune) int {
-	if !unicode.IsDigit(r) && !signAt(text, i, r) || utf8.RuneCount(sh.word[:sh.n]) > 1 {
+// emits the figure (and, when a decimal's trailing zeros made its value
+// shorter, the figure as written too) and returns how many bytes of text
+// it is; 0 when no figure begins there. A day of a month is a Date
+// ("March 5", "5 March", "3月5日"), and basis points and percentage
+// points are one unit ("50 bp", "50个基点", "0.5 percentage point" and
+// "0.5个百分点" are "50bp").
+func (tk *tokenizer) figureAt(text string, i int, r rune) int {
+	if !unicode.IsDigit(r) && !signAt(text, i, r) || utf8.RuneCount(tk.word[:tk.n]) > 1 {
 		return 0
 	}
-	sh.flushRun()
-	sh.flushWord()
+	tk.flushRun()
+	month := tk.month
+	tk.flushWord()
 	var f figure
 	n := f.read(text[i:])
-	sh.n = copy(sh.word[:], f.b[:f.value])
-	sh.digit = true
-	sh.flushWord()
+	value := string(f.b[:f.value])
+	if d, ok := day(value); ok {
+		if month != 0 {
+			tk.emit(dateTerm(month, d), Date)
+			tk.suffix = false
+			return n
+		}
+		if m, size := monthAfter(text[i+n:]); m != 0 {
+			if m < 0 { // 3月5日: value is the month
+				tk.emit(dateTerm(d, -m>>5), Date)
+			} else {
+				tk.emit(dateTerm(m, d), Date)
+			}
+			return n + size
+		}
+	}
+	if e, size := pointsAt(text[i+n:]); size > 0 {
+		f.scale(e)
+		tk.emit(string(f.b[:f.value])+"bp", Figure)
+		return n + size
+	}
+	tk.emit(value, Figure)
 	if f.value < f.n {
-		sh.emit(mix(fnv(f.b[:f.n])+factStep), kindFigure) // as written
+		tk.emit(string(f.b[:f.n]), Figure) // as written
 	}
 	next, _ := utf8.DecodeRuneInString(text[i+n:])
-	sh.suffix = unicode.IsLetter(next) && !isCJK(next)
+	tk.suffix = unicode.IsLetter(next) && !isCJK(next)
 	return n
+}
+
+// day returns the day of the month a figure's value is, when it is one
+// (1 to 31, no sign or point).
+func day(v string) (int, bool) {
+	if len(v) == 0 || len(v) > 2 || v[0] == '0' {
+		return 0, false
+	}
+	d := 0
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d = 10*d + int(c-'0')
+	}
+	return d, d >= 1 && d <= 31
+}
+
+// monthAfter reads what may follow a day's number: " March" (the month,
+// and the length read), or, when the number is a month, "月5日" (minus
+// the day << 5: "3月5日" is 5 March). 0 when neither follows.
+func monthAfter(s string) (m, n int) {
+	if rest, ok := strings.CutPrefix(s, "月"); ok {
+		if d := leadingDigits(rest); d > 0 && d <= 2 {
+			v, _ := day(rest[:d])
+			if after := rest[d:]; v > 0 && (strings.HasPrefix(after, "日") || strings.HasPrefix(after, "号")) {
+				return -v << 5, len("月") + d + len("日")
+			}
+		}
+		return 0, 0
+	}
+	if !strings.HasPrefix(s, " ") {
+		return 0, 0
+	}
+	end := 1
+	for end < len(s) && ('a' <= s[end] && s[end] <= 'z' || 'A' <= s[end] && s[end] <= 'Z') {
+		end++
+	}
+	w := s[1:end]
+	if len(w) < 3 || w[0] < 'A' || w[0] > 'Z' {
+		return 0, 0
+	}
+	return months[strings.ToLower(w)], end
+}
+
+// pointsAt reads a unit of basis points or percentage points after a
+// figure (a space before a Latin one allowed) and returns the power of
+// ten that makes the figure basis points (0 or 2) and the unit's length;
+// 0, 0 when none follows.
+func pointsAt(s string) (e, n int) {
+	for _, u := range [...]struct {
+		unit string
+		e    int
+	}{{"个基点", 0}, {"基点", 0}, {"个百分点", 2}, {"百分点", 2}} {
+		if strings.HasPrefix(s, u.unit) {
+			return u.e, len(u.unit)
+		}
+	}
+	t := strings.TrimPrefix(s, " ")
+	lower := strings.ToLower(t[:min(len(t), 20)])
+	for _, u := range [...]struct {
+		unit string
+		e    int
+	}{{"basis points", 0}, {"basis point", 0}, {"bps", 0}, {"bp", 0},
+		{"percentage points", 2}, {"percentage point", 2}, {"pct points", 2}, {"pct point", 2}} {
+		if strings.HasPrefix(lower, u.unit) {
+			rest := t[len(u.unit):]
+			if r, _ := utf8.DecodeRuneInString(rest); unicode.IsLetter(r) || unicode.IsDigit(r) {
+				continue
+			}
+			return u.e, len(s) - len(t) + len(u.unit)
+		}
+	}
+	return 0, 0
 }
 
 // signAt tells whether r, at text[i], is the minus sign of a figure: a
@@ -187,6 +285,14 @@ var scales = map[string]int{"thousand": 3, "k": 3,
 // plural s of a word of five letters or more left out: "millions") and
 // its length in bytes, the space before a word included; 0, 0 for none.
 func scaleAt(s string) (e, n int) {
+	for _, c := range [...]struct {
+		scale string
+		e     int
+	}{{"万亿", 12}, {"亿", 8}, {"万", 4}} {
+		if strings.HasPrefix(s, c.scale) {
+			return c.e, len(c.scale)
+		}
+	}
 	i := 0
 	if strings.HasPrefix(s, " ") {
 		i = 1
