@@ -26,7 +26,8 @@ type Params struct {
 	// candidate stories up by, and files its story under; PerKey is how
 	// many stories one term lists at most (the latest filed first);
 	// Candidates is how many stories an article is compared with at most
-	// (those whose shared keys weigh most).
+	// (those whose shared keys weigh most, a key listing n stories
+	// counting its weight over n²).
 	Keys, PerKey, Candidates int
 	// MinSimilarity is the least Score that makes an article a member of
 	// a story in its own language.
@@ -57,7 +58,7 @@ var DefaultParams = Params{
 	Keys:               10,
 	PerKey:             8,
 	Candidates:         8,
-	MinSimilarity:      0.3,
+	MinSimilarity:      0.12,
 	Stale:              36 * time.Hour,
 	HalfLife:           24 * time.Hour,
 	CrossMinSimilarity: 0.5,

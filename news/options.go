@@ -76,7 +76,7 @@ func DefaultOptions() Options {
 		MaxPageSize:        100,
 		GroupCacheTTL:      60 * time.Second,
 		RankBy:             RankByArticle,
-		StoryMinSimilarity: 0.62,
+		StoryMinSimilarity: 0.12,
 	}
 }
 
