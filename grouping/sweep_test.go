@@ -3,6 +3,7 @@ package grouping
 import (
 	"flag"
 	"testing"
+	"time"
 
 	"github.com/newsrank/newsrank/internal/coverage"
 )
@@ -28,6 +29,18 @@ func TestSweep(t *testing.T) {
 	}{
 		{"default", func(p *Params) {}},
 		{"title 1", func(p *Params) { p.Weights.Title = 1 }},
+		{"figure veto", func(p *Params) { p.FigureVeto = true }},
+		{"penalty 0.7", func(p *Params) { p.FigurePenalty = 0.7 }},
+		{"penalty 1", func(p *Params) { p.FigurePenalty = 1 }},
+		{"t32 s12 penalty 0.5", func(p *Params) { p.MaxTerms, p.FigureVeto, p.Stale, p.FigurePenalty = 32, false, 12*time.Hour, 0.5 }},
+		{"t32 s12 penalty 0.7", func(p *Params) { p.MaxTerms, p.FigureVeto, p.Stale, p.FigurePenalty = 32, false, 12*time.Hour, 0.7 }},
+		{"t32 s12 penalty 0.7 name 2", func(p *Params) {
+			p.MaxTerms, p.FigureVeto, p.Stale, p.FigurePenalty, p.Weights.Name = 32, false, 12*time.Hour, 0.7, 2
+		}},
+		{"t24 s12 penalty 0.7", func(p *Params) { p.MaxTerms, p.FigureVeto, p.Stale, p.FigurePenalty = 24, false, 12*time.Hour, 0.7 }},
+		{"t48 s12 penalty 0.7", func(p *Params) { p.MaxTerms, p.FigureVeto, p.Stale, p.FigurePenalty = 48, false, 12*time.Hour, 0.7 }},
+		{"terms 32 no figure veto", func(p *Params) { p.MaxTerms, p.FigureVeto = 32, false }},
+		{"terms 32 no figure veto stale 12h", func(p *Params) { p.MaxTerms, p.FigureVeto, p.Stale = 32, false, 12*time.Hour }},
 		{"title 3", func(p *Params) { p.Weights.Title = 3 }},
 		{"lead 0.5", func(p *Params) { p.Weights.Lead = 0.5 }},
 		{"no lead", func(p *Params) { p.Weights.Lead = 0 }},
@@ -43,8 +56,13 @@ func TestSweep(t *testing.T) {
 		{"centroid 64", func(p *Params) { p.MaxCentroid = 64 }},
 		{"centroid 256", func(p *Params) { p.MaxCentroid = 256 }},
 		{"no time decay", func(p *Params) { p.HalfLife = 0 }},
-		{"stale 12h", func(p *Params) { p.Stale = p.Stale / 3 }},
-		{"no fact veto", func(p *Params) { p.FactVeto = false }},
+		{"no vetoes", func(p *Params) { p.FigureVeto, p.WeekdayVeto = false, false }},
+		{"no figure veto", func(p *Params) { p.FigureVeto = false }},
+		{"no weekday veto", func(p *Params) { p.WeekdayVeto = false }},
+		{"stale 12h", func(p *Params) { p.Stale = 12 * time.Hour }},
+		{"stale 12h half 12h", func(p *Params) { p.Stale, p.HalfLife = 12*time.Hour, 12*time.Hour }},
+		{"stale 6h half 24h", func(p *Params) { p.Stale = 6 * time.Hour }},
+		{"stale 24h half 12h", func(p *Params) { p.Stale, p.HalfLife = 24*time.Hour, 12*time.Hour }},
 		{"keys 5", func(p *Params) { p.Keys = 5 }},
 		{"keys 20", func(p *Params) { p.Keys = 20 }},
 		{"candidates 4", func(p *Params) { p.Candidates = 4 }},
