@@ -218,7 +218,7 @@ var guoneiSource = testSource{name: "guonei", label: "国内"}
 // ingest stores one article per title in group, a minute apart (the
 // first the newest), each with comments comments, and returns their ids.
 // newsKey is the Redis key of the news store with this suffix ("score:",
-// "news:<id>"), as the README's key table names it: package news builds
+// "news:<id>"), as docs/architecture.md's key table names it: package news builds
 // its keys itself, and the tests that read the store raw or break it on
 // purpose write the documented names out.
 func (e *testEnv) newsKey(suffix string) string { return e.rdb.Prefix + news.Tag + ":" + suffix }
