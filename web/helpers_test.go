@@ -350,6 +350,10 @@ func (e *testEnv) do(method, path, token, body string, hdr ...string) response {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	for i := 0; i+1 < len(hdr); i += 2 {
+		if http.CanonicalHeaderKey(hdr[i]) == "Host" { // net/http sends req.Host, not a Host header
+			req.Host = hdr[i+1]
+			continue
+		}
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
 	res, err := e.ts.Client().Do(req)

@@ -47,6 +47,8 @@ type Server struct {
 	loc *time.Location
 	// labels are the sources' labels by source and group name.
 	labels map[string]string
+	// feedTimes are the feeds' Last-Modified times (feed_times.go).
+	feedTimes *feedTimes
 }
 
 // New builds the server and its routes.
@@ -60,6 +62,11 @@ func New(opts Options) (*Server, error) {
 	if opts.Log == nil {
 		opts.Log = slog.Default()
 	}
+	if opts.PublicURL != "" {
+		if err := CheckPublicURL(opts.PublicURL); err != nil {
+			return nil, fmt.Errorf("web: PublicURL: %w", err)
+		}
+	}
 	s := &Server{
 		opts:    opts,
 		log:     opts.Log,
@@ -70,6 +77,8 @@ func New(opts Options) (*Server, error) {
 		bg:      newBackground(),
 		loc:     time.Local,
 		labels:  opts.Labels,
+
+		feedTimes: newFeedTimes(maxFeedTimes),
 	}
 	if opts.Jobs != nil {
 		s.loc = opts.Jobs.Location()
@@ -256,6 +265,7 @@ func (s *Server) routes() {
 	s.handle(s.opsRoutes()...)
 	s.handle(append(s.opsPageRoutes(), s.opsAdminRoutes()...)...)
 	s.handle(s.pageRoutes()...)
+	s.handle(s.feedRoutes()...)
 	// Anything else: JSON 404 under /api/, an HTML 404 page elsewhere.
 	s.mux.Handle("/api/", s.wrap(route{h: func(w http.ResponseWriter, r *http.Request) error {
 		return errorf(http.StatusNotFound, CodeNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path)
