@@ -281,6 +281,12 @@ func TestFeedConditionalGet(t *testing.T) {
 		if r := e.do("GET", fp.path, "", "", "If-None-Match", `"stale"`); r.status != http.StatusOK {
 			t.Errorf("%s: another ETag = %d, want 200", fp.kind, r.status)
 		}
+		if r := e.do("GET", fp.path, "", "", "Range", "bytes=0-9"); r.status != http.StatusPartialContent || len(r.body) != 10 {
+			t.Errorf("%s: Range = %d, %d bytes; want 206, 10 bytes", fp.kind, r.status, len(r.body))
+		}
+		if r := e.do("GET", fp.path, "", "", "If-Match", `"stale"`); r.status != http.StatusPreconditionFailed {
+			t.Errorf("%s: If-Match of another ETag = %d, want 412", fp.kind, r.status)
+		}
 		if r := e.do("HEAD", fp.path, "", ""); r.status != http.StatusOK || r.header.Get("ETag") != tag || len(r.body) != 0 {
 			t.Errorf("%s: HEAD = %d, ETag %q, %d bytes", fp.kind, r.status, r.header.Get("ETag"), len(r.body))
 		}
