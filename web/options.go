@@ -52,7 +52,7 @@ type Options struct {
 	AdminSessionTTL time.Duration
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For tells
 	// the client's address, which the limit on wrong tokens counts by
-	// (authlimit.go); without them it is the connection's peer.
+	// (auth_limit.go); without them it is the connection's peer.
 	TrustedProxies []netip.Prefix
 	// PublicURL is the address readers reach the server at (web.public_url,
 	// CheckPublicURL): the feeds' absolute links start with it. Empty: the
