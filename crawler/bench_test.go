@@ -16,6 +16,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/newsrank/newsrank/crawler/dates"
 	"github.com/newsrank/newsrank/demosite"
 	"github.com/newsrank/newsrank/internal/redistest"
 	"github.com/newsrank/newsrank/news"
@@ -51,7 +52,7 @@ func BenchmarkCrawlDemo(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		pd, lib := pageDateCalls.Load(), libraryCalls.Load()
+		pd, lib := dates.HTMLDateRuns(), dates.DateParserCalls()
 		start := time.Now()
 		rep, err := c.RunOnce(ctx, nil)
 		if err != nil {
@@ -67,8 +68,8 @@ func BenchmarkCrawlDemo(b *testing.B) {
 		}
 		ourRate = float64(listPages+int(tot.Fetched)) / time.Since(start).Seconds()
 		// The costly date fallbacks must not run on the demo's pages.
-		b.ReportMetric(float64(pageDateCalls.Load()-pd), "htmldate-calls")
-		b.ReportMetric(float64(libraryCalls.Load()-lib), "dateparser-calls")
+		b.ReportMetric(float64(dates.HTMLDateRuns()-pd), "htmldate-calls")
+		b.ReportMetric(float64(dates.DateParserCalls()-lib), "dateparser-calls")
 
 		rdb.FlushAll(ctx)
 		start = time.Now()
@@ -243,9 +244,9 @@ func (p benchPage) extract(b *testing.B) {
 // them.
 func splitByDatePath(b *testing.B, pages []benchPage) (dated, dateless []benchPage) {
 	for _, p := range pages {
-		before := pageDateCalls.Load()
+		before := dates.HTMLDateRuns()
 		p.extract(b)
-		if pageDateCalls.Load() == before {
+		if dates.HTMLDateRuns() == before {
 			dated = append(dated, p)
 		} else {
 			dateless = append(dateless, p)
@@ -258,7 +259,7 @@ func splitByDatePath(b *testing.B, pages []benchPage) (dated, dateless []benchPa
 // and returns their pages/s and go-htmldate's calls per page.
 func benchExtract(b *testing.B, pages []benchPage) (ours, bare, calls float64) {
 	var tOurs, tBare time.Duration
-	before := pageDateCalls.Load()
+	before := dates.HTMLDateRuns()
 	for range b.N {
 		start := time.Now()
 		for _, p := range pages {
@@ -276,7 +277,7 @@ func benchExtract(b *testing.B, pages []benchPage) (ours, bare, calls float64) {
 		tBare += time.Since(start)
 	}
 	n := float64(b.N * len(pages))
-	return n / tOurs.Seconds(), n / tBare.Seconds(), float64(pageDateCalls.Load()-before) / n
+	return n / tOurs.Seconds(), n / tBare.Seconds(), float64(dates.HTMLDateRuns()-before) / n
 }
 
 // demoBench starts a redis-server and a demo site of the given articles

@@ -13,41 +13,33 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/andybalholm/cascadia"
 	"golang.org/x/net/html"
+
+	"github.com/newsrank/newsrank/crawler/dates"
 )
 
 // Rules is the compiled extraction configuration of one source.
 type Rules struct {
 	title, postTime, source, summary, image, comments, body Selector
-	layouts                                                 []string
-	loc                                                     *time.Location
+	times                                                   dates.Reader
 	charset                                                 string
-	// dateRules are the page-date rules in force (all but in tests that
-	// measure each one).
-	dateRules dateRule
 }
 
 // NewRules returns the extraction rules of a source: its selectors
 // (compiled already), time layouts and zone, and charset. It fails on an
 // unknown time zone.
 func NewRules(src Source) (*Rules, error) {
-	r := &Rules{layouts: src.TimeLayouts, loc: time.UTC, charset: src.Charset, dateRules: allDateRules}
+	r := &Rules{times: dates.Reader{Layouts: src.TimeLayouts, Loc: time.UTC}, charset: src.Charset}
 	if src.TimeZone != "" {
 		loc, err := time.LoadLocation(src.TimeZone)
 		if err != nil {
 			return nil, fmt.Errorf("source %s: time_zone: %w", src.Name, err)
 		}
-		r.loc = loc
+		r.times.Loc = loc
 	}
 	x := src.Extract
 	r.title, r.postTime, r.source, r.summary = x.Title, x.PostTime, x.Source, x.Summary
 	r.image, r.comments, r.body = x.Image, x.Comments, x.Body
 	return r, nil
-}
-
-// ParseTime reads a time with the source's layouts and zone; relative
-// times are read against now, the fetch time.
-func (r *Rules) ParseTime(s string, now time.Time) (time.Time, bool) {
-	return ParseTime(s, r.layouts, r.loc, now)
 }
 
 // Extract reads an article page. body is the raw response body,
@@ -68,7 +60,7 @@ func Extract(body []byte, contentType, pageURL string, r *Rules, now time.Time, 
 
 // extract is Extract, and the date evidence (nil when the selectors gave
 // the time) for tests.
-func extract(body []byte, contentType, pageURL string, r *Rules, now time.Time, known Fields) (Page, *dateEvidence, error) {
+func extract(body []byte, contentType, pageURL string, r *Rules, now time.Time, known Fields) (Page, *dates.Evidence, error) {
 	var (
 		text []byte
 		name string
@@ -110,13 +102,14 @@ func extract(body []byte, contentType, pageURL string, r *Rules, now time.Time, 
 	p.Fallback.Image = absURL(base, p.Fallback.Image)
 	p.Fallback = p.Fallback.or(metaFields(doc, metas, base, p.Rule.or(known).or(p.Fallback)))
 
-	var ev *dateEvidence
+	var ev *dates.Evidence
 	if p.Rule.PostTime.IsZero() && known.PostTime.IsZero() {
-		// The selector's time, then the list item's, win over the page's.
-		ev = newDateEvidence(doc, ld, metas, pageURL, r, now)
-		p.Fallback.PostTime, p.timeFrom = ev.choose()
+		// The selector's time, then the list item's, win over the page's:
+		// none of the page's dates is read when they gave one.
+		ev = dates.NewEvidence(doc, dateClaims(ld, metas), pageURL, r.times, now)
+		p.Fallback.PostTime, p.timeFrom = ev.Choose()
 		if p.Fallback.PostTime.IsZero() {
-			p.Fallback.BadTime = ev.bad
+			p.Fallback.BadTime = ev.Bad()
 		}
 	}
 
@@ -218,30 +211,6 @@ func metaFields(doc *goquery.Document, m metas, base *url.URL, have Fields) Fiel
 			"name=twitter:image", "property=twitter:image"))
 	}
 	return f
-}
-
-// asideRe matches the class or id of page parts that are not the article:
-// comments, sidebars, related links, widgets.
-var asideRe = regexp.MustCompile(`(?i)comment|sidebar|side-bar|related|widget|footer|reply|teaser|recommend`)
-
-// inAside reports whether s sits in a part of the page that is not the
-// article: <aside>, <nav>, <footer>, or an element whose class or id says
-// comment, sidebar, related...
-func inAside(s *goquery.Selection) bool {
-	for _, n := range s.Parents().Nodes {
-		switch n.Data {
-		case "aside", "nav", "footer":
-			return true
-		case "article", "main", "body":
-			return false
-		}
-		for _, a := range n.Attr {
-			if (a.Key == "class" || a.Key == "id") && asideRe.MatchString(a.Val) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // plainTitle decodes the HTML entities left in a title (JSON-LD headlines

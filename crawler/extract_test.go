@@ -246,38 +246,6 @@ func ptrStr(p *int64) string {
 	return strconv.FormatInt(*p, 10)
 }
 
-func TestParseTime(t *testing.T) {
-	sh, _ := time.LoadLocation("Asia/Shanghai")
-	tests := []struct {
-		in      string
-		layouts []string
-		loc     *time.Location
-		want    time.Time
-		ok      bool
-	}{
-		{"2018-05-10 09:55:47", nil, sh, time.Date(2018, 5, 10, 1, 55, 47, 0, time.UTC), true},
-		{"2018-05-10T09:55:47+08:00", nil, time.UTC, time.Date(2018, 5, 10, 1, 55, 47, 0, time.UTC), true},
-		{"Thu, 10 May 2018 09:55:47 +0800", nil, time.UTC, time.Date(2018, 5, 10, 1, 55, 47, 0, time.UTC), true},
-		{"Thu, 10 May 2018 01:55:47 GMT", nil, sh, time.Date(2018, 5, 10, 1, 55, 47, 0, time.UTC), true},
-		{"1525917347", nil, sh, time.Unix(1525917347, 0), true},
-		{"1525917347000", nil, sh, time.Unix(1525917347, 0), true},
-		{"2018年5月10日 09:55", nil, sh, time.Date(2018, 5, 10, 1, 55, 0, 0, time.UTC), true},
-		{"2018年5月10日", nil, sh, time.Date(2018, 5, 9, 16, 0, 0, 0, time.UTC), true},
-		{"发布于 2018/5/1 9:05 阅读 300", nil, sh, time.Date(2018, 5, 1, 1, 5, 0, 0, time.UTC), true},
-		{"10.05.2018 09:55", []string{"02.01.2006 15:04"}, sh, time.Date(2018, 5, 10, 1, 55, 0, 0, time.UTC), true},
-		{"2018年2月30日", nil, sh, time.Time{}, false},
-		{"yesterday", nil, sh, testNow.Add(-24 * time.Hour), true}, // relative: read against the fetch time
-		{"", nil, sh, time.Time{}, false},
-		{"12345", nil, sh, time.Time{}, false},
-	}
-	for _, tt := range tests {
-		got, ok := ParseTime(tt.in, tt.layouts, tt.loc, testNow)
-		if ok != tt.ok || !got.Equal(tt.want) {
-			t.Errorf("ParseTime(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
-		}
-	}
-}
-
 func TestParseCount(t *testing.T) {
 	tests := []struct {
 		in   string

@@ -218,17 +218,12 @@ func parseSitemap(body []byte, base *url.URL, r *Rules, now time.Time) (XMLList,
 // as a time; when some text was there but none could be read, it keeps
 // the first such text in BadTime.
 func (f *Fields) setTime(r *Rules, now time.Time, texts ...string) {
-	for _, s := range texts {
-		if strings.TrimSpace(s) == "" {
-			continue
-		}
-		if t, ok := r.ParseTime(s, now); ok {
-			f.PostTime, f.BadTime = t, ""
-			return
-		}
-		if f.BadTime == "" {
-			f.BadTime = clip(strings.TrimSpace(s), 100)
-		}
+	t, bad := r.times.First(now, texts...)
+	switch {
+	case !t.IsZero():
+		f.PostTime, f.BadTime = t, ""
+	case f.BadTime == "":
+		f.BadTime = bad
 	}
 }
 

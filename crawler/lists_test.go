@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/text/encoding/simplifiedchinese"
+
+	"github.com/newsrank/newsrank/crawler/dates"
 )
 
 func TestParseHTMLList(t *testing.T) {
@@ -154,7 +156,7 @@ func TestParseXMLListSitemaps(t *testing.T) {
 </url>
 <url><loc>https://example.com/finance/20240304/a0.shtml</loc><lastmod>2024-03-04</lastmod></url>
 </urlset>`
-	l, err = ParseXMLList([]byte(newsMap), "application/xml", "https://example.com/sitemap-news.xml", &Rules{loc: sh}, testNow)
+	l, err = ParseXMLList([]byte(newsMap), "application/xml", "https://example.com/sitemap-news.xml", &Rules{times: dates.Reader{Loc: sh}}, testNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +238,7 @@ func TestParseJSONList(t *testing.T) {
 		Fields: map[string]string{"title": "title", "post_time": "ptime", "comments": "replyCount",
 			"source": "source", "summary": "digest", "image": "imgsrc"},
 	}
-	items, skipped, err := ParseJSONList([]byte(netEaseList), true, cfg, "https://3g.163.com/touch/reconstruct/article/list/BBM54PGAwangning/0-10.html", &Rules{loc: sh}, testNow)
+	items, skipped, err := ParseJSONList([]byte(netEaseList), true, cfg, "https://3g.163.com/touch/reconstruct/article/list/BBM54PGAwangning/0-10.html", &Rules{times: dates.Reader{Loc: sh}}, testNow)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/newsrank/newsrank/crawler/dates"
 )
 
 // evalPage is one page of htmldate's evaluation set and its expected day
@@ -150,7 +152,7 @@ func TestHTMLDateEvaluation(t *testing.T) {
 	now := time.Date(2026, 9, 13, 12, 0, 0, 0, time.UTC)
 	type result struct {
 		day, from, title, errMsg string
-		without                  map[dateRule]string // the day with a rule off
+		without                  map[dates.Rule]string // the day with a rule off
 	}
 	results := make([]result, len(pages))
 	var wg sync.WaitGroup
@@ -174,9 +176,9 @@ func TestHTMLDateEvaluation(t *testing.T) {
 				f := page.Merge(Fields{})
 				res.day, res.from, res.title = evalDay(f.PostTime), page.timeFrom, f.Title
 				if ablate && ev != nil {
-					res.without = map[dateRule]string{}
-					for rule := range dateRuleNames {
-						t, _ := ev.under(allDateRules &^ rule)
+					res.without = map[dates.Rule]string{}
+					for _, rule := range dateRules {
+						t, _ := ev.Under(dates.AllRules &^ rule)
 						res.without[rule] = evalDay(t)
 					}
 				}
@@ -231,7 +233,7 @@ func TestHTMLDateEvaluation(t *testing.T) {
 	if !ablate {
 		return
 	}
-	for _, rule := range slices.Sorted(maps.Keys(dateRuleNames)) {
+	for _, rule := range dateRules {
 		var without [2]evalScore
 		for i, p := range pages {
 			day, ok := results[i].without[rule]
@@ -246,7 +248,7 @@ func TestHTMLDateEvaluation(t *testing.T) {
 					var a, b evalScore
 					a.add(results[i].day, p.day)
 					b.add(d, p.day)
-					t.Logf("rule %s on %s (%d): %q (right %d far %d) instead of %q (right %d far %d), want %q, from %s", dateRuleNames[rule], p.file, i%2,
+					t.Logf("rule %s on %s (%d): %q (right %d far %d) instead of %q (right %d far %d), want %q, from %s", rule, p.file, i%2,
 						results[i].day, a.right, a.farOff, d, b.right, b.farOff, p.day, results[i].from)
 				}
 			}
@@ -254,15 +256,18 @@ func TestHTMLDateEvaluation(t *testing.T) {
 		for h := range 2 {
 			fewerFar, moreRight := without[h].farOff-half[h].farOff, half[h].right-without[h].right
 			helps := fewerFar >= 0 && moreRight >= -fewerFar && (fewerFar > 0 || moreRight > 0)
-			t.Logf("rule %-8s on %s pages: right %+d, far off %+d", dateRuleNames[rule], [2]string{"even", "odd"}[h],
+			t.Logf("rule %-8s on %s pages: right %+d, far off %+d", rule, [2]string{"even", "odd"}[h],
 				half[h].right-without[h].right, half[h].farOff-without[h].farOff)
 			if !helps {
-				t.Errorf("rule %s does not help on the %s pages (right %+d, far off %+d)", dateRuleNames[rule],
+				t.Errorf("rule %s does not help on the %s pages (right %+d, far off %+d)", rule,
 					[2]string{"even", "odd"}[h], half[h].right-without[h].right, half[h].farOff-without[h].farOff)
 			}
 		}
 	}
 }
+
+// dateRules are the page-date rules, one by one.
+var dateRules = []dates.Rule{dates.RuleOrder, dates.RuleShown, dates.RuleWeak, dates.RuleEvidence, dates.RuleAgree, dates.RuleLists}
 
 // evalDay is t's day, or "" for no time.
 func evalDay(t time.Time) string {

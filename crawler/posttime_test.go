@@ -9,6 +9,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/newsrank/newsrank/crawler/dates"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/metrics"
 	"github.com/newsrank/newsrank/internal/proctest"
@@ -83,11 +84,11 @@ func TestUnreadablePostTime(t *testing.T) {
 
 	// The list item's time wins over the page's fallbacks: go-htmldate,
 	// whose answer would be dropped, is not asked.
-	htmldateBefore := pageDateCalls.Load()
+	htmldateBefore := dates.HTMLDateRuns()
 	if tot := e.runOnce(c, "unread-listed").Totals(); tot.Created != 1 || tot.Failures() != 0 {
 		t.Fatalf("totals = %+v", tot)
 	}
-	if n := pageDateCalls.Load() - htmldateBefore; n != 0 {
+	if n := dates.HTMLDateRuns() - htmldateBefore; n != 0 {
 		t.Errorf("go-htmldate ran %d times on a page whose list item has a time", n)
 	}
 	if tot := e.runOnce(c, "unread-rss", "unread-html").Totals(); tot.Created != 3 || tot.Failures() != 0 {

@@ -1,12 +1,10 @@
-package crawler
-
-// Post times. The post time is half of an article's score, so a time that
-// is read wrong ranks the article wrong; a time that cannot be read is
-// reported as such (ok false) and the caller falls back (list item, then
-// crawl time), never guesses.
+// Package dates reads post times. The post time is half of an article's
+// score, so a time that is read wrong ranks the article wrong; a time that
+// cannot be read is reported as such (ok false) and the caller falls back
+// (list item, then crawl time), never guesses.
 //
-// ParseTime is one parser for feeds, list APIs and article pages. It runs
-// in two tiers because of cost:
+// Parse is one parser for feeds, list APIs and article pages. It runs in
+// two tiers because of cost:
 //
 //   - a fast path in plain Go (a few microseconds): the source's own
 //     time_layouts, Unix seconds and milliseconds, then the string
@@ -30,13 +28,21 @@ package crawler
 // source's time_zone when that zone uses the abbreviation (Asia/Shanghai
 // says CST, Europe/Dublin says IST in summer), else the table's entry:
 // CST −06:00, IST +05:30, BST +01:00, AST −04:00.
+//
+// An article page without a selector for its post time offers several
+// dates that can disagree; Evidence chooses among them (page.go). The
+// package reads strings and parsed pages only: it fetches nothing and
+// knows no source configuration but a Reader's layouts and zone.
+package dates
 
 import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	dps "github.com/markusmobius/go-dateparser"
 )
@@ -86,13 +92,45 @@ var embeddedDate = regexp.MustCompile(`\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?:[T ]\d{1,
 // use.
 var dateParser = &dps.Parser{}
 
-// ParseTime reads a post time: the configured layouts first (in loc when
-// the layout has no zone), then the fast path and go-dateparser described
-// in this file's comment. Times without an offset are in loc (UTC when
-// nil); relative times ("2 hours ago") are read against now, the fetch
-// time; with a zero now, go-dateparser is not used. It reports false when
+// Reader is how one source writes its times: the time_layouts it
+// configures, tried first, and Loc, the zone of times written without an
+// offset (UTC when nil). The zero Reader reads the common forms in UTC.
+type Reader struct {
+	Layouts []string
+	Loc     *time.Location
+}
+
+// Parse is Parse(s, r.Layouts, r.Loc, now).
+func (r Reader) Parse(s string, now time.Time) (time.Time, bool) {
+	return Parse(s, r.Layouts, r.Loc, now)
+}
+
+// First reads the first of texts that holds a post time (blank texts are
+// passed over). When none does, t is zero and bad is the first text that
+// was there but could not be read (trimmed, at most 100 bytes), for the
+// caller to report; both are zero when every text was blank.
+func (r Reader) First(now time.Time, texts ...string) (t time.Time, bad string) {
+	for _, s := range texts {
+		if strings.TrimSpace(s) == "" {
+			continue
+		}
+		if t, ok := r.Parse(s, now); ok {
+			return t, ""
+		}
+		if bad == "" {
+			bad = clip(strings.TrimSpace(s), 100)
+		}
+	}
+	return time.Time{}, bad
+}
+
+// Parse reads a post time: the configured layouts first (in loc when the
+// layout has no zone), then the fast path and go-dateparser described in
+// the package comment. Times without an offset are in loc (UTC when nil);
+// relative times ("2 hours ago") are read against now, the fetch time;
+// with a zero now, go-dateparser is not used. It reports false when
 // nothing matched.
-func ParseTime(s string, layouts []string, loc *time.Location, now time.Time) (time.Time, bool) {
+func Parse(s string, layouts []string, loc *time.Location, now time.Time) (time.Time, bool) {
 	if loc == nil {
 		loc = time.UTC
 	}
@@ -137,6 +175,18 @@ func ParseTime(s string, layouts []string, loc *time.Location, now time.Time) (t
 	// only its zones rewritten.
 	return parseLibrary(strings.Join(strings.Fields(normalizeZones(s, loc, ref)), " "), loc, now)
 }
+
+// libraryCalls and htmldateRuns count the costly fallbacks
+// (go-dateparser calls, go-htmldate runs) since the program started.
+var libraryCalls, htmldateRuns atomic.Int64
+
+// DateParserCalls is how many times go-dateparser was asked since the
+// program started, and HTMLDateRuns how many pages go-htmldate read:
+// benchmarks and tests report them per page.
+func DateParserCalls() int64 { return libraryCalls.Load() }
+
+// HTMLDateRuns: see DateParserCalls.
+func HTMLDateRuns() int64 { return htmldateRuns.Load() }
 
 // parseLibrary reads s with go-dateparser, strictly: a day, month and
 // year are required.
@@ -295,4 +345,15 @@ func cjkTime(m []string, loc *time.Location) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return t, true
+}
+
+// clip cuts s to at most n bytes, at the start of a character.
+func clip(s string, n int) string {
+	if n >= len(s) {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

@@ -1,4 +1,4 @@
-package crawler
+package dates
 
 // Article-page post times without a selector.
 //
@@ -7,8 +7,9 @@ package crawler
 // <meta> tags (article:published_time, or a CMS's generic "date", which is
 // often the page's last change), <time> elements, the text. The rules
 // below were measured on htmldate's public evaluation set (1,000 pages
-// from hundreds of sites; TestHTMLDateEvaluation), each kept only when it
-// helped on both halves of the set. They follow three ideas:
+// from hundreds of sites; TestHTMLDateEvaluation in package extract), each
+// kept only when it helped on both halves of the set. They follow three
+// ideas:
 //
 //   - a publication date wins over a modification date;
 //   - when the page's data disagree by more than a day, the date its text
@@ -21,98 +22,118 @@ package crawler
 //     item's time, then the crawl time.
 //
 // The costly steps (the page's text, go-htmldate) run only when the cheap
-// ones leave a question. None of it runs when the caller has a post time
-// already (a list item's wins over the page's fallbacks: see Extract).
+// ones leave a question.
 
 import (
 	"regexp"
-	"sync/atomic"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
 )
 
-// dateKind is what a page's date claims to be.
-type dateKind int
+// Kind is what a page's date claims to be.
+type Kind int
 
 const (
-	// datePublished: datePublished, article:published_time, pubdate, a
+	// Published: datePublished, article:published_time, pubdate, a
 	// <time itemprop=datePublished>...
-	datePublished dateKind = iota
-	// dateGeneric: <meta name=date>, dc.date, dcterms.date. CMSs fill them
+	Published Kind = iota
+	// Generic: <meta name=date>, dc.date, dcterms.date. CMSs fill them
 	// with the publication date as often as with the page's last change.
-	dateGeneric
-	// dateModified: dateModified, article:modified_time, og:updated_time.
-	dateModified
+	Generic
+	// Modified: dateModified, article:modified_time, og:updated_time.
+	Modified
 )
 
-// dateCand is one date a page carries.
+// Claim is a date text a page's data carry (a JSON-LD key, a <meta> tag),
+// in the order the caller read them.
+type Claim struct {
+	// Text is the date as written.
+	Text string
+	// From says where: "json-ld datePublished",
+	// "meta property=article:published_time"...
+	From string
+	Kind Kind
+}
+
+// dateCand is one date a page carries, read.
 type dateCand struct {
 	t    time.Time
-	kind dateKind
-	from string // where: "json-ld datePublished", "meta property=article:published_time"...
+	kind Kind
+	from string // Claim.From, or the element's name
 	raw  string // the text it was read from
 	// element is true for the <time> and <abbr> elements' date.
 	element bool
 }
 
-// dateRule is a rule of the page-date choice. Each can be turned off, so
-// TestHTMLDateEvaluation measures what it brings; the figures below are
-// the right days it gains and the pages more than a day off it removes
-// (negative) on the even and odd halves of htmldate's evaluation set.
-type dateRule int
+// Rule is a rule of the page-date choice. Evidence.Choose applies them
+// all; each can be turned off (Evidence.Under), so TestHTMLDateEvaluation
+// measures what it brings. The figures below are the right days it gains
+// and the pages more than a day off it removes (negative) on the even and
+// odd halves of htmldate's evaluation set.
+type Rule int
 
 const (
-	// ruleOrder: publication dates (of JSON-LD, <meta>, then the
+	// RuleOrder: publication dates (of JSON-LD, <meta>, then the
 	// article's <time> elements) before generic and modification dates,
-	// rather than in the order of the keys. (Even +3/0, odd +1/0.)
-	ruleOrder dateRule = 1 << iota
-	// ruleShown: when the page's data disagree by more than a day, the
+	// rather than in the order of the claims. (Even +3/0, odd +1/0.)
+	RuleOrder Rule = 1 << iota
+	// RuleShown: when the page's data disagree by more than a day, the
 	// date its text shows decides, when it shows only one of them.
 	// (+4/−4, +8/−8.)
-	ruleShown
-	// ruleWeak: a generic or modification date that is the page's only
+	RuleShown
+	// RuleWeak: a generic or modification date that is the page's only
 	// one, while its text shows dates but not this one, is declined: the
 	// last resort may find the publication date. (0/−1, −2/−2.)
-	ruleWeak
-	// ruleEvidence: go-htmldate's answer must be written in the text it
+	RuleWeak
+	// RuleEvidence: go-htmldate's answer must be written in the text it
 	// read it from, day, month and year (dotted dates day first). It
 	// replaces a looser check that the text held a day. (+1/−2, +1/−6.)
-	ruleEvidence
-	// ruleAgree: go-htmldate's original and latest dates must be the
+	RuleEvidence
+	// RuleAgree: go-htmldate's original and latest dates must be the
 	// same day; a page that gives it two is one it guesses on. (−2/−5,
 	// −1/−1.)
-	ruleAgree
-	// ruleLists: <time itemprop=datePublished> and <abbr class=published>
+	RuleAgree
+	// RuleLists: <time itemprop=datePublished> and <abbr class=published>
 	// elements that give several days are a list of other articles, as
 	// the generic <time>s already were. (+1/−1, +2/−2.)
-	ruleLists
+	RuleLists
 
-	allDateRules = ruleOrder | ruleShown | ruleWeak | ruleEvidence | ruleAgree | ruleLists
+	// AllRules are the rules in force.
+	AllRules = RuleOrder | RuleShown | RuleWeak | RuleEvidence | RuleAgree | RuleLists
 )
 
-// dateRuleNames are the rules' names in test output.
-var dateRuleNames = map[dateRule]string{
-	ruleOrder: "order", ruleShown: "shown", ruleWeak: "weak", ruleEvidence: "evidence", ruleAgree: "agree",
-	ruleLists: "lists",
+// String names a rule in test output ("order", "shown"...).
+func (r Rule) String() string {
+	switch r {
+	case RuleOrder:
+		return "order"
+	case RuleShown:
+		return "shown"
+	case RuleWeak:
+		return "weak"
+	case RuleEvidence:
+		return "evidence"
+	case RuleAgree:
+		return "agree"
+	case RuleLists:
+		return "lists"
+	}
+	return "rules"
 }
 
-// pageDateCalls and libraryCalls count the costly fallbacks (the
-// benchmarks report them per page).
-var pageDateCalls, libraryCalls atomic.Int64
-
-// dateEvidence is what a page offers for its post time. The costly parts
+// Evidence is what a page offers for its post time. The costly parts
 // (the dates its text shows, go-htmldate's answers) are read on demand,
 // once.
-type dateEvidence struct {
+type Evidence struct {
 	doc     *goquery.Document
-	ld      jsonLD
-	metas   metas
+	claims  []Claim
 	pageURL string
-	r       *Rules
+	r       Reader
 	now     time.Time
-	// cands are the dates of JSON-LD, <meta> and <time> elements, best
-	// first (pageDates); bad is the first date text that could not be
+	rules   Rule
+	// cands are the dates of the claims and the <time> elements, best
+	// first (candidates); bad is the first date text that could not be
 	// read.
 	cands []dateCand
 	bad   string
@@ -122,22 +143,28 @@ type dateEvidence struct {
 	hd       *[2]*hdResult // go-htmldate's answers: original, latest
 }
 
-// newDateEvidence collects the dates of a parsed page.
-func newDateEvidence(doc *goquery.Document, ld jsonLD, m metas, pageURL string, r *Rules, now time.Time) *dateEvidence {
-	e := &dateEvidence{doc: doc, ld: ld, metas: m, pageURL: pageURL, r: r, now: now, hd: new([2]*hdResult)}
-	e.cands, e.bad = pageDates(doc, ld, m, r, now)
+// NewEvidence collects the dates of a parsed page: claims are those of
+// its data (JSON-LD, <meta>), in the order they were read; its <time> and
+// <abbr> elements, its text and go-htmldate are read here, as needed.
+// Times are read with r, relative ones against now, the fetch time.
+func NewEvidence(doc *goquery.Document, claims []Claim, pageURL string, r Reader, now time.Time) *Evidence {
+	e := &Evidence{doc: doc, claims: claims, pageURL: pageURL, r: r, now: now, rules: AllRules, hd: new([2]*hdResult)}
+	e.cands, e.bad = e.candidates()
 	return e
 }
 
-// choose picks the post time; from says where it came from ("" when
-// there is none).
-func (e *dateEvidence) choose() (t time.Time, from string) {
-	rules := e.r.dateRules
+// Bad is the first date text the page carried that could not be read
+// (trimmed, at most 100 bytes), "" when there was none.
+func (e *Evidence) Bad() string { return e.bad }
+
+// Choose picks the post time; from says where it came from ("" when
+// there is none, and t is zero).
+func (e *Evidence) Choose() (t time.Time, from string) {
 	if len(e.cands) == 0 {
 		return e.lastResort(nil)
 	}
 	pick := &e.cands[0]
-	if rules&ruleShown != 0 && e.disagree(pick) {
+	if e.rules&RuleShown != 0 && e.disagree(pick) {
 		// The <time> elements take no part: the page shows them all.
 		var shown *dateCand
 		for i := range e.cands {
@@ -157,7 +184,7 @@ func (e *dateEvidence) choose() (t time.Time, from string) {
 			return shown.t, shown.from + ", shown on the page"
 		}
 	}
-	if pick.kind != datePublished && rules&ruleWeak != 0 && !e.isShown(pick.t) && len(e.shown) > 0 {
+	if pick.kind != Published && e.rules&RuleWeak != 0 && !e.isShown(pick.t) && len(e.shown) > 0 {
 		return e.lastResort(pick)
 	}
 	return pick.t, pick.from
@@ -165,7 +192,7 @@ func (e *dateEvidence) choose() (t time.Time, from string) {
 
 // disagree reports whether a date of the page's data is more than a day
 // from pick.
-func (e *dateEvidence) disagree(pick *dateCand) bool {
+func (e *Evidence) disagree(pick *dateCand) bool {
 	for _, c := range e.cands {
 		if !c.element && !near(c.t, pick.t) {
 			return true
@@ -174,34 +201,31 @@ func (e *dateEvidence) disagree(pick *dateCand) bool {
 	return false
 }
 
-// under chooses again with other rules (TestHTMLDateEvaluation measures
-// each rule so); the page's text and go-htmldate are not read again.
-func (e *dateEvidence) under(rules dateRule) (time.Time, string) {
-	r := *e.r
-	r.dateRules = rules
+// Under chooses again with only the given rules; the page's text and
+// go-htmldate are not read again.
+func (e *Evidence) Under(rules Rule) (time.Time, string) {
 	e.isShown(time.Time{})
 	o := *e
-	o.r = &r
-	o.cands, o.bad = pageDates(e.doc, e.ld, e.metas, &r, e.now)
-	return o.choose()
+	o.rules = rules
+	o.cands, o.bad = o.candidates()
+	return o.Choose()
 }
 
 // lastResort asks go-htmldate, when the cheap rules gave no date or only
 // weak, a claim they declined.
-func (e *dateEvidence) lastResort(weak *dateCand) (time.Time, string) {
-	rules := e.r.dateRules
+func (e *Evidence) lastResort(weak *dateCand) (time.Time, string) {
 	hd := e.htmldate(true)
 	switch {
 	case !hd.ok:
 		return time.Time{}, ""
 	case weak != nil && collapse(weak.raw) == hd.src:
 		return time.Time{}, "" // the very <meta> declined above
-	case rules&ruleEvidence != 0 && !hd.evidenced():
+	case e.rules&RuleEvidence != 0 && !hd.evidenced():
 		return time.Time{}, ""
-	case rules&ruleEvidence == 0 && !dayInText.MatchString(hd.src):
+	case e.rules&RuleEvidence == 0 && !dayInText.MatchString(hd.src):
 		return time.Time{}, ""
 	}
-	if rules&ruleAgree != 0 {
+	if e.rules&RuleAgree != 0 {
 		if latest := e.htmldate(false); !latest.ok || dayOf(latest.t) != dayOf(hd.t) {
 			return time.Time{}, ""
 		}
@@ -209,12 +233,12 @@ func (e *dateEvidence) lastResort(weak *dateCand) (time.Time, string) {
 	return hd.t, "htmldate: " + clip(hd.src, 80)
 }
 
-// dayInText is the check ruleEvidence replaced: a day somewhere in
+// dayInText is the check RuleEvidence replaced: a day somewhere in
 // go-htmldate's source text.
 var dayInText = regexp.MustCompile(`\d{1,2}\D+\d{1,2}\D+\d{2,4}|\d{4}\D?\d{1,2}\D?\d{1,2}|\d{1,2}\.?\s*\p{L}{3,}|\p{L}{3,}\.?\s*\d{1,2}\b|\d{8}`)
 
 // isShown reports whether the page's visible text shows t's day.
-func (e *dateEvidence) isShown(t time.Time) bool {
+func (e *Evidence) isShown(t time.Time) bool {
 	if !e.textRead {
 		e.textRead = true
 		e.shown = map[ymd]bool{}
@@ -225,14 +249,6 @@ func (e *dateEvidence) isShown(t time.Time) bool {
 		}
 	}
 	return e.shown[dayOf(t)]
-}
-
-// ymd is a calendar day; m is 0 when the month was a word not known.
-type ymd struct{ y, m, d int }
-
-func dayOf(t time.Time) ymd {
-	y, m, d := t.Date()
-	return ymd{y, int(m), d}
 }
 
 // near reports whether two times fall on days at most one apart (each in

@@ -1,4 +1,4 @@
-package crawler
+package dates
 
 import (
 	"fmt"
@@ -226,7 +226,7 @@ var timeCases = []timeCase{
 	{"31/02/2021 10:00", "", ""},
 }
 
-// timeResult formats ParseTime's answer for one case.
+// timeResult formats Parse's answer for one case.
 func timeResult(t *testing.T, c timeCase) string {
 	t.Helper()
 	var loc *time.Location
@@ -236,17 +236,17 @@ func timeResult(t *testing.T, c timeCase) string {
 			t.Fatal(err)
 		}
 	}
-	got, ok := ParseTime(c.in, nil, loc, testNow)
+	got, ok := Parse(c.in, nil, loc, testNow)
 	if !ok {
 		return ""
 	}
 	return got.UTC().Format(time.RFC3339Nano)
 }
 
-// TestParseTimeTable checks every form's instant. Under
+// TestParseTable checks every form's instant. Under
 // NEWSRANK_TIME_TABLE_OUT it also writes its answers there, for
-// TestParseTimeServerTZ.
-func TestParseTimeTable(t *testing.T) {
+// TestParseServerTZ.
+func TestParseTable(t *testing.T) {
 	if len(timeCases) < 150 {
 		t.Fatalf("only %d cases", len(timeCases))
 	}
@@ -255,7 +255,7 @@ func TestParseTimeTable(t *testing.T) {
 		got := timeResult(t, c)
 		fmt.Fprintf(&out, "%q %q -> %s\n", c.in, c.zone, got)
 		if got != c.want {
-			t.Errorf("ParseTime(%q) in %q = %q, want %q", c.in, c.zone, got, c.want)
+			t.Errorf("Parse(%q) in %q = %q, want %q", c.in, c.zone, got, c.want)
 		}
 	}
 	if p := os.Getenv("NEWSRANK_TIME_TABLE_OUT"); p != "" {
@@ -265,10 +265,10 @@ func TestParseTimeTable(t *testing.T) {
 	}
 }
 
-// TestParseTimeServerTZ runs the table in three processes whose TZ differ
+// TestParseServerTZ runs the table in three processes whose TZ differ
 // (Go reads TZ once, at start) and wants the same answers from each: a
 // post time never depends on the server's zone.
-func TestParseTimeServerTZ(t *testing.T) {
+func TestParseServerTZ(t *testing.T) {
 	if os.Getenv("NEWSRANK_TIME_TABLE_OUT") != "" {
 		t.Skip("inside a child process")
 	}
@@ -285,7 +285,7 @@ func TestParseTimeServerTZ(t *testing.T) {
 		wg.Add(1)
 		go func() { // the children run at once: each is a whole table
 			defer wg.Done()
-			cmd := exec.Command(exe, "-test.run", "^TestParseTimeTable$", "-test.count", "1")
+			cmd := exec.Command(exe, "-test.run", "^TestParseTable$", "-test.count", "1")
 			cmd.Env = append(os.Environ(), "TZ="+tz, "NEWSRANK_TIME_TABLE_OUT="+file)
 			if b, err := cmd.CombinedOutput(); err != nil {
 				errs[i] = fmt.Errorf("table under TZ=%s: %v\n%s", tz, err, b)
@@ -306,20 +306,96 @@ func TestParseTimeServerTZ(t *testing.T) {
 	}
 }
 
-// TestParseTimeFastPath wants common forms read without go-dateparser,
+// TestParseFastPath wants common forms read without go-dateparser,
 // which costs a thousand times more.
-func TestParseTimeFastPath(t *testing.T) {
+func TestParseFastPath(t *testing.T) {
 	for _, s := range []string{
 		"Mar 28 2020 06:15 PM IST", "23. Juni 2016", "19. Oktober 2019, 19:08", "Dezember 10 2019 2:35 PM",
 		"Di. 25.01.2022 - 14:45", "jeudi 13 juin 2019", "15 августа 2016, 13:43", "Stand: 09.10.2017, 01:40",
 		"4. 2. 2022.", "06-08-2009T14:12:32+0200", "Fri, 19 Nov 2021 08:07:06 EST", "2021年11月19日 08:07",
 	} {
-		before := libraryCalls.Load()
-		if _, ok := ParseTime(s, nil, time.UTC, testNow); !ok {
-			t.Errorf("ParseTime(%q) failed", s)
+		before := DateParserCalls()
+		if _, ok := Parse(s, nil, time.UTC, testNow); !ok {
+			t.Errorf("Parse(%q) failed", s)
 		}
-		if libraryCalls.Load() != before {
-			t.Errorf("ParseTime(%q) called go-dateparser", s)
+		if DateParserCalls() != before {
+			t.Errorf("Parse(%q) called go-dateparser", s)
 		}
 	}
+}
+
+// testNow is the fetch time of parser tests: relative times ("2 hours
+// ago") are read against it, never against the wall clock.
+var testNow = time.Date(2021, 11, 20, 12, 0, 0, 0, time.UTC)
+
+func TestParse(t *testing.T) {
+	sh, _ := time.LoadLocation("Asia/Shanghai")
+	tests := []struct {
+		in      string
+		layouts []string
+		loc     *time.Location
+		want    time.Time
+		ok      bool
+	}{
+		{"2018-05-10 09:55:47", nil, sh, time.Date(2018, 5, 10, 1, 55, 47, 0, time.UTC), true},
+		{"2018-05-10T09:55:47+08:00", nil, time.UTC, time.Date(2018, 5, 10, 1, 55, 47, 0, time.UTC), true},
+		{"Thu, 10 May 2018 09:55:47 +0800", nil, time.UTC, time.Date(2018, 5, 10, 1, 55, 47, 0, time.UTC), true},
+		{"Thu, 10 May 2018 01:55:47 GMT", nil, sh, time.Date(2018, 5, 10, 1, 55, 47, 0, time.UTC), true},
+		{"1525917347", nil, sh, time.Unix(1525917347, 0), true},
+		{"1525917347000", nil, sh, time.Unix(1525917347, 0), true},
+		{"2018年5月10日 09:55", nil, sh, time.Date(2018, 5, 10, 1, 55, 0, 0, time.UTC), true},
+		{"2018年5月10日", nil, sh, time.Date(2018, 5, 9, 16, 0, 0, 0, time.UTC), true},
+		{"发布于 2018/5/1 9:05 阅读 300", nil, sh, time.Date(2018, 5, 1, 1, 5, 0, 0, time.UTC), true},
+		{"10.05.2018 09:55", []string{"02.01.2006 15:04"}, sh, time.Date(2018, 5, 10, 1, 55, 0, 0, time.UTC), true},
+		{"2018年2月30日", nil, sh, time.Time{}, false},
+		{"yesterday", nil, sh, testNow.Add(-24 * time.Hour), true}, // relative: read against the fetch time
+		{"", nil, sh, time.Time{}, false},
+		{"12345", nil, sh, time.Time{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := Parse(tt.in, tt.layouts, tt.loc, testNow)
+		if ok != tt.ok || !got.Equal(tt.want) {
+			t.Errorf("Parse(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestReaderFirst: the first text that reads wins; when none does, the
+// first one that was there is reported, trimmed and clipped on a
+// character boundary.
+func TestReaderFirst(t *testing.T) {
+	sh, _ := time.LoadLocation("Asia/Shanghai")
+	r := Reader{Loc: sh}
+	long := "  " + strings.Repeat("不是日期", 10) + "  " // 120 bytes of text
+	for _, tc := range []struct {
+		texts   []string
+		want    time.Time
+		wantBad string
+	}{
+		{[]string{"", "Nov 2021", "2018-05-10 09:55"}, time.Date(2018, 5, 10, 1, 55, 0, 0, time.UTC), ""},
+		{[]string{" ", "Nov 2021", "some day"}, time.Time{}, "Nov 2021"},
+		{[]string{long}, time.Time{}, strings.Repeat("不是日期", 10)[:99]},
+		{[]string{"", "  "}, time.Time{}, ""},
+		{[]string{strings.Repeat("\x80", 120)}, time.Time{}, ""}, // no character starts in the first 100 bytes
+	} {
+		got, bad := r.First(testNow, tc.texts...)
+		if !got.Equal(tc.want) || bad != tc.wantBad {
+			t.Errorf("First(%q) = %v, %q; want %v, %q", tc.texts, got, bad, tc.want, tc.wantBad)
+		}
+	}
+}
+
+// FuzzParse checks Parse never panics and agrees with itself.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"2018-05-10 09:55:47", "2018年5月10日 09:55", "1525917347000", "Thu, 10 May 2018 09:55:47 +0800", "x 2018/5/1 9:05 y"} {
+		f.Add(s)
+	}
+	sh, _ := time.LoadLocation("Asia/Shanghai")
+	f.Fuzz(func(t *testing.T, s string) {
+		a, okA := Parse(s, nil, sh, testNow)
+		b, okB := Parse(s, nil, sh, testNow)
+		if okA != okB || !a.Equal(b) {
+			t.Fatalf("Parse(%q) is not deterministic", s)
+		}
+	})
 }

@@ -1,7 +1,7 @@
-package crawler
+package dates
 
 // The fast path's normalisation: zone abbreviations to their offsets, month
-// names shortened, weekdays, ordinals and labels dropped (ParseTime).
+// names shortened, weekdays, ordinals and labels dropped (Parse).
 
 import (
 	"regexp"

@@ -1,4 +1,4 @@
-package crawler
+package dates
 
 import (
 	"strconv"
@@ -35,18 +35,6 @@ func (h hdResult) evidenced() bool {
 	return writesDay(h.src, h.t)
 }
 
-// writesDay reports whether s writes t's day: its year, month (a month
-// word datesIn does not know counts) and day, in a form datesIn reads.
-func writesDay(s string, t time.Time) bool {
-	want := dayOf(t)
-	for _, d := range datesIn(s) {
-		if d.y == want.y && d.d == want.d && (d.m == want.m || d.m == 0) {
-			return true
-		}
-	}
-	return false
-}
-
 // minPageDate is the earliest date go-htmldate accepts (its own default,
 // fixed here rather than in the server's zone).
 var minPageDate = time.Date(1995, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -55,7 +43,7 @@ var minPageDate = time.Date(1995, 1, 1, 0, 0, 0, 0, time.UTC)
 // the publication date when original, else the latest date on the page.
 // It looks at the whole page (URL, <meta>, structured data, date patterns
 // in the markup and the text), once per mode.
-func (e *dateEvidence) htmldate(original bool) hdResult {
+func (e *Evidence) htmldate(original bool) hdResult {
 	i := 0
 	if !original {
 		i = 1
@@ -74,12 +62,12 @@ func (e *dateEvidence) htmldate(original bool) hdResult {
 // of the cost. go-dateparser reads in the page's declared language and
 // English. A date without a zone is read in the source's zone; no date
 // later than now is taken.
-func (e *dateEvidence) runHTMLDate(original bool) hdResult {
-	pageDateCalls.Add(1)
+func (e *Evidence) runHTMLDate(original bool) hdResult {
+	htmldateRuns.Add(1)
 	if e.now.IsZero() || len(e.doc.Nodes) == 0 {
 		return hdResult{}
 	}
-	loc := e.r.loc
+	loc := e.r.Loc
 	if loc == nil {
 		loc = time.UTC
 	}
@@ -128,7 +116,7 @@ var (
 // Content-Language <meta>) and English, or nil (all of its languages,
 // ten times slower) when the page declares none it knows.
 func pageLanguages(doc *goquery.Document) []string {
-	lang := attr(first(doc, htmlSel), "lang")
+	lang := attr(doc.FindMatcher(htmlSel).First(), "lang")
 	if lang == "" {
 		doc.FindMatcher(httpEquivSel).EachWithBreak(func(_ int, s *goquery.Selection) bool {
 			if strings.EqualFold(attr(s, "http-equiv"), "content-language") {
