@@ -13,6 +13,7 @@ import (
 	"golang.org/x/net/html/charset"
 
 	"github.com/newsrank/newsrank/crawler"
+	"github.com/newsrank/newsrank/crawler/fetch"
 	"github.com/newsrank/newsrank/internal/redact"
 )
 
@@ -247,7 +248,7 @@ func (s *Source) validate(v *validator, compiled map[string]crawler.Selector) {
 	v.min("max_pages", s.MaxPages, 0)
 	v.min("first_page", s.FirstPage, 0)
 	for i, d := range s.AllowedDomains {
-		if _, err := crawler.ParseAllowedDomain(d); err != nil {
+		if _, err := fetch.ParseAllowedDomain(d); err != nil {
 			v.addf(fmt.Sprintf("allowed_domains[%d]", i), "%v", err)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/newsrank/newsrank/crawler"
+	"github.com/newsrank/newsrank/crawler/fetch"
 )
 
 // Options translates the crawler section into crawler.Options, with the
@@ -11,19 +12,21 @@ import (
 // the error names the first).
 func (c Crawler) Options() (crawler.Options, error) {
 	o := crawler.Options{
-		Workers:             c.Workers,
-		UserAgent:           c.UserAgent,
-		RequestTimeout:      c.RequestTimeout.D(),
-		MaxBodySize:         int64(c.MaxBodySize),
-		MaxRedirects:        c.MaxRedirects,
-		DenyPrivateNetworks: c.DenyPrivateNetworks,
-		ObeyRobots:          c.ObeyRobots,
-		RobotsTTL:           c.RobotsTTL.D(),
-		PerHostParallelism:  c.PerHostParallelism,
-		Delay:               c.Delay.D(),
-		Jitter:              c.Jitter.D(),
-		ListAttempts:        c.ListAttempts,
-		Poll:                crawler.PollOptions{Min: c.Poll.Min.D(), Max: c.Poll.Max.D()},
+		Workers: c.Workers,
+		Options: fetch.Options{
+			UserAgent:           c.UserAgent,
+			RequestTimeout:      c.RequestTimeout.D(),
+			MaxBodySize:         int64(c.MaxBodySize),
+			MaxRedirects:        c.MaxRedirects,
+			DenyPrivateNetworks: c.DenyPrivateNetworks,
+			ObeyRobots:          c.ObeyRobots,
+			RobotsTTL:           c.RobotsTTL.D(),
+			PerHostParallelism:  c.PerHostParallelism,
+			Delay:               c.Delay.D(),
+			Jitter:              c.Jitter.D(),
+		},
+		ListAttempts: c.ListAttempts,
+		Poll:         crawler.PollOptions{Min: c.Poll.Min.D(), Max: c.Poll.Max.D()},
 	}
 	for i, s := range c.Sources {
 		src, err := s.options(c.selectors)

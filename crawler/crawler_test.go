@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/newsrank/newsrank/crawler/fetch"
 	"github.com/newsrank/newsrank/internal/proctest"
 	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/news"
@@ -380,23 +381,23 @@ func TestFailures(t *testing.T) {
 	e.site.page(h+"/ok", "text/html", "<title>fine</title>")
 
 	want := map[string]string{
-		"http://" + h + "/404":            ReasonHTTP404,
-		"http://" + h + "/410":            ReasonHTTP410,
-		"http://" + h + "/500":            ReasonHTTP5xx,
-		"http://" + h + "/403":            ReasonHTTP4xx,
-		"http://" + h + "/429":            ReasonHTTP429,
-		"http://" + h + "/slow":           ReasonTimeout,
-		"http://" + h + "/slow-body":      ReasonTimeout,
-		"http://" + h + "/pdf":            ReasonNotHTML,
-		"http://" + h + "/private/secret": ReasonRobots,
-		"http://" + h + "/big":            ReasonTooLarge,
-		"http://" + h + "/big-chunked":    ReasonTooLarge,
+		"http://" + h + "/404":            fetch.ReasonHTTP404,
+		"http://" + h + "/410":            fetch.ReasonHTTP410,
+		"http://" + h + "/500":            fetch.ReasonHTTP5xx,
+		"http://" + h + "/403":            fetch.ReasonHTTP4xx,
+		"http://" + h + "/429":            fetch.ReasonHTTP429,
+		"http://" + h + "/slow":           fetch.ReasonTimeout,
+		"http://" + h + "/slow-body":      fetch.ReasonTimeout,
+		"http://" + h + "/pdf":            fetch.ReasonNotHTML,
+		"http://" + h + "/private/secret": fetch.ReasonRobots,
+		"http://" + h + "/big":            fetch.ReasonTooLarge,
+		"http://" + h + "/big-chunked":    fetch.ReasonTooLarge,
 		"http://" + h + "/notitle":        ReasonNoTitle,
-		"http://" + h + "/loop/0":         ReasonTooManyRedirects,
-		"http://" + h + "/offsite":        ReasonOffsite,
-		"http://" + h + "/to-private":     ReasonRobots,
-		"http://down.example.test/x":      ReasonConn,
-		"http://r5.example.test/x":        ReasonRobotsFailed,
+		"http://" + h + "/loop/0":         fetch.ReasonTooManyRedirects,
+		"http://" + h + "/offsite":        fetch.ReasonOffsite,
+		"http://" + h + "/to-private":     fetch.ReasonRobots,
+		"http://down.example.test/x":      fetch.ReasonConn,
+		"http://r5.example.test/x":        fetch.ReasonRobotsFailed,
 	}
 	e.site.handle("r5.example.test/robots.txt", status(503))
 	e.site.page("r5.example.test/x", "text/html", "<title>never fetched</title>")
@@ -437,7 +438,7 @@ func TestFailures(t *testing.T) {
 	if n := e.site.hitCount("evil.test/landing"); n != 0 {
 		t.Errorf("followed a redirect off the allowed domains")
 	}
-	if s.Failed[ReasonTooLarge] != 2 || s.Failed[ReasonRobots] != 2 {
+	if s.Failed[fetch.ReasonTooLarge] != 2 || s.Failed[fetch.ReasonRobots] != 2 {
 		t.Errorf("failure counts = %v", s.Failed)
 	}
 	if fs := rep.FailedSources(); len(fs) != 0 {

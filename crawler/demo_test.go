@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/newsrank/newsrank/crawler/fetch"
 	"github.com/newsrank/newsrank/demosite"
 	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/queue"
@@ -60,12 +61,12 @@ func TestCrawlDemoSite(t *testing.T) {
 			}
 			// Private pages are linked from some list pages; robots.txt keeps
 			// the crawler out, and says so.
-			if got := tot.Failed[ReasonRobots]; tt.name == "HTMLSources" || got > 0 {
+			if got := tot.Failed[fetch.ReasonRobots]; tt.name == "HTMLSources" || got > 0 {
 				if got != int64(len(site.PrivateArticles())) {
 					t.Errorf("robots failures = %d, want %d (the private articles)", got, len(site.PrivateArticles()))
 				}
 			}
-			if other := tot.Failures() - tot.Failed[ReasonRobots]; other != 0 {
+			if other := tot.Failures() - tot.Failed[fetch.ReasonRobots]; other != 0 {
 				t.Errorf("unexpected failures: %v", tot.Failed)
 			}
 			for _, p := range site.PrivateArticles() {

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/newsrank/newsrank/crawler/fetch"
 )
 
 // A poll reads a feed or sitemap by its head when the feed allows it: a
@@ -33,16 +35,16 @@ const (
 
 // headSize is the head to request in a poll of a list page, in bytes, from
 // its whole answer resp and the items it listed (0: read it whole).
-func headSize(resp *response, items []ListItem, forcedCharset bool) int {
-	if forcedCharset || resp.status != http.StatusOK || len(items) == 0 || !acceptsRanges(resp.header) ||
-		resp.header.Get("Content-Length") != strconv.Itoa(len(resp.body)) || !newestFirst(items) {
+func headSize(resp *fetch.Response, items []ListItem, forcedCharset bool) int {
+	if forcedCharset || resp.Status != http.StatusOK || len(items) == 0 || !acceptsRanges(resp.Header) ||
+		resp.Header.Get("Content-Length") != strconv.Itoa(len(resp.Body)) || !newestFirst(items) {
 		return 0
 	}
-	n := min(max(len(resp.body)/len(items)*headItems, headMin), headMax)
-	if 2*n > len(resp.body) {
+	n := min(max(len(resp.Body)/len(items)*headItems, headMin), headMax)
+	if 2*n > len(resp.Body) {
 		return 0 // the head would be most of it
 	}
-	if _, err := cutHead(resp.body[:n]); err != nil {
+	if _, err := cutHead(resp.Body[:n]); err != nil {
 		return 0 // entries over n bytes, or XML the head cannot be read from
 	}
 	return n
@@ -148,17 +150,17 @@ func rawName(n xml.Name) string {
 // head's validators and hash are kept, and the next poll reads the head
 // again); else it returns the whole page, the head and its rest, for the
 // caller to read as any whole answer. err is the rest's fetch failure.
-func (lw *listWalk) readHead(ctx context.Context, page string, head *response) (*response, error) {
-	first, last, total, err := contentRange(head.header)
+func (lw *listWalk) readHead(ctx context.Context, page string, head *fetch.Response) (*fetch.Response, error) {
+	first, last, total, err := contentRange(head.Header)
 	switch {
-	case err != nil || first != 0 || int64(len(head.body)) != last+1:
+	case err != nil || first != 0 || int64(len(head.Body)) != last+1:
 		lw.c.log.Warn("feed head answer unusable, reading it whole", "source", lw.s.cfg.Name, "url", page, "err", err)
 		return lw.readWhole(ctx, page)
-	case total == int64(len(head.body)):
-		return wholeOf(head, head.body), nil // the head is the whole feed
+	case total == int64(len(head.Body)):
+		return wholeOf(head, head.Body), nil // the head is the whole feed
 	}
-	if doc, err := cutHead(head.body); err == nil {
-		l, err := ParseXMLList(doc, head.contentType, head.url, lw.s.rules, lw.c.clock.Now())
+	if doc, err := cutHead(head.Body); err == nil {
+		l, err := ParseXMLList(doc, head.ContentType, head.URL, lw.s.rules, lw.c.clock.Now())
 		if err == nil && len(l.Items) > 0 && len(l.Sitemaps) == 0 && newestFirst(l.Items) {
 			pu, err := lw.push(ctx, l.Items)
 			if err != nil {
@@ -172,29 +174,29 @@ func (lw *listWalk) readHead(ctx context.Context, page string, head *response) (
 	}
 	// Every entry of the head is new (or it holds none whole): the rest,
 	// if it is still the same feed.
-	etag, lm := head.header.Get("ETag"), head.header.Get("Last-Modified")
+	etag, lm := head.Header.Get("ETag"), head.Header.Get("Last-Modified")
 	if etag == "" && lm == "" {
 		return lw.readWhole(ctx, page) // nothing tells the rest is of the same feed
 	}
-	v := &listValidators{rng: fmt.Sprintf("bytes=%d-", len(head.body))}
+	v := &fetch.Validators{Range: fmt.Sprintf("bytes=%d-", len(head.Body))}
 	if !strings.HasPrefix(etag, "W/") {
 		// If-Range takes a strong entity tag (RFC 9110 13.1.5: a date
 		// only when it is strong, which a client cannot tell)
-		v.ifRange = etag
+		v.IfRange = etag
 	}
 	rest, err := lw.get(ctx, page, nil, v)
 	if err != nil {
 		return nil, err
 	}
-	lw.rep.Bytes += int64(len(rest.body))
-	if rest.status != http.StatusPartialContent {
+	lw.rep.Bytes += int64(len(rest.Body))
+	if rest.Status != http.StatusPartialContent {
 		return rest, nil // the feed changed since its head: whole
 	}
 	if err := sameFeed(head, rest, total); err != nil {
 		lw.c.log.Warn("feed rest answer unusable, reading it whole", "source", lw.s.cfg.Name, "url", page, "err", err)
 		return lw.readWhole(ctx, page)
 	}
-	return wholeOf(rest, append(head.body[:len(head.body):len(head.body)], rest.body...)), nil
+	return wholeOf(rest, append(head.Body[:len(head.Body):len(head.Body)], rest.Body...)), nil
 }
 
 // sameFeed checks that a rest answer (206) goes on from head, of the same
@@ -202,18 +204,18 @@ func (lw *listWalk) readHead(ctx context.Context, page string, head *response) (
 // validators are the head's. A server that ignores If-Range, or one sent
 // none (a weak ETag), may send the rest of a newer feed: joined to the
 // old head, it would lose the entries that moved across the cut.
-func sameFeed(head, rest *response, total int64) error {
-	first, _, rtotal, err := contentRange(rest.header)
+func sameFeed(head, rest *fetch.Response, total int64) error {
+	first, _, rtotal, err := contentRange(rest.Header)
 	switch {
 	case err != nil:
 		return err
-	case first != int64(len(head.body)):
-		return fmt.Errorf("the rest starts at byte %d, the head ended at %d", first, len(head.body))
+	case first != int64(len(head.Body)):
+		return fmt.Errorf("the rest starts at byte %d, the head ended at %d", first, len(head.Body))
 	case rtotal != total:
 		return fmt.Errorf("the feed is %d bytes long in the rest, %d in the head: it changed", rtotal, total)
 	}
 	for _, h := range []string{"ETag", "Last-Modified"} {
-		if a, b := head.header.Get(h), rest.header.Get(h); a != b {
+		if a, b := head.Header.Get(h), rest.Header.Get(h); a != b {
 			return fmt.Errorf("the rest's %s %q is not the head's %q: the feed changed", h, b, a)
 		}
 	}
@@ -221,18 +223,18 @@ func sameFeed(head, rest *response, total int64) error {
 }
 
 // readWhole reads a list page whole, unconditionally.
-func (lw *listWalk) readWhole(ctx context.Context, page string) (*response, error) {
-	resp, _, err := lw.getList(ctx, page, nil, &listValidators{})
+func (lw *listWalk) readWhole(ctx context.Context, page string) (*fetch.Response, error) {
+	resp, _, err := lw.getList(ctx, page, nil, &fetch.Validators{})
 	return resp, err
 }
 
 // wholeOf is the whole answer made of a ranged answer r and the whole
 // body: status 200, r's headers with the body's length.
-func wholeOf(r *response, body []byte) *response {
+func wholeOf(r *fetch.Response, body []byte) *fetch.Response {
 	w := *r
-	w.status, w.body = http.StatusOK, body
-	w.header = r.header.Clone()
-	w.header.Del("Content-Range")
-	w.header.Set("Content-Length", strconv.Itoa(len(body)))
+	w.Status, w.Body = http.StatusOK, body
+	w.Header = r.Header.Clone()
+	w.Header.Del("Content-Range")
+	w.Header.Set("Content-Length", strconv.Itoa(len(body)))
 	return &w
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/newsrank/newsrank/crawler/fetch"
 )
 
 func itemURLs(t *testing.T, doc []byte) []string {
@@ -165,7 +167,7 @@ func TestHeadSize(t *testing.T) {
 		b.WriteString(`</channel></rss>`)
 		return []byte(b.String())
 	}
-	resp := func(body []byte, h ...string) *response {
+	resp := func(body []byte, h ...string) *fetch.Response {
 		hdr := http.Header{"Accept-Ranges": {"bytes"}, "Content-Length": {strconv.Itoa(len(body))}}
 		for i := 0; i+1 < len(h); i += 2 {
 			hdr.Set(h[i], h[i+1])
@@ -173,7 +175,7 @@ func TestHeadSize(t *testing.T) {
 				hdr.Del(h[i])
 			}
 		}
-		return &response{status: 200, body: body, header: hdr}
+		return &fetch.Response{Status: 200, Body: body, Header: hdr}
 	}
 	items := func(body []byte) []ListItem {
 		l, err := ParseXMLList(body, "", "https://x.test/f.xml", nil, testNow)
@@ -194,7 +196,7 @@ func TestHeadSize(t *testing.T) {
 		"forced charset":       headSize(resp(big), items(big), true),
 		"oldest first":         headSize(resp(doc(100, -time.Hour)), items(doc(100, -time.Hour)), false),
 		"small":                headSize(resp(doc(10, time.Hour)), items(doc(10, time.Hour)), false),
-		"a 206":                headSize(&response{status: 206, body: big, header: resp(big).header}, items(big), false),
+		"a 206":                headSize(&fetch.Response{Status: 206, Body: big, Header: resp(big).Header}, items(big), false),
 		"entries over a head":  headSize(resp(bigEntries()), items(bigEntries()), false),
 		"undated":              headSize(resp(big), undated(items(big)), false),
 		"a sitemap index only": headSize(resp(big), nil, false),

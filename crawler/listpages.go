@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/newsrank/newsrank/crawler/fetch"
 )
 
 // html walks HTML list pages: each start URL and the next-page links
@@ -50,7 +52,7 @@ func (lw *listWalk) html(ctx context.Context) error {
 			}
 			page = ""
 			if p.next != "" {
-				if err := lw.s.allowed.check(p.next); err != nil {
+				if err := lw.s.allowed.Check(p.next); err != nil {
 					lw.skip(p.next, err)
 				} else {
 					page = p.next
@@ -100,7 +102,7 @@ func (lw *listWalk) sequence(ctx context.Context, tmpl string, first int, budget
 type htmlPage struct {
 	items     []ListItem
 	next      string
-	resp      *response
+	resp      *fetch.Response
 	unchanged bool
 }
 
@@ -108,7 +110,7 @@ type htmlPage struct {
 // page failed (it is recorded); err is for a cancelled context only. An
 // unchanged page is recorded as seen.
 func (lw *listWalk) readHTML(ctx context.Context, page string, next Selector) (*htmlPage, error) {
-	resp, unchanged, err := lw.getList(ctx, page, isHTML, lw.cache.cond(page))
+	resp, unchanged, err := lw.getList(ctx, page, fetch.IsHTML, lw.cache.cond(page))
 	if err != nil {
 		return nil, ctx.Err()
 	}
@@ -116,7 +118,7 @@ func (lw *listWalk) readHTML(ctx context.Context, page string, next Selector) (*
 		lw.cache.seen(page, resp, lw.c.clock.Now(), nil)
 		return &htmlPage{resp: resp, unchanged: true}, nil
 	}
-	items, nextURL, err := parseHTMLList(resp.body, resp.contentType, resp.url, lw.s.cfg.LinkSelector, next, "")
+	items, nextURL, err := parseHTMLList(resp.Body, resp.ContentType, resp.URL, lw.s.cfg.LinkSelector, next, "")
 	if err != nil {
 		lw.badPage(page, err)
 		return nil, nil
@@ -138,7 +140,7 @@ func (lw *listWalk) xml(ctx context.Context) error {
 		tried++
 		lw.cache.begin() // each feed or sitemap is kept on its own
 		resp, unchanged, err := lw.getList(ctx, page, nil, lw.cache.headCond(page, lw.poll))
-		if err == nil && !unchanged && resp.status == http.StatusPartialContent {
+		if err == nil && !unchanged && resp.Status == http.StatusPartialContent {
 			// A poll's read of the head: resp is the whole page when
 			// more than the head is needed, nil when the head was all.
 			resp, err = lw.readHead(ctx, page, resp)
@@ -158,12 +160,12 @@ func (lw *listWalk) xml(ctx context.Context) error {
 			todo = append(todo, lw.childSitemaps(children)...)
 			continue
 		}
-		body := resp.body
+		body := resp.Body
 		if lw.s.cfg.Charset != "" {
 			// colly decoded the forced charset; the declaration would lie now.
 			body = stripXMLDecl(body)
 		}
-		l, err := ParseXMLList(body, resp.contentType, resp.url, lw.s.rules, lw.c.clock.Now())
+		l, err := ParseXMLList(body, resp.ContentType, resp.URL, lw.s.rules, lw.c.clock.Now())
 		if err != nil {
 			lw.badPage(page, err)
 			continue
@@ -187,7 +189,7 @@ func (lw *listWalk) childSitemaps(sms []string) []string {
 		if lw.visited[sm] {
 			continue
 		}
-		if err := lw.s.allowed.check(sm); err != nil {
+		if err := lw.s.allowed.Check(sm); err != nil {
 			lw.skip(sm, err)
 			continue
 		}
@@ -223,7 +225,7 @@ func (lw *listWalk) json(ctx context.Context) error {
 				lw.cache.seen(page, resp, lw.c.clock.Now(), nil)
 				break // as it was: so are the pages after it
 			}
-			items, skipped, err := ParseJSONList(resp.body, jsonp, lw.s.cfg.JSON, resp.url, lw.s.rules, lw.c.clock.Now())
+			items, skipped, err := ParseJSONList(resp.Body, jsonp, lw.s.cfg.JSON, resp.URL, lw.s.rules, lw.c.clock.Now())
 			if err != nil {
 				lw.badPage(page, err)
 				break

@@ -3,14 +3,12 @@ package crawler
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/andybalholm/cascadia"
 
-	"github.com/newsrank/newsrank/internal/redact"
+	"github.com/newsrank/newsrank/crawler/fetch"
 )
 
 // Options configure the producer and the consumers. The values are
@@ -20,31 +18,10 @@ import (
 type Options struct {
 	// Workers is the number of consumers fetching article pages at once.
 	Workers int
-	// UserAgent is sent with every request.
-	UserAgent string
-	// RequestTimeout bounds one HTTP request, body included.
-	RequestTimeout time.Duration
-	// MaxBodySize is the largest body accepted in bytes (pages, lists,
-	// feeds, sitemaps, APIs), counted after gzip inflation; a larger one
-	// is an error, never a silent truncation.
-	MaxBodySize int64
-	// MaxRedirects is how many redirects a request may follow.
-	MaxRedirects int
-	// DenyPrivateNetworks refuses connections to loopback, link-local,
-	// private and unspecified addresses (checked after DNS resolution, on
-	// every connection), except the endpoints a source's own start URLs
-	// resolve to.
-	DenyPrivateNetworks bool
-	// ObeyRobots makes the crawler honour robots.txt (cached RobotsTTL).
-	ObeyRobots bool
-	RobotsTTL  time.Duration
-	// PerHostParallelism, Delay and Jitter are the politeness per host:
-	// at most PerHostParallelism requests at once, Delay plus a random
-	// 0..Jitter between them. List pages waiting for a host's turn go
-	// before its article pages.
-	PerHostParallelism int
-	Delay              time.Duration
-	Jitter             time.Duration
+	// Options are how pages are fetched: user agent, request timeout,
+	// body size and redirect limits, the private-network guard,
+	// robots.txt and the politeness per host.
+	fetch.Options
 	// ListAttempts is how many times the producer tries a list page (feed,
 	// sitemap, API page) that failed with a retryable error (429, 5xx,
 	// timeout, connection error) before giving up on it for this run.
@@ -58,19 +35,10 @@ type Options struct {
 // DefaultOptions returns the default crawler settings, without sources.
 func DefaultOptions() Options {
 	return Options{
-		Workers:             8,
-		UserAgent:           "newsrank/1.0 (+https://github.com/newsrank/newsrank)",
-		RequestTimeout:      15 * time.Second,
-		MaxBodySize:         5 << 20,
-		MaxRedirects:        5,
-		DenyPrivateNetworks: true,
-		ObeyRobots:          true,
-		RobotsTTL:           time.Hour,
-		PerHostParallelism:  2,
-		Delay:               500 * time.Millisecond,
-		Jitter:              250 * time.Millisecond,
-		ListAttempts:        3,
-		Poll:                DefaultPollOptions(),
+		Workers:      8,
+		Options:      fetch.DefaultOptions(),
+		ListAttempts: 3,
+		Poll:         DefaultPollOptions(),
 	}
 }
 
@@ -87,7 +55,7 @@ type Source struct {
 	// URLs are the start URLs: list pages, feeds, sitemaps or API URLs.
 	URLs []string
 	// AllowedDomains limits the targets by scheme, host and port
-	// (ParseAllowedDomain); empty: the start URLs' origins.
+	// (fetch.ParseAllowedDomain); empty: the start URLs' origins.
 	AllowedDomains []string
 	// Groups are the groups every article of this source joins.
 	Groups []string
@@ -226,30 +194,4 @@ func SplitSelector(s string) (css, attr string) {
 		return strings.TrimSpace(s), ""
 	}
 	return strings.TrimSpace(s[:at]), strings.TrimSpace(s[at+1:])
-}
-
-// ParseAllowedDomain reads an allowed_domains entry: a host name
-// ("example.com", returned with an empty Scheme) or an http(s) origin
-// ("http://example.com:8080", nothing after the port). The error says
-// what is wrong.
-func ParseAllowedDomain(d string) (*url.URL, error) {
-	const want = `want a host name such as "example.com" or an origin such as "http://example.com:8080"`
-	if !strings.Contains(d, "://") {
-		if d == "" || strings.ContainsAny(d, "/:@?# ") {
-			return nil, fmt.Errorf("%q: %s", redact.URL(d), want)
-		}
-		return &url.URL{Host: d}, nil
-	}
-	u, err := url.Parse(d)
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("%q: %s", redact.URL(d), want)
-	case u.Scheme != "http" && u.Scheme != "https":
-		return nil, fmt.Errorf("%q: the scheme must be http or https", redact.URL(d))
-	case u.User != nil:
-		return nil, fmt.Errorf("%q: must not carry user info", redact.URL(u.String()))
-	case u.Hostname() == "", u.Path != "" && u.Path != "/", u.RawQuery != "", u.Fragment != "", u.ForceQuery:
-		return nil, fmt.Errorf("%q: %s", redact.URL(d), want)
-	}
-	return u, nil
 }

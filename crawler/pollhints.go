@@ -7,12 +7,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/newsrank/newsrank/crawler/fetch"
 	"github.com/newsrank/newsrank/internal/human"
 )
 
 // What a list answer says about the next poll: how long it stays fresh
 // (Cache-Control max-age less Age), or when to come back (Retry-After,
-// fetcherr.go).
+// read by package fetch).
 
 // maxFreshness is the longest a list answer's freshness lengthens a
 // poll's interval (crawler.poll.max bounds it further).
@@ -77,15 +78,15 @@ func deltaSeconds(s string) (int64, bool) {
 // meaning with a 503 or a redirect, and RFC 6585 with a 429, where the
 // server asks the client to come back later; a page served is read, and
 // how long it stays fresh is Cache-Control's to say.
-func (lw *listWalk) notePoll(resp *response, err error) {
-	var fe *FetchError
+func (lw *listWalk) notePoll(resp *fetch.Response, err error) {
+	var fe *fetch.Error
 	if errors.As(err, &fe) {
 		lw.rep.RetryAfter = max(lw.rep.RetryAfter, fe.RetryAfter)
 	}
 	if resp == nil {
 		return
 	}
-	if left, why := freshness(resp.header); left > lw.rep.MaxAge {
+	if left, why := freshness(resp.Header); left > lw.rep.MaxAge {
 		lw.rep.MaxAge, lw.rep.maxAgeWhy = left, why
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/canonurl"
+	"github.com/newsrank/newsrank/crawler/fetch"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/metrics"
 	"github.com/newsrank/newsrank/news"
@@ -69,7 +70,7 @@ type listWalk struct {
 	// noWait, deferred: see walkOpts; deferred is the failure whose
 	// Retry-After ended the walk.
 	noWait   bool
-	deferred *FetchError
+	deferred *fetch.Error
 	// asked: a list page was asked for (see produceCounts.waitFirst).
 	asked bool
 }
@@ -158,7 +159,7 @@ func (lw *listWalk) pageURLs(raw string) []string {
 // a Retry-After instead, and asks for no page after it). A failed page is
 // counted and logged; the error is returned too. A feed head the server
 // refuses is followed by the whole feed (headread.go).
-func (lw *listWalk) get(ctx context.Context, pageURL string, accept func(string) bool, cond *listValidators) (*response, error) {
+func (lw *listWalk) get(ctx context.Context, pageURL string, accept func(string) bool, cond *fetch.Validators) (*fetch.Response, error) {
 	if lw.deferred != nil {
 		return nil, lw.deferred
 	}
@@ -171,8 +172,8 @@ func (lw *listWalk) get(ctx context.Context, pageURL string, accept func(string)
 	lw.visited[pageURL] = true
 	attempts := max(lw.c.cfg.ListAttempts, 1)
 	for i := 1; ; i++ {
-		resp, err := lw.c.fetch.fetch(ctx, fetchReq{url: pageURL, allowed: lw.s.allowed, charset: lw.s.cfg.Charset, accept: accept,
-			cond: cond})
+		resp, err := lw.c.fetcher.Fetch(ctx, fetch.Request{URL: pageURL, Allowed: lw.s.allowed, Charset: lw.s.cfg.Charset, Accept: accept,
+			Cond: cond})
 		if err == nil {
 			lw.rep.Pages++
 			lw.counts.page(1)
@@ -182,12 +183,12 @@ func (lw *listWalk) get(ctx context.Context, pageURL string, accept func(string)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		var fe *FetchError
+		var fe *fetch.Error
 		if !errors.As(err, &fe) {
-			fe = &FetchError{URL: pageURL, Reason: ReasonConn, Retryable: true, Err: err}
+			fe = &fetch.Error{URL: pageURL, Reason: fetch.ReasonConn, Retryable: true, Err: err}
 		}
 		metrics.PagesFailed.WithLabelValues(lw.s.cfg.Name, fe.Reason).Inc()
-		if cond.rng != "" && cond.ifRange == "" && !fe.Retryable {
+		if cond.Range != "" && cond.IfRange == "" && !fe.Retryable {
 			// A feed's head refused (416, a compressed range...): the
 			// feed, whole and conditional, as a crawl reads it.
 			lw.c.log.Info("feed head refused, reading the feed whole", "source", lw.s.cfg.Name, "url", pageURL,
@@ -226,7 +227,7 @@ func (lw *listWalk) get(ctx context.Context, pageURL string, accept func(string)
 const MaxListWait = time.Minute
 
 // pageFailed records a list page that could not be read or parsed.
-func (lw *listWalk) pageFailed(fe *FetchError) {
+func (lw *listWalk) pageFailed(fe *fetch.Error) {
 	lw.rep.PageErrors++
 	lw.lastErr = fe
 	lw.c.log.Warn("list page failed", "source", lw.s.cfg.Name, "url", fe.URL, "reason", fe.Reason, "err", fe.Err)
@@ -238,7 +239,7 @@ func (lw *listWalk) badPage(pageURL string, err error) {
 	lw.counts.page(-1)
 	lw.cache.fail()
 	metrics.PagesFailed.WithLabelValues(lw.s.cfg.Name, ReasonBadList).Inc()
-	lw.pageFailed(&FetchError{URL: pageURL, Reason: ReasonBadList, Err: err})
+	lw.pageFailed(&fetch.Error{URL: pageURL, Reason: ReasonBadList, Err: err})
 }
 
 // backoff is the wait before retry attempt i+1 of a list page:
@@ -258,7 +259,7 @@ func (c *Crawler) backoff(i int, retryAfter time.Duration) time.Duration {
 func (lw *listWalk) skip(raw string, err error) {
 	lw.rep.Skipped++
 	lvl := slog.LevelDebug
-	if errors.Is(err, ErrUserInfo) {
+	if errors.Is(err, fetch.ErrUserInfo) {
 		lvl = slog.LevelWarn
 	}
 	lw.c.log.Log(context.Background(), lvl, "listed URL skipped", "source", lw.s.cfg.Name, "err", err)
@@ -286,7 +287,7 @@ func (lw *listWalk) push(ctx context.Context, items []ListItem) (pushed, error) 
 	var keep []ListItem
 	var entries []queue.Entry
 	for _, it := range items {
-		if err := lw.s.allowed.check(it.URL); err != nil {
+		if err := lw.s.allowed.Check(it.URL); err != nil {
 			lw.skip(it.URL, err)
 			continue
 		}

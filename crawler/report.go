@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/newsrank/newsrank/crawler/fetch"
 	"github.com/newsrank/newsrank/queue"
 )
 
@@ -48,7 +49,7 @@ func (s SourceReport) Failures() int64 {
 
 // Disallowed is how many URLs robots.txt disallows: they are dead letters
 // with reason "robots" and were never fetched. Policy, not a failure.
-func (s SourceReport) Disallowed() int64 { return s.Failed[ReasonRobots] }
+func (s SourceReport) Disallowed() int64 { return s.Failed[fetch.ReasonRobots] }
 
 // FailedSources lists the sources that could not be read at all in this
 // run: not one of their list pages (feeds, sitemaps, list API pages) could

@@ -10,44 +10,14 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/newsrank/newsrank/crawler/fetch"
 )
 
 // ListCacheTTL is how long the validators of a list page are kept
 // after its last answer: a page not read again within it is fetched in
 // full next time.
 const ListCacheTTL = 7 * 24 * time.Hour
-
-// listValidators are what a conditional request of a list page sends,
-// and the byte range a poll's read of a feed's head or rest asks for
-// (headread.go).
-type listValidators struct {
-	etag, lastModified string
-	// rng is a Range header value ("" for the whole page); ifRange is
-	// the If-Range of the read of a head's rest.
-	rng, ifRange string
-}
-
-// apply sets the conditional headers (nothing for nil or empty v). A
-// range is asked for uncompressed: a byte range of a gzip stream cannot
-// be read on its own.
-func (v *listValidators) apply(h *http.Header) {
-	if v == nil {
-		return
-	}
-	if v.etag != "" {
-		h.Set("If-None-Match", v.etag)
-	}
-	if v.lastModified != "" {
-		h.Set("If-Modified-Since", v.lastModified)
-	}
-	if v.rng != "" {
-		h.Set("Range", v.rng)
-		h.Set("Accept-Encoding", "identity")
-	}
-	if v.ifRange != "" {
-		h.Set("If-Range", v.ifRange)
-	}
-}
 
 // listEntry is what the crawler remembers of a list page's last answer,
 // JSON in the field of its URL in <prefix>{crawl:<source>}:lists.
@@ -193,20 +163,20 @@ func (lw *listWalk) saveLists(ctx context.Context) {
 
 // cond is what a request of pageURL sends: never nil, so the response
 // keeps its headers.
-func (lc *listCache) cond(pageURL string) *listValidators {
+func (lc *listCache) cond(pageURL string) *fetch.Validators {
 	if lc == nil {
-		return &listValidators{}
+		return &fetch.Validators{}
 	}
 	m := lc.old[pageURL].mark(lc.poll)
-	return &listValidators{etag: m.ETag, lastModified: m.LastModified}
+	return &fetch.Validators{ETag: m.ETag, LastModified: m.LastModified}
 }
 
 // headCond is cond, with the byte range of the page's head when it is
 // read by its head (a poll of a feed that allows it: headread.go).
-func (lc *listCache) headCond(pageURL string, poll bool) *listValidators {
+func (lc *listCache) headCond(pageURL string, poll bool) *fetch.Validators {
 	v := lc.cond(pageURL)
 	if n := lc.head(pageURL); poll && n > 0 {
-		v.rng = fmt.Sprintf("bytes=0-%d", n-1)
+		v.Range = fmt.Sprintf("bytes=0-%d", n-1)
 	}
 	return v
 }
@@ -259,22 +229,22 @@ func (lc *listCache) fail() {
 // walk ends well (see begin). It reports whether the page is unchanged
 // since its last answer: a 304, or a body whose hash is the same. Call
 // it once the page's items are pushed (or known unchanged).
-func (lc *listCache) seen(pageURL string, resp *response, now time.Time, children []string) {
+func (lc *listCache) seen(pageURL string, resp *fetch.Response, now time.Time, children []string) {
 	if lc == nil {
 		return
 	}
 	old, known := lc.old[pageURL]
 	e := old
-	if !resp.notModified {
-		e = listEntry{Hash: bodyHash(resp.body), Children: children}
-		if resp.status == http.StatusPartialContent {
+	if !resp.NotModified {
+		e = listEntry{Hash: bodyHash(resp.Body), Children: children}
+		if resp.Status == http.StatusPartialContent {
 			e.Head = old.Head // a head read: the page is read so again
 		}
 	}
-	if v := resp.header.Get("ETag"); v != "" {
+	if v := resp.Header.Get("ETag"); v != "" {
 		e.ETag = v
 	}
-	if v := resp.header.Get("Last-Modified"); v != "" {
+	if v := resp.Header.Get("Last-Modified"); v != "" {
 		e.LastModified = v
 	}
 	e.At = now.Unix()
@@ -293,8 +263,8 @@ func (lc *listCache) seen(pageURL string, resp *response, now time.Time, childre
 
 // unchanged reports whether resp says pageURL is as it was at its last
 // answer: a 304, or the same body.
-func (lc *listCache) unchanged(pageURL string, resp *response) bool {
-	if resp.notModified {
+func (lc *listCache) unchanged(pageURL string, resp *fetch.Response) bool {
+	if resp.NotModified {
 		return true
 	}
 	if lc == nil {
@@ -302,7 +272,7 @@ func (lc *listCache) unchanged(pageURL string, resp *response) bool {
 	}
 	e, ok := lc.old[pageURL]
 	h := e.mark(lc.poll).Hash
-	return ok && h != "" && h == bodyHash(resp.body)
+	return ok && h != "" && h == bodyHash(resp.Body)
 }
 
 // children are the child sitemaps an unchanged sitemap index listed.
@@ -322,16 +292,16 @@ func bodyHash(b []byte) string {
 // or headCond's). unchanged is true for a 304 or a body identical to the
 // last answer's: the caller does not parse it, and calls lw.cache.seen
 // for it at once.
-func (lw *listWalk) getList(ctx context.Context, pageURL string, accept func(string) bool, cond *listValidators) (resp *response, unchanged bool, err error) {
+func (lw *listWalk) getList(ctx context.Context, pageURL string, accept func(string) bool, cond *fetch.Validators) (resp *fetch.Response, unchanged bool, err error) {
 	resp, err = lw.get(ctx, pageURL, accept, cond)
 	lw.notePoll(resp, err)
 	if err != nil {
 		lw.cache.fail()
 		return nil, false, err
 	}
-	lw.rep.Bytes += int64(len(resp.body))
+	lw.rep.Bytes += int64(len(resp.Body))
 	switch {
-	case resp.notModified:
+	case resp.NotModified:
 		lw.rep.NotModified++
 	case lw.cache.unchanged(pageURL, resp):
 		lw.rep.Unchanged++

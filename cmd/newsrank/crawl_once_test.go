@@ -21,6 +21,7 @@ import (
 
 	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/crawler"
+	"github.com/newsrank/newsrank/crawler/fetch"
 	"github.com/newsrank/newsrank/demosite"
 	"github.com/newsrank/newsrank/internal/proctest"
 	"github.com/newsrank/newsrank/internal/redistest"
@@ -363,7 +364,7 @@ crawler:
 
 // TestProgressLine checks the terminal progress line and the ETA.
 func TestProgressLine(t *testing.T) {
-	limit := &crawler.HostLimit{Host: "demo.local", Setting: "crawler.delay", Value: "500ms", Waiting: 3}
+	limit := &fetch.HostLimit{Host: "demo.local", Setting: "crawler.delay", Value: "500ms", Waiting: 3}
 	lists := progressLine(crawler.Progress{Listing: true, ListPages: 12, Found: 302, New: 300, SourcesDone: 4, Sources: 6,
 		Elapsed: 8 * time.Second, Limit: limit}, 0)
 	if want := "reading lists: 12 list pages read, 302 URLs found (300 new), 4 of 6 sources done  8s  limited by crawler.delay 500ms on demo.local"; lists != want {

@@ -1,4 +1,4 @@
-package crawler
+package fetch
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 	"github.com/newsrank/newsrank/internal/redact"
 )
 
-// Errors of URLs a source may not fetch; FetchError.Err wraps them.
+// Errors of URLs a source may not fetch; Error.Err wraps them.
 var (
 	// ErrUserInfo is a URL that carries user info (user:pass@host): never
 	// fetched, queued or stored.
@@ -30,18 +30,18 @@ type allowRule struct {
 	ip     bool   // host is an IP literal: no subdomains
 }
 
-// allowedSet is what a source may fetch: scheme, host and port. An
-// empty set allows every http(s) URL.
-type allowedSet []allowRule
+// Allowed is what a source may fetch: scheme, host and port. An empty
+// set allows every http(s) URL.
+type Allowed []allowRule
 
-// newAllowedSet compiles a source's allowed_domains, or, when there are
+// NewAllowed compiles a source's allowed_domains, or, when there are
 // none, the origins of its start URLs (and page_template): a host name
 // alone ("example.com", or a start URL on the default port) allows http
 // on 80 and https on 443; "http://host:8080" (or a start URL on another
 // port) allows that scheme on that port only. A host name allows its
 // subdomains too.
-func newAllowedSet(domains, startURLs []string) (allowedSet, error) {
-	var out allowedSet
+func NewAllowed(domains, startURLs []string) (Allowed, error) {
+	var out Allowed
 	add := func(r allowRule) {
 		for _, have := range out {
 			if have == r {
@@ -85,6 +85,32 @@ func parseAllowRule(d string) (allowRule, error) {
 	return ruleFor(u), nil
 }
 
+// ParseAllowedDomain reads an allowed_domains entry: a host name
+// ("example.com", returned with an empty Scheme) or an http(s) origin
+// ("http://example.com:8080", nothing after the port). The error says
+// what is wrong.
+func ParseAllowedDomain(d string) (*url.URL, error) {
+	const want = `want a host name such as "example.com" or an origin such as "http://example.com:8080"`
+	if !strings.Contains(d, "://") {
+		if d == "" || strings.ContainsAny(d, "/:@?# ") {
+			return nil, fmt.Errorf("%q: %s", redact.URL(d), want)
+		}
+		return &url.URL{Host: d}, nil
+	}
+	u, err := url.Parse(d)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%q: %s", redact.URL(d), want)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, fmt.Errorf("%q: the scheme must be http or https", redact.URL(d))
+	case u.User != nil:
+		return nil, fmt.Errorf("%q: must not carry user info", redact.URL(u.String()))
+	case u.Hostname() == "", u.Path != "" && u.Path != "/", u.RawQuery != "", u.Fragment != "", u.ForceQuery:
+		return nil, fmt.Errorf("%q: %s", redact.URL(d), want)
+	}
+	return u, nil
+}
+
 // ruleFor is the rule allowing exactly u's scheme, host and port.
 func ruleFor(u *url.URL) allowRule {
 	scheme := strings.ToLower(u.Scheme)
@@ -114,8 +140,8 @@ func defaultPort(scheme string) string {
 	return ""
 }
 
-// allows reports whether the set allows u (user info aside: see check).
-func (a allowedSet) allows(u *url.URL) bool {
+// allows reports whether the set allows u (user info aside: see Check).
+func (a Allowed) allows(u *url.URL) bool {
 	scheme := strings.ToLower(u.Scheme)
 	if scheme != "http" && scheme != "https" {
 		return false
@@ -135,9 +161,9 @@ func (a allowedSet) allows(u *url.URL) bool {
 	return false
 }
 
-// check reports why the absolute URL raw may not be fetched: it does not
+// Check reports why the absolute URL raw may not be fetched: it does not
 // parse, carries user info, or is outside the set.
-func (a allowedSet) check(raw string) error {
+func (a Allowed) Check(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrNotAllowed, err)
@@ -145,7 +171,7 @@ func (a allowedSet) check(raw string) error {
 	return a.checkURL(u)
 }
 
-func (a allowedSet) checkURL(u *url.URL) error {
+func (a Allowed) checkURL(u *url.URL) error {
 	switch {
 	case u.User != nil:
 		return fmt.Errorf("%w: %s", ErrUserInfo, redact.URL(u.String()))
@@ -156,7 +182,7 @@ func (a allowedSet) checkURL(u *url.URL) error {
 }
 
 // String lists the allowed targets, for error messages.
-func (a allowedSet) String() string {
+func (a Allowed) String() string {
 	var parts []string
 	for _, r := range a {
 		h := r.host
@@ -175,11 +201,11 @@ func (a allowedSet) String() string {
 	return strings.Join(parts, ", ")
 }
 
-// urlFailure maps a check error to the FetchError of u: user info is a bad
+// URLFailure maps a Check error to the Error of u: user info is a bad
 // URL, the rest is outside the allowed targets (reason: notAllowed).
-func urlFailure(u, notAllowed string, err error) *FetchError {
+func URLFailure(u, notAllowed string, err error) *Error {
 	if errors.Is(err, ErrUserInfo) {
-		return &FetchError{URL: u, Reason: ReasonBadURL, Err: err}
+		return &Error{URL: u, Reason: ReasonBadURL, Err: err}
 	}
-	return &FetchError{URL: u, Reason: notAllowed, Err: err}
+	return &Error{URL: u, Reason: notAllowed, Err: err}
 }

@@ -1,155 +1,17 @@
-package crawler
+package fetch
 
 import (
 	"context"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/temoto/robotstxt"
 )
-
-// hostLimiter is the per-host politeness: at most par requests to a host
-// at once, and request starts spaced by delay (or the host's robots.txt
-// Crawl-delay, whichever is longer) plus a random 0..jitter. Waiting
-// honours the context, unlike colly's LimitRule, whose sleep does not.
-//
-// List pages go first: a freed slot goes to the list page that waits
-// longest, and to an article page only when no list page waits. The
-// consumers keep URLs claimed ahead, so without this a poll of a busy
-// source would queue behind every article claimed for its host (behind
-// their delays, or their timeouts when the host hangs) and the ranking
-// would learn of new articles that much later. Article pages are not
-// starved: a walk reads one list page at a time, so at most one list
-// page per source waits.
-type hostLimiter struct {
-	par           int
-	delay, jitter time.Duration
-	mu            sync.Mutex
-	hosts         map[string]*hostSlot
-}
-
-type hostSlot struct {
-	mu   sync.Mutex
-	busy int // requests holding one of the par slots
-	// lists and pages are the requests waiting for a slot, list pages
-	// and the others, each in arrival order; a slot is handed to a
-	// waiter by closing its channel.
-	lists, pages []chan struct{}
-	next         time.Time // earliest start of the next request
-	// waiting tells the progress line what holds requests back (limits.go).
-	waiting waiting
-}
-
-func newHostLimiter(par int, delay, jitter time.Duration) *hostLimiter {
-	return &hostLimiter{par: max(par, 1), delay: delay, jitter: jitter, hosts: map[string]*hostSlot{}}
-}
-
-func (l *hostLimiter) slot(host string) *hostSlot {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	s := l.hosts[host]
-	if s == nil {
-		s = &hostSlot{}
-		l.hosts[host] = s
-	}
-	return s
-}
-
-// acquire waits for a turn at host, ahead of other pages when list is
-// true; the caller must call release.
-func (l *hostLimiter) acquire(ctx context.Context, host string, crawlDelay time.Duration, list bool) (release func(), err error) {
-	s := l.slot(host)
-	if err := s.take(ctx, l.par, list); err != nil {
-		return nil, err
-	}
-	release = s.give
-	delay := max(l.delay, crawlDelay)
-	if delay <= 0 && l.jitter <= 0 {
-		return release, nil
-	}
-	s.mu.Lock()
-	now := time.Now()
-	start := now
-	if s.next.After(now) {
-		start = s.next
-	}
-	gap := delay
-	if l.jitter > 0 {
-		gap += rand.N(l.jitter)
-	}
-	s.next = start.Add(gap)
-	s.mu.Unlock()
-	if wait := start.Sub(now); wait > 0 {
-		defer s.waiting.delay(delay, crawlDelay > l.delay)()
-		t := time.NewTimer(wait)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			release()
-			return nil, ctx.Err()
-		}
-	}
-	return release, nil
-}
-
-// take waits for one of the host's par slots: at once when one is free
-// and nobody waits, else in its queue until give hands it one.
-func (s *hostSlot) take(ctx context.Context, par int, list bool) error {
-	s.mu.Lock()
-	if s.busy < par && len(s.lists)+len(s.pages) == 0 {
-		s.busy++
-		s.mu.Unlock()
-		return nil
-	}
-	ch := make(chan struct{})
-	q := &s.pages
-	if list {
-		q = &s.lists
-	}
-	*q = append(*q, ch)
-	s.waiting.forSlot.Add(1)
-	s.mu.Unlock()
-	select {
-	case <-ch:
-		return nil
-	case <-ctx.Done():
-		s.mu.Lock()
-		if i := slices.Index(*q, ch); i >= 0 {
-			*q = slices.Delete(*q, i, i+1)
-			s.waiting.forSlot.Add(-1)
-			s.mu.Unlock()
-			return ctx.Err()
-		}
-		s.mu.Unlock()
-		s.give() // handed a slot as ctx ended: pass it on
-		return ctx.Err()
-	}
-}
-
-// give frees a slot: it goes to the list page waiting longest, else to
-// the page waiting longest, else back to the pool.
-func (s *hostSlot) give() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, q := range []*[]chan struct{}{&s.lists, &s.pages} {
-		if len(*q) > 0 {
-			ch := (*q)[0]
-			(*q)[0] = nil
-			*q = (*q)[1:]
-			s.waiting.forSlot.Add(-1)
-			close(ch)
-			return
-		}
-	}
-	s.busy--
-}
 
 // robotsCache fetches and caches robots.txt per scheme and host for ttl.
 // One fetch per host runs at a time; other callers wait for it.
@@ -284,4 +146,17 @@ func (rc *robotsCache) fetch(ctx context.Context, origin string, e *robotsEntry)
 	}
 	e.data = data
 	e.expires = now.Add(rc.ttl)
+}
+
+// robotsRedirect follows a robots.txt redirect (at most 5) only to the
+// same host, on the same port or a default one; any other is not followed
+// and the redirect itself is read as "no robots.txt" (all allowed).
+func robotsRedirect(req *http.Request, via []*http.Request) error {
+	from := via[0].URL
+	p := req.URL.Port()
+	if len(via) > 5 || req.URL.User != nil || !strings.EqualFold(req.URL.Hostname(), from.Hostname()) ||
+		p != "" && p != from.Port() && p != defaultPort(req.URL.Scheme) {
+		return http.ErrUseLastResponse
+	}
+	return nil
 }

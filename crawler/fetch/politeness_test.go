@@ -1,10 +1,12 @@
-package crawler
+package fetch
 
 import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -209,36 +211,36 @@ func TestHostSlotsCancelledWaiters(t *testing.T) {
 // The fetcher takes a list page (a request with validators) ahead of the
 // article pages waiting for the same host.
 func TestFetchListPageBeforeArticles(t *testing.T) {
-	e := newEnv(t)
-	e.opts.PerHostParallelism = 1
 	var mu sync.Mutex
 	var got []string
-	record := func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		got = append(got, r.URL.Path)
 		mu.Unlock()
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprint(w, "<html><body>x</body></html>")
-	}
-	e.site.handle(host+"/a/1.html", record)
-	e.site.handle(host+"/list/1", record)
-	c := e.crawler(Source{Name: "s", Kind: "html", URLs: []string{"http://" + host + "/list/1"}, LinkSelector: sel("a")})
+	}))
+	t.Cleanup(srv.Close)
+	o := testOptions()
+	o.PerHostParallelism = 1
+	f := New(o, http.DefaultTransport, time.Now)
+	host := strings.TrimPrefix(srv.URL, "http://")
 	ctx := context.Background()
-	hold, err := c.fetch.hosts.acquire(ctx, host, 0, false)
+	hold, err := f.hosts.acquire(ctx, host, 0, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 2)
 	go func() {
-		_, err := c.fetch.fetch(ctx, fetchReq{url: "http://" + host + "/a/1.html", accept: isHTML})
+		_, err := f.Fetch(ctx, Request{URL: srv.URL + "/a/1.html", Accept: IsHTML})
 		done <- err
 	}()
-	waitQueued(t, c.fetch.hosts, host, 1)
+	waitQueued(t, f.hosts, host, 1)
 	go func() {
-		_, err := c.fetch.fetch(ctx, fetchReq{url: "http://" + host + "/list/1", accept: isHTML, cond: &listValidators{}})
+		_, err := f.Fetch(ctx, Request{URL: srv.URL + "/list/1", Accept: IsHTML, Cond: &Validators{}})
 		done <- err
 	}()
-	waitQueued(t, c.fetch.hosts, host, 2)
+	waitQueued(t, f.hosts, host, 2)
 	hold()
 	for range 2 {
 		if err := <-done; err != nil {

@@ -1,4 +1,4 @@
-package crawler
+package fetch
 
 import (
 	"context"
@@ -22,6 +22,19 @@ var ErrPrivateNetwork = errors.New("address on a private network")
 
 // resolveTimeout bounds the lookup of the configured hosts.
 const resolveTimeout = 10 * time.Second
+
+// NewTransport is the transport New is meant for: a clone of
+// http.DefaultTransport that keeps enough idle connections per host for
+// workers fetches at once, with its dialer guarded (DenyPrivateNetworks;
+// configured are the sources' own URLs, whose endpoints stay allowed).
+func NewTransport(o Options, workers int, configured []string, log *slog.Logger) *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = max(100, 4*workers)
+	t.MaxIdleConnsPerHost = max(workers, o.PerHostParallelism, 2)
+	t.ResponseHeaderTimeout = o.RequestTimeout
+	d := &net.Dialer{Timeout: min(o.RequestTimeout, 30*time.Second), KeepAlive: 30 * time.Second}
+	return newNetGuard(o.DenyPrivateNetworks, configured, log).transport(t, d)
+}
 
 // netGuard is crawler.deny_private_networks. It runs in the dialer's
 // Control, after DNS resolution, on every address the crawler connects
