@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/newsrank/newsrank/crawler/extract"
 	"github.com/newsrank/newsrank/crawler/fetch"
 	"github.com/newsrank/newsrank/queue"
 )
@@ -96,7 +97,7 @@ func TestAllowedTargets(t *testing.T) {
 		Source{Name: "feed", Kind: "rss", URLs: []string{a + "/feed.xml"}},
 		Source{Name: "sitemap", Kind: "sitemap", URLs: []string{a + "/sitemap_index.xml"}},
 		Source{Name: "api", Kind: "json", URLs: []string{a + "/api.json"},
-			JSON: JSONList{ItemsPath: "items", Fields: map[string]string{"url": "u"}}},
+			JSON: extract.JSONList{ItemsPath: "items", Fields: map[string]string{"url": "u"}}},
 	)
 	// A URL queued before the allowed targets said no (or by hand).
 	if _, err := c.Queue("links").Push(context.Background(), b+"/queued.html"); err != nil {

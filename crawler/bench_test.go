@@ -1,13 +1,12 @@
 package crawler
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/newsrank/newsrank/crawler/dates"
+	"github.com/newsrank/newsrank/crawler/extract"
 	"github.com/newsrank/newsrank/demosite"
 	"github.com/newsrank/newsrank/internal/redistest"
 	"github.com/newsrank/newsrank/news"
@@ -103,7 +103,7 @@ func naiveCrawl(b *testing.B, rdb *redis.Client, origin string, srcs []demosite.
 	pages := 0
 	titles := map[string]string{}
 	for _, s := range srcs {
-		titles[s.Name] = firstNonEmpty(s.Extract.Title, "title")
+		titles[s.Name] = cmp.Or(s.Extract.Title, "title")
 		for u := s.URLs[0]; u != ""; {
 			doc, err := get(u)
 			if err != nil {
@@ -148,7 +148,7 @@ func naiveCrawl(b *testing.B, rdb *redis.Client, origin string, srcs []demosite.
 					b.Error(err)
 					continue
 				}
-				sel, _ := SplitSelector(titles[name])
+				sel, _ := extract.SplitSelector(titles[name])
 				title := strings.TrimSpace(doc.Find(sel).First().Text())
 				id := news.ID(u)
 				rdb.HSet(ctx, "naive:news:"+id, "title", title, "url", u)
@@ -161,123 +161,6 @@ func naiveCrawl(b *testing.B, rdb *redis.Client, origin string, srcs []demosite.
 	}
 	wg.Wait()
 	return pages
-}
-
-// BenchmarkExtract measures Extract against the least any extractor
-// does: parse the HTML with goquery and read <title>. Extract also decodes
-// charsets and tries the selectors and every fallback. Pages are split by
-// the path their post time takes:
-//
-//   - dated: the page carries its date where the cheap rules read it (a
-//     selector, JSON-LD, <meta>, <time>), as article pages do. Target: at
-//     least 0.3x the bare parse's pages/s.
-//   - dateless: nothing there, so the page's text and go-htmldate are read
-//     (the crawler takes this path only when the list item had no time
-//     either). Reported, no target: ms/page and go-htmldate calls/page.
-//
-// Each runs on the testdata fixtures (small pages, served and configured
-// as TestExtractFixtures reads them) and on every tenth page of
-// htmldate's evaluation set (real pages from hundreds of sites, as a new
-// source without selectors reads them).
-func BenchmarkExtract(b *testing.B) {
-	var fixtures, real []benchPage
-	for _, f := range extractFixtures {
-		body, err := os.ReadFile(filepath.Join("testdata", "extract", f.file))
-		if err != nil {
-			b.Fatal(err)
-		}
-		f.src.Name = "bench"
-		rules, err := NewRules(f.src)
-		if err != nil {
-			b.Fatal(err)
-		}
-		fixtures = append(fixtures, benchPage{body, f.contentType, f.pageURL, rules, f.item})
-	}
-	rules, err := NewRules(Source{Name: "bench"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	dir, pages := htmldateEvalSet(b)
-	for i := 0; i < len(pages); i += 10 {
-		if body := pages[i].read(dir); body != nil {
-			real = append(real, benchPage{body, "", pages[i].url, rules, Fields{}})
-		}
-	}
-	for _, set := range []struct {
-		name  string
-		pages []benchPage
-	}{{"fixtures", fixtures}, {"real", real}} {
-		dated, dateless := splitByDatePath(b, set.pages)
-		b.Run(set.name+"/dated", func(b *testing.B) {
-			b.Logf("%d pages; target: Extract >= 0.3x a bare goquery parse's pages/s", len(dated))
-			ours, bare, calls := benchExtract(b, dated)
-			b.ReportMetric(ours, "extract-pages/s")
-			b.ReportMetric(bare, "goquery-pages/s")
-			b.ReportMetric(ours/bare, "ratio")
-			b.ReportMetric(calls, "htmldate-calls/page")
-		})
-		b.Run(set.name+"/dateless", func(b *testing.B) {
-			b.Logf("%d pages; reported, no target", len(dateless))
-			ours, bare, calls := benchExtract(b, dateless)
-			b.ReportMetric(1000/ours, "extract-ms/page")
-			b.ReportMetric(1000/bare, "goquery-ms/page")
-			b.ReportMetric(calls, "htmldate-calls/page")
-		})
-	}
-}
-
-// benchPage is a page and how it is fetched and read.
-type benchPage struct {
-	body             []byte
-	contentType, url string
-	rules            *Rules
-	item             Fields
-}
-
-func (p benchPage) extract(b *testing.B) {
-	if _, err := Extract(p.body, p.contentType, p.url, p.rules, testNow, p.item); err != nil {
-		b.Fatal(err)
-	}
-}
-
-// splitByDatePath sorts pages by whether Extract reads go-htmldate on
-// them.
-func splitByDatePath(b *testing.B, pages []benchPage) (dated, dateless []benchPage) {
-	for _, p := range pages {
-		before := dates.HTMLDateRuns()
-		p.extract(b)
-		if dates.HTMLDateRuns() == before {
-			dated = append(dated, p)
-		} else {
-			dateless = append(dateless, p)
-		}
-	}
-	return dated, dateless
-}
-
-// benchExtract runs Extract and the bare parse over the pages b.N times
-// and returns their pages/s and go-htmldate's calls per page.
-func benchExtract(b *testing.B, pages []benchPage) (ours, bare, calls float64) {
-	var tOurs, tBare time.Duration
-	before := dates.HTMLDateRuns()
-	for range b.N {
-		start := time.Now()
-		for _, p := range pages {
-			p.extract(b)
-		}
-		tOurs += time.Since(start)
-		start = time.Now()
-		for _, p := range pages {
-			doc, err := goquery.NewDocumentFromReader(strings.NewReader(string(p.body)))
-			if err != nil {
-				b.Fatal(err)
-			}
-			_ = doc.Find("title").Text()
-		}
-		tBare += time.Since(start)
-	}
-	n := float64(b.N * len(pages))
-	return n / tOurs.Seconds(), n / tBare.Seconds(), float64(dates.HTMLDateRuns()-before) / n
 }
 
 // demoBench starts a redis-server and a demo site of the given articles

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/newsrank/newsrank/crawler/extract"
 )
 
 // TestCompressedBodies crawls gzip-compressed list pages, feeds, sitemaps
@@ -66,7 +68,7 @@ func TestCompressedBodies(t *testing.T) {
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>%s</loc></url></urlset>`, link(7)))
 	gz("/api.json", "application/json", "gzip", fmt.Sprintf(`{"items":[{"u":"%s"},{"u":"%s"}]}`, link(8), link(9)))
 	gz("/api.js", "application/x-gzip", "", fmt.Sprintf(`cb({"items":[{"u":"%s"},{"u":"%s"},{"u":"%s"}]});`, link(10), link(11), link(3)))
-	api := JSONList{ItemsPath: "items", Fields: map[string]string{"url": "u"}}
+	api := extract.JSONList{ItemsPath: "items", Fields: map[string]string{"url": "u"}}
 	c := e.crawler(
 		Source{Name: "list", Kind: "html", URLs: []string{"http://" + h + "/list/"}, LinkSelector: sel("a.t")},
 		Source{Name: "feed", Kind: "rss", URLs: []string{"http://" + h + "/feed.rss.gz", "http://" + h + "/plain-feed.xml"}},

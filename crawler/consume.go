@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/newsrank/newsrank/crawler/extract"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/queue"
 )
@@ -78,7 +79,7 @@ func (c *Crawler) RunOnceWith(ctx context.Context, opts RunOptions, names ...str
 type job struct {
 	s    *source
 	url  string
-	item Fields
+	item extract.Fields
 }
 
 // counters are one source's counts in a run.

@@ -50,7 +50,7 @@
 // ignored), and <prefix>{crawl:<source>}:poll, the source's adaptive
 // poll schedule (poll.go). Beside them, the fields a
 // list item carried travel with its URL as the queue's payload (JSON of
-// Fields), pushed, claimed and deleted in the same scripts as the URL, so
+// extract.Fields), pushed, claimed and deleted in the same scripts as the URL, so
 // a consumer gets them with the claim on any Redis deployment, Cluster
 // included. A URL re-listed while still queued gets the newest listing's
 // fields. The release before kept them in <prefix>{q:<source>}:item:<h>
@@ -91,6 +91,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/newsrank/newsrank/crawler/extract"
 	"github.com/newsrank/newsrank/crawler/fetch"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/news"
@@ -145,7 +146,7 @@ type Crawler struct {
 // source is one configured source, compiled.
 type source struct {
 	cfg     Source
-	rules   *Rules
+	rules   *extract.Rules
 	allowed fetch.Allowed
 	queue   *queue.Queue
 	// items: the kind's list items carry fields (feeds, sitemaps, APIs).
@@ -225,9 +226,9 @@ func (c *Crawler) compile(sc Source) (*source, error) {
 			return nil, fmt.Errorf("source %s: groups: %w", sc.Name, err)
 		}
 	}
-	rules, err := NewRules(sc)
+	rules, err := extract.NewRules(sc.Config)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("source %s: %w", sc.Name, err)
 	}
 	s := &source{cfg: sc, rules: rules}
 	if s.allowed, err = fetch.NewAllowed(sc.AllowedDomains, sc.configuredURLs()); err != nil {

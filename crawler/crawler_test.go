@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/newsrank/newsrank/crawler/extract"
 	"github.com/newsrank/newsrank/crawler/fetch"
 	"github.com/newsrank/newsrank/internal/proctest"
 	"github.com/newsrank/newsrank/internal/rdb"
@@ -98,7 +99,7 @@ func TestHTMLPageTemplateAndLimits(t *testing.T) {
 	e.serveArticles(30, time.Now())
 	e.serveList(30, 10, false, "") // /list/, /list/index_2.html, /list/index_3.html; index_4 is a 404
 	src := htmlSource("tmpl")
-	src.NextSelector = Selector{}
+	src.NextSelector = extract.Selector{}
 	src.PageTemplate = "http://" + host + "/list/index_{page}.html"
 	c := e.crawler(src)
 	rep, err := c.Produce(context.Background())
@@ -294,10 +295,11 @@ func TestJSONPOffsetPagination(t *testing.T) {
 	})
 	src := Source{Name: "netease", Kind: "jsonp",
 		URLs: []string{"http://" + apiHost + "/list/{offset}-20.html?callback=artiList"},
-		JSON: JSONList{ItemsPath: "BBM54PGAwangning", URLTemplate: "http://" + apiHost + "/article/{docid}.html",
+		JSON: extract.JSONList{ItemsPath: "BBM54PGAwangning", URLTemplate: "http://" + apiHost + "/article/{docid}.html",
 			Fields: map[string]string{"title": "title", "post_time": "ptime", "comments": "replyCount", "source": "source"},
-			Offset: OffsetPagination{Start: 0, Step: 20, Limit: 200}},
-		TimeZone: "Asia/Shanghai", Extract: Selectors{Body: sel("div.content")}, Groups: []string{"要闻"}}
+			Offset: extract.OffsetPagination{Start: 0, Step: 20, Limit: 200}},
+		Config: extract.Config{TimeZone: "Asia/Shanghai", Selectors: extract.Selectors{Body: sel("div.content")}},
+		Groups: []string{"要闻"}}
 	c := e.crawler(src)
 	rep := e.runOnce(c)
 	p := rep.Produce.Sources[0]
@@ -522,8 +524,8 @@ func TestListPageRetriesAndSourceFailure(t *testing.T) {
 	if p := rep.Produce.Sources[1]; p.Err == nil || e.site.hitCount(h+"/down-list") != e.opts.ListAttempts {
 		t.Errorf("down list = %+v after %d tries, want an error after list_attempts", p, e.site.hitCount(h+"/down-list"))
 	}
-	if p := rep.Produce.Sources[2]; p.Err == nil || !errors.Is(p.Err, ErrBadList) {
-		t.Errorf("bad xml = %+v, want ErrBadList", p)
+	if p := rep.Produce.Sources[2]; p.Err == nil || !errors.Is(p.Err, extract.ErrBadList) {
+		t.Errorf("bad xml = %+v, want extract.ErrBadList", p)
 	}
 	if fs := strings.Join(rep.FailedSources(), ","); fs != "down,badxml" {
 		t.Errorf("FailedSources = %q, want down,badxml", fs)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/newsrank/newsrank/crawler/extract"
 	"github.com/newsrank/newsrank/crawler/fetch"
 	"github.com/newsrank/newsrank/demosite"
 	"github.com/newsrank/newsrank/news"
@@ -145,11 +146,11 @@ func demoSources(srcs []demosite.Source) []Source {
 		out = append(out, Source{
 			Name: d.Name, Label: d.Label, Kind: d.Kind, URLs: d.URLs, Groups: d.Groups, MaxPages: d.MaxPages,
 			LinkSelector: sel(d.LinkSelector), NextSelector: sel(d.NextSelector), PageTemplate: d.PageTemplate, FirstPage: d.FirstPage,
-			JSON: JSONList{ItemsPath: j.ItemsPath, URLTemplate: j.URLTemplate, Fields: j.Fields,
-				Offset: OffsetPagination{Start: j.Offset.Start, Step: j.Offset.Step, Limit: j.Offset.Limit}},
-			Extract: Selectors{Title: sel(x.Title), PostTime: sel(x.PostTime), Source: sel(x.Source),
+			JSON: extract.JSONList{ItemsPath: j.ItemsPath, URLTemplate: j.URLTemplate, Fields: j.Fields,
+				Offset: extract.OffsetPagination{Start: j.Offset.Start, Step: j.Offset.Step, Limit: j.Offset.Limit}},
+			Config: extract.Config{Selectors: extract.Selectors{Title: sel(x.Title), PostTime: sel(x.PostTime), Source: sel(x.Source),
 				Comments: sel(x.Comments), Body: sel(x.Body)},
-			TimeLayouts: d.TimeLayouts, TimeZone: d.TimeZone,
+				TimeLayouts: d.TimeLayouts, TimeZone: d.TimeZone},
 		})
 	}
 	return out

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/newsrank/newsrank/crawler/extract"
 	"github.com/newsrank/newsrank/crawler/fetch"
 )
 
@@ -35,7 +36,7 @@ const (
 
 // headSize is the head to request in a poll of a list page, in bytes, from
 // its whole answer resp and the items it listed (0: read it whole).
-func headSize(resp *fetch.Response, items []ListItem, forcedCharset bool) int {
+func headSize(resp *fetch.Response, items []extract.ListItem, forcedCharset bool) int {
 	if forcedCharset || resp.Status != http.StatusOK || len(items) == 0 || !acceptsRanges(resp.Header) ||
 		resp.Header.Get("Content-Length") != strconv.Itoa(len(resp.Body)) || !newestFirst(items) {
 		return 0
@@ -61,7 +62,7 @@ func acceptsRanges(h http.Header) bool {
 
 // newestFirst reports whether every item is dated, each no later than the
 // one before it.
-func newestFirst(items []ListItem) bool {
+func newestFirst(items []extract.ListItem) bool {
 	for i, it := range items {
 		if it.PostTime.IsZero() || i > 0 && it.PostTime.After(items[i-1].PostTime) {
 			return false
@@ -116,7 +117,7 @@ func cutHead(head []byte) ([]byte, error) {
 			open = append(open, rawName(t.Name))
 		case xml.EndElement:
 			if len(open) == 0 {
-				return nil, fmt.Errorf("%w: unbalanced end tag", ErrBadList)
+				return nil, fmt.Errorf("%w: unbalanced end tag", extract.ErrBadList)
 			}
 			open = open[:len(open)-1]
 			switch strings.ToLower(t.Name.Local) {
@@ -160,7 +161,7 @@ func (lw *listWalk) readHead(ctx context.Context, page string, head *fetch.Respo
 		return wholeOf(head, head.Body), nil // the head is the whole feed
 	}
 	if doc, err := cutHead(head.Body); err == nil {
-		l, err := ParseXMLList(doc, head.ContentType, head.URL, lw.s.rules, lw.c.clock.Now())
+		l, err := extract.ParseXMLList(doc, head.ContentType, head.URL, lw.s.rules, lw.c.clock.Now())
 		if err == nil && len(l.Items) > 0 && len(l.Sitemaps) == 0 && newestFirst(l.Items) {
 			pu, err := lw.push(ctx, l.Items)
 			if err != nil {

@@ -10,14 +10,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/newsrank/newsrank/crawler/extract"
 	"github.com/newsrank/newsrank/crawler/fetch"
+	"github.com/newsrank/newsrank/internal/corpus"
 )
 
 func itemURLs(t *testing.T, doc []byte) []string {
 	t.Helper()
-	l, err := ParseXMLList(doc, "", "https://feeds.example.com/f.xml", nil, testNow)
+	l, err := extract.ParseXMLList(doc, "", "https://feeds.example.com/f.xml", nil, testNow)
 	if err != nil {
-		t.Fatalf("ParseXMLList(%q): %v", doc, err)
+		t.Fatalf("extract.ParseXMLList(%q): %v", doc, err)
 	}
 	var out []string
 	for _, it := range l.Items {
@@ -81,7 +83,7 @@ func TestCutHead(t *testing.T) {
 // whole entry) gives the document's first entries, in order, never
 // another; the whole document cut gives them all.
 func TestCutHeadCorpus(t *testing.T) {
-	root := filepath.Join(moduleDir(t, "github.com/mmcdole/gofeed"), "testdata")
+	root := filepath.Join(corpus.ModuleDir(t, "github.com/mmcdole/gofeed"), "testdata")
 	var files []string
 	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".xml") {
@@ -92,7 +94,7 @@ func TestCutHeadCorpus(t *testing.T) {
 	feeds, cuts, read := 0, 0, 0
 	for _, p := range files {
 		body, _ := os.ReadFile(p)
-		l, err := ParseXMLList(body, "", "https://feeds.example.com/f.xml", nil, testNow)
+		l, err := extract.ParseXMLList(body, "", "https://feeds.example.com/f.xml", nil, testNow)
 		if err != nil || len(l.Items) == 0 {
 			continue
 		}
@@ -111,7 +113,7 @@ func TestCutHeadCorpus(t *testing.T) {
 				}
 				continue
 			}
-			h, err := ParseXMLList(head, "", "https://feeds.example.com/f.xml", nil, testNow)
+			h, err := extract.ParseXMLList(head, "", "https://feeds.example.com/f.xml", nil, testNow)
 			if err != nil {
 				t.Errorf("%s cut at %d/%d: %v", filepath.Base(p), n, len(body), err)
 				continue
@@ -177,8 +179,8 @@ func TestHeadSize(t *testing.T) {
 		}
 		return &fetch.Response{Status: 200, Body: body, Header: hdr}
 	}
-	items := func(body []byte) []ListItem {
-		l, err := ParseXMLList(body, "", "https://x.test/f.xml", nil, testNow)
+	items := func(body []byte) []extract.ListItem {
+		l, err := extract.ParseXMLList(body, "", "https://x.test/f.xml", nil, testNow)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -219,8 +221,8 @@ func bigEntries() []byte {
 	return []byte(b.String())
 }
 
-func undated(items []ListItem) []ListItem {
-	out := append([]ListItem(nil), items...)
+func undated(items []extract.ListItem) []extract.ListItem {
+	out := append([]extract.ListItem(nil), items...)
 	out[3].PostTime = time.Time{}
 	return out
 }

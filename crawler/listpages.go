@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/newsrank/newsrank/crawler/extract"
 	"github.com/newsrank/newsrank/crawler/fetch"
 )
 
@@ -81,7 +82,7 @@ func (lw *listWalk) sequence(ctx context.Context, tmpl string, first int, budget
 			continue
 		}
 		*budget--
-		p, err := lw.readHTML(ctx, page, Selector{})
+		p, err := lw.readHTML(ctx, page, extract.Selector{})
 		if err != nil || p == nil || p.unchanged {
 			return err
 		}
@@ -100,7 +101,7 @@ func (lw *listWalk) sequence(ctx context.Context, tmpl string, first int, budget
 // htmlPage is a list page read: its items and next link, or unchanged
 // (not parsed: the caller stops there).
 type htmlPage struct {
-	items     []ListItem
+	items     []extract.ListItem
 	next      string
 	resp      *fetch.Response
 	unchanged bool
@@ -109,7 +110,7 @@ type htmlPage struct {
 // readHTML fetches and parses an HTML list page. It returns nil when the
 // page failed (it is recorded); err is for a cancelled context only. An
 // unchanged page is recorded as seen.
-func (lw *listWalk) readHTML(ctx context.Context, page string, next Selector) (*htmlPage, error) {
+func (lw *listWalk) readHTML(ctx context.Context, page string, next extract.Selector) (*htmlPage, error) {
 	resp, unchanged, err := lw.getList(ctx, page, fetch.IsHTML, lw.cache.cond(page))
 	if err != nil {
 		return nil, ctx.Err()
@@ -118,7 +119,7 @@ func (lw *listWalk) readHTML(ctx context.Context, page string, next Selector) (*
 		lw.cache.seen(page, resp, lw.c.clock.Now(), nil)
 		return &htmlPage{resp: resp, unchanged: true}, nil
 	}
-	items, nextURL, err := parseHTMLList(resp.Body, resp.ContentType, resp.URL, lw.s.cfg.LinkSelector, next, "")
+	items, nextURL, err := extract.ParseHTMLList(resp.Body, resp.ContentType, resp.URL, lw.s.cfg.LinkSelector, next)
 	if err != nil {
 		lw.badPage(page, err)
 		return nil, nil
@@ -160,12 +161,9 @@ func (lw *listWalk) xml(ctx context.Context) error {
 			todo = append(todo, lw.childSitemaps(children)...)
 			continue
 		}
-		body := resp.Body
-		if lw.s.cfg.Charset != "" {
-			// colly decoded the forced charset; the declaration would lie now.
-			body = stripXMLDecl(body)
-		}
-		l, err := ParseXMLList(body, resp.ContentType, resp.URL, lw.s.rules, lw.c.clock.Now())
+		// (With a forced charset, the fetch decoded the body and says so
+		// in its Content-Type: the XML declaration is not believed.)
+		l, err := extract.ParseXMLList(resp.Body, resp.ContentType, resp.URL, lw.s.rules, lw.c.clock.Now())
 		if err != nil {
 			lw.badPage(page, err)
 			continue
@@ -225,7 +223,7 @@ func (lw *listWalk) json(ctx context.Context) error {
 				lw.cache.seen(page, resp, lw.c.clock.Now(), nil)
 				break // as it was: so are the pages after it
 			}
-			items, skipped, err := ParseJSONList(resp.Body, jsonp, lw.s.cfg.JSON, resp.URL, lw.s.rules, lw.c.clock.Now())
+			items, skipped, err := extract.ParseJSONList(resp.Body, jsonp, lw.s.cfg.JSON, resp.URL, lw.s.rules, lw.c.clock.Now())
 			if err != nil {
 				lw.badPage(page, err)
 				break
@@ -257,15 +255,4 @@ func (lw *listWalk) apiPages(raw string) []string {
 		return out
 	}
 	return lw.pageURLs(raw)
-}
-
-// stripXMLDecl removes the <?xml ...?> declaration (and its encoding).
-func stripXMLDecl(b []byte) []byte {
-	s := strings.TrimLeft(string(b[:min(len(b), 512)]), "\ufeff \t\r\n")
-	if strings.HasPrefix(s, "<?xml") {
-		if i := strings.Index(string(b), "?>"); i >= 0 {
-			return b[i+2:]
-		}
-	}
-	return b
 }

@@ -10,6 +10,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/newsrank/newsrank/crawler/dates"
+	"github.com/newsrank/newsrank/crawler/extract"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/metrics"
 	"github.com/newsrank/newsrank/internal/proctest"
@@ -64,7 +65,7 @@ func TestUnreadablePostTime(t *testing.T) {
 		{Name: "unread-listed", Kind: "rss", URLs: []string{"http://" + feedHost + "/listed.xml"}},
 		{Name: "unread-rss", Kind: "rss", URLs: []string{"http://" + feedHost + "/rss.xml"}},
 		{Name: "unread-html", Kind: "html", URLs: []string{"http://" + feedHost + "/list.html"}, LinkSelector: sel("a.a"),
-			Extract: Selectors{PostTime: sel("p.when")}},
+			Config: extract.Config{Selectors: extract.Selectors{PostTime: sel("p.when")}}},
 	}
 	logs := &proctest.Log{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))

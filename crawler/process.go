@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/url"
@@ -8,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/newsrank/newsrank/canonurl"
+	"github.com/newsrank/newsrank/crawler/extract"
 	"github.com/newsrank/newsrank/crawler/fetch"
 	"github.com/newsrank/newsrank/internal/metrics"
 	"github.com/newsrank/newsrank/news"
@@ -108,7 +110,7 @@ func (c *Crawler) article(ctx context.Context, j job) (a news.Article, fetched b
 func (c *Crawler) read(j job, resp *fetch.Response) (news.Article, *fetch.Error) {
 	s := j.s
 	now := c.clock.Now()
-	page, err := Extract(resp.Body, resp.ContentType, resp.URL, s.rules, now, j.item)
+	page, err := extract.Extract(resp.Body, resp.ContentType, resp.URL, s.rules, now, j.item)
 	if err != nil {
 		return news.Article{}, &fetch.Error{URL: j.url, Reason: fetch.ReasonDecode, Status: resp.Status, Err: err}
 	}
@@ -124,7 +126,7 @@ func (c *Crawler) read(j job, resp *fetch.Response) (news.Article, *fetch.Error)
 		URL:       c.articleURL(s, j.url, resp.URL, page.Canonical),
 		Title:     clip(f.Title, news.MaxTitle),
 		PostTime:  f.PostTime,
-		Source:    clip(firstNonEmpty(f.Source, s.cfg.Name), 200),
+		Source:    clip(cmp.Or(f.Source, s.cfg.Name), 200),
 		Summary:   clip(f.Summary, 2000),
 		Image:     f.Image,
 		BodyLen:   page.BodyLen,

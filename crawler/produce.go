@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/canonurl"
+	"github.com/newsrank/newsrank/crawler/extract"
 	"github.com/newsrank/newsrank/crawler/fetch"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/metrics"
@@ -282,9 +283,9 @@ func (p pushed) more() bool { return p.added > 0 && p.lastNew }
 // already found in this run, queues them with their fields, and
 // refreshes the comment counts of the articles already stored. The last
 // URL is pushed on its own, to tell whether it was new to the queue.
-func (lw *listWalk) push(ctx context.Context, items []ListItem) (pushed, error) {
+func (lw *listWalk) push(ctx context.Context, items []extract.ListItem) (pushed, error) {
 	var urls []string
-	var keep []ListItem
+	var keep []extract.ListItem
 	var entries []queue.Entry
 	for _, it := range items {
 		if err := lw.s.allowed.Check(it.URL); err != nil {
@@ -351,7 +352,7 @@ func (lw *listWalk) push(ctx context.Context, items []ListItem) (pushed, error) 
 // count and score even while the queue skips its URL as recently done.
 // A URL the store does not have is left to the queue; a count of 0 is
 // "not known", as on a re-crawl. urls[i] is items[i]'s canonical URL.
-func (lw *listWalk) refresh(ctx context.Context, urls []string, items []ListItem) error {
+func (lw *listWalk) refresh(ctx context.Context, urls []string, items []extract.ListItem) error {
 	var es []news.Engagement
 	for i, it := range items {
 		if it.Comments != nil && *it.Comments > 0 {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/newsrank/newsrank/crawler/extract"
 	"github.com/newsrank/newsrank/queue"
 )
 
@@ -72,7 +73,7 @@ func TestProduceRidesThroughRedisRestart(t *testing.T) {
 		{Name: "site", Kind: "html", URLs: []string{"http://" + host + "/list/1"}, LinkSelector: sel("a.t"),
 			NextSelector: sel("a.next"), MaxPages: pages},
 		{Name: "api", Kind: "json", URLs: []string{"http://" + apiHost + "/api/{page}"}, MaxPages: pages,
-			JSON: JSONList{ItemsPath: "items", Fields: map[string]string{"url": "u", "title": "t"}}},
+			JSON: extract.JSONList{ItemsPath: "items", Fields: map[string]string{"url": "u", "title": "t"}}},
 	}, WithTransport(e.site.transport()), WithLogger(slog.New(retrying)))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -17,6 +17,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/newsrank/newsrank/internal/corpus"
 	"github.com/newsrank/newsrank/internal/redistest"
 	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/queue"
@@ -103,14 +104,14 @@ func storyPairs(b *testing.B, rdb *redis.Client, opts Options, want int) {
 // window, as a news feed does; the pages are fetched and read as any
 // article. Reported, the same target.
 func BenchmarkCrawlStoriesRealPages(b *testing.B) {
-	dir, eval := htmldateEvalSet(b)
+	dir, eval := corpus.HTMLDatePages(b)
 	type page struct {
 		body           []byte
 		title, summary string
 	}
 	var pages []page
 	for i := 0; i < len(eval); i += 3 {
-		body := eval[i].read(dir)
+		body := eval[i].Read(dir)
 		if body == nil {
 			continue
 		}

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/newsrank/newsrank/crawler/extract"
 )
 
 // condList is a list page whose body, ETag and Last-Modified a test
@@ -157,7 +159,7 @@ func TestConditionalGetBodyHash(t *testing.T) {
 	api.set(body(1, 2), "", time.Time{})
 	e.site.handle(apiHost+"/api", api.serve)
 	c := e.crawler(Source{Name: "hash", Kind: "json", URLs: []string{"http://" + apiHost + "/api"},
-		JSON: JSONList{ItemsPath: "items", Fields: map[string]string{"url": "u", "title": "t"}}})
+		JSON: extract.JSONList{ItemsPath: "items", Fields: map[string]string{"url": "u", "title": "t"}}})
 	if p := produceOne(t, c); p.New != 2 {
 		t.Fatalf("first walk = %+v", p)
 	}

@@ -1,4 +1,4 @@
-package crawler
+package extract
 
 import (
 	"bytes"
@@ -10,6 +10,29 @@ import (
 	"strings"
 	"time"
 )
+
+// JSONList reads a JSON or JSONP list API.
+type JSONList struct {
+	// ItemsPath is the dotted path to the array of items, e.g.
+	// "BBM54PGAwangning" or "data.list"; empty means the top level.
+	ItemsPath string
+	// URLTemplate builds an article URL from item fields:
+	// "https://3g.163.com/news/article/{docid}.html". Empty: Fields["url"].
+	URLTemplate string
+	// Fields maps article fields (JSONFields) to dotted paths inside an
+	// item.
+	Fields map[string]string
+	// Offset paginates by an {offset} placeholder in the source URL.
+	Offset OffsetPagination
+}
+
+// OffsetPagination fills {offset} with Start, Start+Step, ... below Limit.
+type OffsetPagination struct {
+	Start, Step, Limit int
+}
+
+// JSONFields lists the article fields a JSON list item may map.
+var JSONFields = []string{"title", "url", "post_time", "comments", "source", "summary", "image"}
 
 // jsonpRe matches a JSONP prefix: an optional "/**/" and an optional
 // "typeof cb === 'function' &&" guard, then the callback name and "(".

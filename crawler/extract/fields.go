@@ -1,4 +1,4 @@
-package crawler
+package extract
 
 import (
 	"time"
@@ -20,8 +20,8 @@ type Fields struct {
 	BadTime string `json:"bad_time,omitempty"`
 }
 
-// empty reports whether no field is known.
-func (f Fields) empty() bool {
+// Empty reports whether no field is known.
+func (f Fields) Empty() bool {
 	return f.Title == "" && f.PostTime.IsZero() && f.Source == "" && f.Summary == "" &&
 		f.Image == "" && f.Comments == nil && f.BadTime == ""
 }
@@ -60,7 +60,7 @@ type Page struct {
 	// JSON-LD NewsArticle, OpenGraph, <h1>, <title> (the <meta> and <h1>
 	// ones only for fields Rule and Extract's known fields lack), and the
 	// post time (when Rule and known have none) from JSON-LD, <meta>,
-	// <time>, the page's text and go-htmldate (pagedate.go).
+	// <time>, the page's text and go-htmldate (package dates).
 	Fallback Fields
 	// Canonical is the page's declared canonical URL (<link
 	// rel=canonical> or og:url), absolute, or "".

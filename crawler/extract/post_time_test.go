@@ -1,13 +1,9 @@
-package crawler
+package extract
 
 import (
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"maps"
 	"os"
-	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
@@ -18,74 +14,8 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/crawler/dates"
+	"github.com/newsrank/newsrank/internal/corpus"
 )
-
-// evalPage is one page of htmldate's evaluation set and its expected day
-// ("" when the page has none).
-type evalPage struct {
-	url, file, day string
-}
-
-// htmldateEvalSet reads the evaluation set that go-htmldate ships in its
-// module (scripts/comparison/data-*.go name each page of test-files/ and
-// its expected day; they are Go source, so they are read with go/parser).
-func htmldateEvalSet(t testing.TB) (string, []evalPage) {
-	t.Helper()
-	dir := moduleDir(t, "github.com/markusmobius/go-htmldate")
-	var pages []evalPage
-	for _, name := range []string{"data-mediacloud.go", "data-default.go"} {
-		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, "scripts", "comparison", name), nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			lit, ok := n.(*ast.CompositeLit)
-			if !ok {
-				return true
-			}
-			var p evalPage
-			for _, e := range lit.Elts {
-				kv, ok := e.(*ast.KeyValueExpr)
-				if !ok {
-					continue
-				}
-				key, _ := kv.Key.(*ast.Ident)
-				val, _ := kv.Value.(*ast.BasicLit)
-				if key == nil || val == nil {
-					continue
-				}
-				s, _ := strconv.Unquote(val.Value)
-				switch key.Name {
-				case "URL":
-					p.url = s
-				case "File":
-					p.file = s
-				case "Date":
-					p.day = s
-				}
-			}
-			if p.day == "nan" { // no date on the page
-				p.day = ""
-			}
-			if p.file != "" {
-				pages = append(pages, p)
-			}
-			return p.file == ""
-		})
-	}
-	return dir, pages
-}
-
-// read returns the page's bytes from go-htmldate's module, nil when
-// missing.
-func (p evalPage) read(dir string) []byte {
-	for _, sub := range []string{"mediacloud", "comparison", "mock"} {
-		if b, err := os.ReadFile(filepath.Join(dir, "test-files", sub, p.file)); err == nil {
-			return b
-		}
-	}
-	return nil
-}
 
 // evalScore counts a run over the evaluation set: right day, more than a
 // day off (or a date on a page that has none), no date; one day off (a
@@ -129,20 +59,20 @@ func TestHTMLDateEvaluation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads 1,000 pages")
 	}
-	dir, pages := htmldateEvalSet(t)
+	dir, pages := corpus.HTMLDatePages(t)
 	if len(pages) < 1000 {
 		t.Fatalf("only %d pages in the evaluation set", len(pages))
 	}
 	stride := evalStride()
 	if stride > 1 {
 		// Under -race extraction is ten times slower: every stride-th page.
-		var part []evalPage
+		var part []corpus.HTMLDatePage
 		for i := 0; i < len(pages); i += stride {
 			part = append(part, pages[i])
 		}
 		pages = part
 	}
-	rules, err := NewRules(Source{Name: "eval"})
+	rules, err := NewRules(Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,12 +93,12 @@ func TestHTMLDateEvaluation(t *testing.T) {
 			defer wg.Done()
 			for i := range next {
 				p, res := pages[i], &results[i]
-				body := p.read(dir)
+				body := p.Read(dir)
 				if body == nil {
 					res.errMsg = "missing file"
 					continue
 				}
-				page, ev, err := extract(body, "", p.url, rules, now, Fields{})
+				page, ev, err := extract(body, "", p.URL, rules, now, Fields{})
 				if err != nil {
 					res.errMsg = err.Error()
 					continue
@@ -198,21 +128,21 @@ func TestHTMLDateEvaluation(t *testing.T) {
 	for i, p := range pages {
 		r := results[i]
 		if r.errMsg != "" {
-			t.Errorf("%s: %s", p.file, r.errMsg)
+			t.Errorf("%s: %s", p.File, r.errMsg)
 			continue
 		}
-		half[i%2].add(r.day, p.day)
+		half[i%2].add(r.day, p.Day)
 		src := evalStep(r.from)
 		if bySource[src] == nil {
 			bySource[src] = &evalScore{}
 		}
-		bySource[src].add(r.day, p.day)
-		if all.add(r.day, p.day) && testing.Verbose() {
-			t.Logf("%s: %s from %s, want %q (%s)", p.file, r.day, r.from, p.day, p.url)
+		bySource[src].add(r.day, p.Day)
+		if all.add(r.day, p.Day) && testing.Verbose() {
+			t.Logf("%s: %s from %s, want %q (%s)", p.File, r.day, r.from, p.Day, p.URL)
 		}
 		if entityRe.MatchString(r.title) {
 			entities++
-			t.Errorf("%s: title keeps an entity: %q", p.file, r.title)
+			t.Errorf("%s: title keeps an entity: %q", p.File, r.title)
 		}
 	}
 	t.Logf("%s; titles with entities %d", all, entities)
@@ -240,16 +170,16 @@ func TestHTMLDateEvaluation(t *testing.T) {
 			if !ok {
 				day = results[i].day // the selectors gave the time
 			}
-			without[i%2].add(day, p.day)
+			without[i%2].add(day, p.Day)
 		}
 		if testing.Verbose() {
 			for i, p := range pages {
 				if d, ok := results[i].without[rule]; ok && d != results[i].day {
 					var a, b evalScore
-					a.add(results[i].day, p.day)
-					b.add(d, p.day)
-					t.Logf("rule %s on %s (%d): %q (right %d far %d) instead of %q (right %d far %d), want %q, from %s", rule, p.file, i%2,
-						results[i].day, a.right, a.farOff, d, b.right, b.farOff, p.day, results[i].from)
+					a.add(results[i].day, p.Day)
+					b.add(d, p.Day)
+					t.Logf("rule %s on %s (%d): %q (right %d far %d) instead of %q (right %d far %d), want %q, from %s", rule, p.File, i%2,
+						results[i].day, a.right, a.farOff, d, b.right, b.farOff, p.Day, results[i].from)
 				}
 			}
 		}

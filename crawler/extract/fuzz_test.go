@@ -1,4 +1,4 @@
-package crawler
+package extract
 
 import (
 	"bytes"
@@ -20,12 +20,12 @@ func FuzzExtract(f *testing.F) {
 	}
 	f.Add([]byte(`<script type="application/ld+json">[{"@graph":[{"@type":["NewsArticle"],"image":[[["x"]]],"commentCount":"1e400"}]}]</script>`), "text/html; charset=gbk")
 	f.Add([]byte("\xff\xfe<\x00h\x001\x00>"), "")
-	rules, err := NewRules(Source{Name: "fuzz", TimeZone: "Asia/Shanghai",
-		Extract: Selectors{Title: sel("h1"), PostTime: sel(".t"), Comments: sel(".c"), Body: sel("p"), Image: sel("img@src")}})
+	rules, err := NewRules(Config{TimeZone: "Asia/Shanghai",
+		Selectors: Selectors{Title: sel("h1"), PostTime: sel(".t"), Comments: sel(".c"), Body: sel("p"), Image: sel("img@src")}})
 	if err != nil {
 		f.Fatal(err)
 	}
-	plain, _ := NewRules(Source{Name: "plain"})
+	plain, _ := NewRules(Config{})
 	f.Fuzz(func(t *testing.T, body []byte, contentType string) {
 		for _, r := range []*Rules{rules, plain} {
 			p, err := Extract(body, contentType, "https://example.com/a/b.html", r, testNow, Fields{})

@@ -1,4 +1,17 @@
-package crawler
+// Package extract reads what the crawler fetched: article pages (the
+// source's CSS selectors, then JSON-LD, OpenGraph and the usual <meta>,
+// <h1> and <title> fallbacks; the post time with package dates), HTML
+// list pages, RSS/Atom/JSON feeds, (news) sitemaps and JSON/JSONP list
+// APIs, in whatever charset they come. It parses bytes it is handed and
+// fetches nothing: a Rules, compiled once per source from its Config,
+// says how to read that source's pages.
+//
+// Where to look: Extract and its fallbacks here, the selectors in
+// selector.go, the fields a page or list item carries in fields.go,
+// JSON-LD in jsonld.go, the dates a page's data claim in post_time.go,
+// charsets in charset.go, lists in lists.go (HTML lists, sitemaps),
+// feeds.go and json_lists.go.
+package extract
 
 import (
 	"bytes"
@@ -17,28 +30,41 @@ import (
 	"github.com/newsrank/newsrank/crawler/dates"
 )
 
-// Rules is the compiled extraction configuration of one source.
-type Rules struct {
-	title, postTime, source, summary, image, comments, body Selector
-	times                                                   dates.Reader
-	charset                                                 string
+// Config is how a source's article pages are read: its selectors, the
+// layouts and zone of its times, its charset (the extract, time_layouts,
+// time_zone and charset keys of a crawler source).
+type Config struct {
+	// Selectors select the fields of an article page; empty ones fall
+	// back to JSON-LD, OpenGraph, article:published_time, <time
+	// datetime> and <title>.
+	Selectors Selectors
+	// TimeLayouts are Go time layouts tried, in order, on post times that
+	// are not RFC 3339; TimeZone is the zone of times without an offset
+	// (empty: UTC).
+	TimeLayouts []string
+	TimeZone    string
+	// Charset forces a page charset (e.g. "gbk"); empty: detect it.
+	Charset string
 }
 
-// NewRules returns the extraction rules of a source: its selectors
-// (compiled already), time layouts and zone, and charset. It fails on an
-// unknown time zone.
-func NewRules(src Source) (*Rules, error) {
-	r := &Rules{times: dates.Reader{Layouts: src.TimeLayouts, Loc: time.UTC}, charset: src.Charset}
-	if src.TimeZone != "" {
-		loc, err := time.LoadLocation(src.TimeZone)
+// Rules is the compiled extraction configuration of one source.
+type Rules struct {
+	sel     Selectors
+	times   dates.Reader
+	charset string
+}
+
+// NewRules returns the extraction rules of a source's Config (its
+// selectors compiled already). It fails on an unknown time zone.
+func NewRules(c Config) (*Rules, error) {
+	r := &Rules{sel: c.Selectors, times: dates.Reader{Layouts: c.TimeLayouts, Loc: time.UTC}, charset: c.Charset}
+	if c.TimeZone != "" {
+		loc, err := time.LoadLocation(c.TimeZone)
 		if err != nil {
-			return nil, fmt.Errorf("source %s: time_zone: %w", src.Name, err)
+			return nil, fmt.Errorf("time_zone: %w", err)
 		}
 		r.times.Loc = loc
 	}
-	x := src.Extract
-	r.title, r.postTime, r.source, r.summary = x.Title, x.PostTime, x.Source, x.Summary
-	r.image, r.comments, r.body = x.Image, x.Comments, x.Body
 	return r, nil
 }
 
@@ -83,13 +109,13 @@ func extract(body []byte, contentType, pageURL string, r *Rules, now time.Time, 
 	p := Page{Charset: name}
 
 	p.Rule = Fields{
-		Title:   r.title.text(doc),
-		Source:  r.source.text(doc),
-		Summary: r.summary.text(doc),
-		Image:   absURL(base, r.image.text(doc)),
+		Title:   r.sel.Title.text(doc),
+		Source:  r.sel.Source.text(doc),
+		Summary: r.sel.Summary.text(doc),
+		Image:   absURL(base, r.sel.Image.text(doc)),
 	}
-	p.Rule.setTime(r, now, r.postTime.text(doc))
-	if s := r.comments.text(doc); s != "" {
+	p.Rule.setTime(r, now, r.sel.PostTime.text(doc))
+	if s := r.sel.Comments.text(doc); s != "" {
 		if n, ok := ParseCount(s); ok {
 			p.Rule.Comments = &n
 		}
@@ -119,61 +145,14 @@ func extract(body []byte, contentType, pageURL string, r *Rules, now time.Time, 
 	}
 
 	switch {
-	case r.body.css != nil:
-		p.BodyLen = textLen(r.body.selectAll(doc))
+	case r.sel.Body.css != nil:
+		p.BodyLen = textLen(r.sel.Body.selectAll(doc))
 	case ld.body != "":
 		p.BodyLen = utf8.RuneCountInString(collapse(ld.body))
 	default:
 		p.BodyLen = fallbackBodyLen(doc)
 	}
 	return p, ev, nil
-}
-
-// text returns the first match's text (whitespace collapsed) or attribute.
-func (s Selector) text(doc *goquery.Document) string {
-	if s.css == nil {
-		return ""
-	}
-	sel := first(doc, s.css)
-	if sel.Length() == 0 {
-		return ""
-	}
-	if s.attr != "" {
-		return strings.TrimSpace(attr(sel, s.attr))
-	}
-	return collapse(sel.Text())
-}
-
-// first is the first element of the document that sel matches, in
-// document order (doc.FindMatcher(sel).First(), but the walk stops at the
-// match and builds no list of every match); an empty selection if none.
-func first(doc *goquery.Document, sel cascadia.Matcher) *goquery.Selection {
-	// FindMatcher looks at the element children of the document node and
-	// their descendants: so does this.
-	for _, root := range doc.Nodes {
-		for c := root.FirstChild; c != nil; c = c.NextSibling {
-			if c.Type != html.ElementNode {
-				continue
-			}
-			n := c
-			if !sel.Match(c) {
-				n = cascadia.Query(c, sel)
-			}
-			if n != nil {
-				return &goquery.Selection{Nodes: []*html.Node{n}}
-			}
-		}
-	}
-	return &goquery.Selection{}
-}
-
-func (s Selector) selectAll(doc *goquery.Document) *goquery.Selection {
-	return doc.FindMatcher(s.css)
-}
-
-func attr(s *goquery.Selection, name string) string {
-	v, _ := s.Attr(name)
-	return strings.TrimSpace(v)
 }
 
 // Selectors of the fallbacks, compiled once.
@@ -307,4 +286,74 @@ func ParseCount(s string) (int64, bool) {
 		return 0, false
 	}
 	return int64(v + 0.5), true
+}
+
+// metas indexes a page's <meta> tags in one walk: "property=og:title",
+// "name=description", "itemprop=datepublished" (names lower-cased) → the
+// first non-empty content.
+type metas map[string]string
+
+func indexMetas(nodes []*html.Node) metas {
+	m := metas{}
+	for _, n := range nodes {
+		content, _ := nodeAttr(n, "content")
+		if content = strings.TrimSpace(content); content == "" {
+			continue
+		}
+		for _, a := range [...]string{"property", "name", "itemprop"} {
+			if v, ok := nodeAttr(n, a); ok {
+				k := a + "=" + strings.ToLower(strings.TrimSpace(v))
+				if _, dup := m[k]; !dup {
+					m[k] = content
+				}
+			}
+		}
+	}
+	return m
+}
+
+// metaAndJSONLD returns the page's <meta> elements and its JSON-LD
+// scripts, each in document order (what FindMatcher finds with metaSel
+// and jsonLDSel), in one walk of the tree.
+func metaAndJSONLD(doc *goquery.Document) (meta, ld []*html.Node) {
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue // text, comments and the doctype have no elements inside
+			}
+			switch {
+			case metaSel.Match(c):
+				meta = append(meta, c)
+			case jsonLDSel.Match(c):
+				ld = append(ld, c)
+			}
+			walk(c)
+		}
+	}
+	for _, root := range doc.Nodes {
+		walk(root)
+	}
+	return meta, ld
+}
+
+// nodeAttr is the value of n's first attribute called name
+// (goquery.Selection.Attr of one node).
+func nodeAttr(n *html.Node, name string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Key == name {
+			return a.Val, true
+		}
+	}
+	return "", false
+}
+
+// get returns the content of the first key present.
+func (m metas) get(keys ...string) string {
+	for _, k := range keys {
+		if v := m[k]; v != "" {
+			return v
+		}
+	}
+	return ""
 }

@@ -1,4 +1,4 @@
-package crawler
+package extract
 
 import (
 	"errors"
@@ -165,7 +165,7 @@ func TestParseXMLListSitemaps(t *testing.T) {
 	}
 	checkFields(t, l.Items[0].Fields, Fields{Title: "央行宣布降准", Source: "财经频道",
 		PostTime: time.Date(2024, 3, 5, 1, 30, 0, 0, time.UTC), Image: "https://img.example.com/a1.jpg"})
-	if !l.Items[1].Fields.empty() {
+	if !l.Items[1].Fields.Empty() {
 		t.Errorf("plain sitemap URL carries fields: %+v (lastmod is not a post time)", l.Items[1].Fields)
 	}
 }

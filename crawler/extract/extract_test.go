@@ -1,13 +1,26 @@
-package crawler
+package extract
 
 import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/newsrank/newsrank/crawler/dates"
+	"github.com/newsrank/newsrank/internal/corpus"
 )
+
+// testNow is the fetch time of parser tests: relative times ("2 hours
+// ago") are read against it, never against the wall clock.
+var testNow = time.Date(2021, 11, 20, 12, 0, 0, 0, time.UTC)
+
+// sel compiles a selector written in a test.
+func sel(s string) Selector { return MustCompileSelector(s) }
 
 func i64(n int64) *int64 { return &n }
 
@@ -19,7 +32,7 @@ type extractFixture struct {
 	file        string
 	contentType string
 	pageURL     string
-	src         Source
+	src         Config
 	item        Fields
 	want        Fields
 	bodyLen     int
@@ -40,7 +53,7 @@ var extractFixtures = []extractFixture{
 	},
 	{
 		file: "jsonld_graph.html", contentType: "text/html", pageURL: "https://site.example.org/a/b.html",
-		src: Source{TimeZone: "Asia/Shanghai"},
+		src: Config{TimeZone: "Asia/Shanghai"},
 		want: Fields{Title: "Floods close the northern highway", PostTime: time.Date(2024, 6, 30, 22, 15, 0, 0, time.UTC),
 			Image: "https://site.example.org/img/flood-1.jpg", Comments: i64(1204)},
 		bodyLen: runes("Water rose overnight. Roads closed."),
@@ -68,7 +81,7 @@ var extractFixtures = []extractFixture{
 	},
 	{
 		file: "netease_gbk.html", contentType: "text/html", pageURL: "https://3g.163.com/news/article/DHV.html",
-		src: Source{TimeZone: "Asia/Shanghai", Extract: Selectors{
+		src: Config{TimeZone: "Asia/Shanghai", Selectors: Selectors{
 			Title: sel(".post_title"), PostTime: sel(".post_time_source"), Source: sel("#ne_article_source"),
 			Comments: sel(".post_tie .js-tielink"), Body: sel(".post_body")}},
 		want: Fields{Title: "国务院常务会议部署促进消费措施", PostTime: time.Date(2018, 5, 10, 1, 55, 47, 0, time.UTC),
@@ -78,7 +91,7 @@ var extractFixtures = []extractFixture{
 	},
 	{
 		file: "big5.html", contentType: "text/html", pageURL: "https://tw.example.com/n/1",
-		src: Source{TimeZone: "Asia/Taipei", Extract: Selectors{
+		src: Config{TimeZone: "Asia/Taipei", Selectors: Selectors{
 			Title: sel("h2.headline"), PostTime: sel(".pubtime"), Comments: sel(".reply"), Body: sel("#story")}},
 		want: Fields{Title: "颱風逼近 臺北市宣布停班停課", PostTime: time.Date(2018, 7, 10, 13, 30, 0, 0, time.UTC),
 			Comments: i64(356)},
@@ -87,14 +100,14 @@ var extractFixtures = []extractFixture{
 	},
 	{
 		file: "gb18030_header.html", contentType: "text/html; charset=GB18030", pageURL: "https://sz.example.com/1",
-		src:     Source{TimeZone: "Asia/Hong_Kong"},
+		src:     Config{TimeZone: "Asia/Hong_Kong"},
 		want:    Fields{Title: "深圳湾大桥通车十周年", PostTime: time.Date(2017, 7, 1, 2, 0, 0, 0, time.UTC)},
 		bodyLen: runes("深圳湾公路大桥连接深圳与香港。𠀀"),
 		charset: "gb18030",
 	},
 	{
 		file: "utf8_bom.html", contentType: "", pageURL: "https://jp.example.com/sakura",
-		src: Source{TimeZone: "Asia/Tokyo"},
+		src: Config{TimeZone: "Asia/Tokyo"},
 		want: Fields{Title: "東京で桜が満開に", PostTime: time.Date(2024, 3, 29, 2, 0, 0, 0, time.UTC),
 			Summary: "気象庁は東京の桜が満開になったと発表した。"},
 		bodyLen: runes("今年は平年より早い。"),
@@ -102,7 +115,7 @@ var extractFixtures = []extractFixture{
 	},
 	{
 		file: "rules_attr.html", contentType: "text/html", pageURL: "https://example.com/p/1",
-		src: Source{Extract: Selectors{
+		src: Config{Selectors: Selectors{
 			Title: sel("div.story@data-title"), PostTime: sel("span.date@data-ts"), Image: sel("div.hero img@data-src"),
 			Comments: sel("a.comments@data-count"), Body: sel("div.text p")}},
 		want: Fields{Title: "Title from an attribute", PostTime: time.Unix(1700000000, 0).UTC(),
@@ -127,7 +140,7 @@ var extractFixtures = []extractFixture{
 	{
 		// The source's selectors beat the list item, which beats JSON-LD.
 		file: "rules_override.html", contentType: "text/html; charset=utf-8", pageURL: "https://example.com/o",
-		src:  Source{Extract: Selectors{Title: sel(".t"), PostTime: sel(".when"), Comments: sel(".n"), Source: sel(".src"), Body: sel("section.b")}},
+		src:  Config{Selectors: Selectors{Title: sel(".t"), PostTime: sel(".when"), Comments: sel(".n"), Source: sel(".src"), Body: sel("section.b")}},
 		item: Fields{Title: "Item title", Comments: i64(9), Summary: "Item summary"},
 		want: Fields{Title: "Selector headline", PostTime: time.Date(2020, 2, 2, 12, 0, 0, 0, time.UTC),
 			Source: "Reuters", Summary: "Item summary", Comments: i64(3456)},
@@ -136,8 +149,8 @@ var extractFixtures = []extractFixture{
 	},
 	{
 		file: "custom_layout.html", contentType: "text/html; charset=utf-8", pageURL: "https://fr.example.com/greve",
-		src: Source{TimeZone: "Europe/Paris", TimeLayouts: []string{"Publié le 02/01/2006 à 15h04"},
-			Extract: Selectors{PostTime: sel("p.date")}},
+		src: Config{TimeZone: "Europe/Paris", TimeLayouts: []string{"Publié le 02/01/2006 à 15h04"},
+			Selectors: Selectors{PostTime: sel("p.date")}},
 		want:    Fields{Title: "Grève des transports à Paris", PostTime: time.Date(2022, 7, 14, 14, 30, 0, 0, time.UTC)},
 		bodyLen: runes("Publié le 14/07/2022 à 16h30 Texte."),
 		charset: "utf-8",
@@ -176,7 +189,7 @@ var extractFixtures = []extractFixture{
 	{
 		// The page says UTF-8 but is GBK; the source forces the charset.
 		file: "forced_gbk.html", contentType: "text/html; charset=utf-8", pageURL: "https://cn.example.com/f",
-		src:     Source{Charset: "gbk"},
+		src:     Config{Charset: "gbk"},
 		want:    Fields{Title: "站点错误地声明了UTF-8"},
 		bodyLen: runes("实际编码是GBK"),
 		charset: "gbk",
@@ -190,7 +203,6 @@ func TestExtractFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tt.src.Name = "test"
 			rules, err := NewRules(tt.src)
 			if err != nil {
 				t.Fatal(err)
@@ -263,17 +275,118 @@ func TestParseCount(t *testing.T) {
 	}
 }
 
-func TestSplitSelector(t *testing.T) {
-	tests := []struct{ in, css, attr string }{
-		{"h1.title", "h1.title", ""},
-		{"meta[name=pubdate]@content", "meta[name=pubdate]", "content"},
-		{`a[href^="mailto:a@b"]`, `a[href^="mailto:a@b"]`, ""},
-		{`a[href^="mailto:a@b"] @ data-x`, `a[href^="mailto:a@b"]`, "data-x"},
+// BenchmarkExtract measures Extract against the least any extractor
+// does: parse the HTML with goquery and read <title>. Extract also decodes
+// charsets and tries the selectors and every fallback. Pages are split by
+// the path their post time takes:
+//
+//   - dated: the page carries its date where the cheap rules read it (a
+//     selector, JSON-LD, <meta>, <time>), as article pages do. Target: at
+//     least 0.3x the bare parse's pages/s.
+//   - dateless: nothing there, so the page's text and go-htmldate are read
+//     (the crawler takes this path only when the list item had no time
+//     either). Reported, no target: ms/page and go-htmldate calls/page.
+//
+// Each runs on the testdata fixtures (small pages, served and configured
+// as TestExtractFixtures reads them) and on every tenth page of
+// htmldate's evaluation set (real pages from hundreds of sites, as a new
+// source without selectors reads them).
+func BenchmarkExtract(b *testing.B) {
+	var fixtures, real []benchPage
+	for _, f := range extractFixtures {
+		body, err := os.ReadFile(filepath.Join("testdata", "extract", f.file))
+		if err != nil {
+			b.Fatal(err)
+		}
+		rules, err := NewRules(f.src)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fixtures = append(fixtures, benchPage{body, f.contentType, f.pageURL, rules, f.item})
 	}
-	for _, tt := range tests {
-		css, attr := SplitSelector(tt.in)
-		if css != tt.css || attr != tt.attr {
-			t.Errorf("SplitSelector(%q) = %q, %q; want %q, %q", tt.in, css, attr, tt.css, tt.attr)
+	rules, err := NewRules(Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir, pages := corpus.HTMLDatePages(b)
+	for i := 0; i < len(pages); i += 10 {
+		if body := pages[i].Read(dir); body != nil {
+			real = append(real, benchPage{body, "", pages[i].URL, rules, Fields{}})
 		}
 	}
+	for _, set := range []struct {
+		name  string
+		pages []benchPage
+	}{{"fixtures", fixtures}, {"real", real}} {
+		dated, dateless := splitByDatePath(b, set.pages)
+		b.Run(set.name+"/dated", func(b *testing.B) {
+			b.Logf("%d pages; target: Extract >= 0.3x a bare goquery parse's pages/s", len(dated))
+			ours, bare, calls := benchExtract(b, dated)
+			b.ReportMetric(ours, "extract-pages/s")
+			b.ReportMetric(bare, "goquery-pages/s")
+			b.ReportMetric(ours/bare, "ratio")
+			b.ReportMetric(calls, "htmldate-calls/page")
+		})
+		b.Run(set.name+"/dateless", func(b *testing.B) {
+			b.Logf("%d pages; reported, no target", len(dateless))
+			ours, bare, calls := benchExtract(b, dateless)
+			b.ReportMetric(1000/ours, "extract-ms/page")
+			b.ReportMetric(1000/bare, "goquery-ms/page")
+			b.ReportMetric(calls, "htmldate-calls/page")
+		})
+	}
+}
+
+// benchPage is a page and how it is fetched and read.
+type benchPage struct {
+	body             []byte
+	contentType, url string
+	rules            *Rules
+	item             Fields
+}
+
+func (p benchPage) extract(b *testing.B) {
+	if _, err := Extract(p.body, p.contentType, p.url, p.rules, testNow, p.item); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// splitByDatePath sorts pages by whether Extract reads go-htmldate on
+// them.
+func splitByDatePath(b *testing.B, pages []benchPage) (dated, dateless []benchPage) {
+	for _, p := range pages {
+		before := dates.HTMLDateRuns()
+		p.extract(b)
+		if dates.HTMLDateRuns() == before {
+			dated = append(dated, p)
+		} else {
+			dateless = append(dateless, p)
+		}
+	}
+	return dated, dateless
+}
+
+// benchExtract runs Extract and the bare parse over the pages b.N times
+// and returns their pages/s and go-htmldate's calls per page.
+func benchExtract(b *testing.B, pages []benchPage) (ours, bare, calls float64) {
+	var tOurs, tBare time.Duration
+	before := dates.HTMLDateRuns()
+	for range b.N {
+		start := time.Now()
+		for _, p := range pages {
+			p.extract(b)
+		}
+		tOurs += time.Since(start)
+		start = time.Now()
+		for _, p := range pages {
+			doc, err := goquery.NewDocumentFromReader(strings.NewReader(string(p.body)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			_ = doc.Find("title").Text()
+		}
+		tBare += time.Since(start)
+	}
+	n := float64(b.N * len(pages))
+	return n / tOurs.Seconds(), n / tBare.Seconds(), float64(dates.HTMLDateRuns()-before) / n
 }

@@ -1,4 +1,4 @@
-package crawler
+package extract
 
 import (
 	"bytes"
@@ -30,18 +30,10 @@ var ErrBadList = errors.New("bad list page")
 // links (a "css" or "css@attr" selector, href by default) and the next
 // page's URL selected by next (may be zero). URLs are resolved against
 // pageURL; links that are not http(s) are dropped.
+// (With a source's forced charset, the fetch decoded the body and says
+// so in contentType.)
 func ParseHTMLList(body []byte, contentType, pageURL string, links, next Selector) ([]ListItem, string, error) {
-	return parseHTMLList(body, contentType, pageURL, links, next, "")
-}
-
-func parseHTMLList(body []byte, contentType, pageURL string, links, next Selector, forced string) ([]ListItem, string, error) {
-	var text []byte
-	var err error
-	if forced != "" {
-		text, err = DecodeWith(body, forced)
-	} else {
-		text, _, err = DecodeHTML(body, contentType)
-	}
+	text, _, err := DecodeHTML(body, contentType)
 	if err != nil {
 		return nil, "", err
 	}
@@ -246,4 +238,15 @@ func parseInt(s string) (int64, bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// stripXMLDecl removes the <?xml ...?> declaration (and its encoding).
+func stripXMLDecl(b []byte) []byte {
+	s := strings.TrimLeft(string(b[:min(len(b), 512)]), "\ufeff \t\r\n")
+	if strings.HasPrefix(s, "<?xml") {
+		if i := strings.Index(string(b), "?>"); i >= 0 {
+			return b[i+2:]
+		}
+	}
+	return b
 }

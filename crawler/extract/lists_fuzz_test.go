@@ -1,4 +1,4 @@
-package crawler_test
+package extract_test
 
 import (
 	"net/url"
@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/newsrank/newsrank/crawler"
+	"github.com/newsrank/newsrank/crawler/extract"
 )
 
 // FuzzParseHTMLList feeds arbitrary bytes and content types to the HTML
@@ -26,13 +26,13 @@ func FuzzParseHTMLList(f *testing.F) {
 		f.Add([]byte(seed.body), seed.ct)
 	}
 	const page = "https://news.example.com/list/index.html"
-	sels := [][2]crawler.Selector{}
+	sels := [][2]extract.Selector{}
 	for _, s := range [][2]string{{"a.t", "a.next"}, {"a.t@data-url", ""}, {"a", "a"}} {
-		sels = append(sels, [2]crawler.Selector{crawler.MustCompileSelector(s[0]), crawler.MustCompileSelector(s[1])})
+		sels = append(sels, [2]extract.Selector{extract.MustCompileSelector(s[0]), extract.MustCompileSelector(s[1])})
 	}
 	f.Fuzz(func(t *testing.T, body []byte, contentType string) {
 		for _, sel := range sels {
-			items, next, err := crawler.ParseHTMLList(body, contentType, page, sel[0], sel[1])
+			items, next, err := extract.ParseHTMLList(body, contentType, page, sel[0], sel[1])
 			if err != nil {
 				continue
 			}
@@ -55,8 +55,8 @@ func FuzzParseHTMLList(f *testing.F) {
 					t.Fatalf("next URL %q is not absolute (%v)", next, err)
 				}
 			}
-			again, next2, err := crawler.ParseHTMLList(body, contentType, page, sel[0], sel[1])
-			if err != nil || next2 != next || !slices.EqualFunc(items, again, func(a, b crawler.ListItem) bool { return a.URL == b.URL }) {
+			again, next2, err := extract.ParseHTMLList(body, contentType, page, sel[0], sel[1])
+			if err != nil || next2 != next || !slices.EqualFunc(items, again, func(a, b extract.ListItem) bool { return a.URL == b.URL }) {
 				t.Fatalf("ParseHTMLList is not deterministic on %q", body)
 			}
 		}

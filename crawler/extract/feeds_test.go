@@ -1,29 +1,18 @@
-package crawler
+package extract
 
 import (
 	"bytes"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/mmcdole/gofeed"
-)
 
-// moduleDir is where the module cache holds a required module (its
-// test corpora come with it; they are not copied into this repository).
-func moduleDir(t testing.TB, path string) string {
-	t.Helper()
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", path).Output()
-	dir := strings.TrimSpace(string(out))
-	if err != nil || dir == "" {
-		t.Fatalf("go list -m %s: %v (run go mod download)", path, err)
-	}
-	return dir
-}
+	"github.com/newsrank/newsrank/internal/corpus"
+)
 
 // namedZone finds a zone written as letters, which gofeed's own date
 // parser may read differently (it gives an unknown one UTC+0).
@@ -38,7 +27,7 @@ var namedZone = regexp.MustCompile(`\b[A-Z]{2,5}\b\s*$|\([^)]*\)\s*$`)
 // gofeed read one (zone abbreviations excepted: there newsrank's table
 // decides, see TestParseTimeTable).
 func TestFeedCorpus(t *testing.T) {
-	root := filepath.Join(moduleDir(t, "github.com/mmcdole/gofeed"), "testdata")
+	root := filepath.Join(corpus.ModuleDir(t, "github.com/mmcdole/gofeed"), "testdata")
 	var files []string
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil {

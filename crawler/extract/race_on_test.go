@@ -1,6 +1,6 @@
 //go:build race
 
-package crawler
+package extract
 
 // raceEnabled is true in a -race build: the slowest corpus tests then
 // read a fixed part of their corpus.
