@@ -28,18 +28,18 @@ import (
 // redis-server twice per iteration: with newsrank's crawler (reliable
 // queue with leases and retries, robots.txt, per-host limits, extraction
 // with fallbacks and charsets, the news store's ingest script), and with
-// the seed-004 design done simply as the baseline (SADD/SPOP set queue,
-// net/http + goquery with the same selectors, HSET + ZADD, no robots.txt,
-// no charset decoding, nothing survives a crash). It reports both rates
-// and their ratio: what the reliability and politeness cost.
+// a naive set-queue crawler as the baseline (naiveCrawl: SADD/SPOP set
+// queue, net/http + goquery with the same selectors, HSET + ZADD, no
+// robots.txt, no charset decoding, nothing survives a crash). It reports
+// both rates and their ratio: what the reliability and politeness cost.
 //
-// Scrapy, the baseline, is compared by bench/crawl/run.sh
-// (target: newsrank >= 3x Scrapy's pages/s); here the target is that the
-// reliable crawler keeps at least half the naive one's rate (ratio >= 0.5).
+// Scrapy is compared by bench/crawl/run.sh (target: newsrank >= 3x
+// Scrapy's pages/s); here the target is that the reliable crawler keeps
+// at least half the naive one's rate (ratio >= 0.5).
 func BenchmarkCrawlDemo(b *testing.B) {
 	const articles, workers = 2000, 8
 	rdb, srv, srcs, opts := demoBench(b, articles, workers)
-	b.Logf("target: newsrank >= 0.5x the naive seed-004 crawler's pages/s (and >= 3x Scrapy's in bench/crawl/run.sh)")
+	b.Logf("target: newsrank >= 0.5x the naive set-queue crawler's pages/s (and >= 3x Scrapy's in bench/crawl/run.sh)")
 	var ourRate, naiveRate float64
 	for range b.N {
 		ctx := context.Background()
@@ -81,10 +81,10 @@ func BenchmarkCrawlDemo(b *testing.B) {
 	b.ReportMetric(ourRate/naiveRate, "ratio")
 }
 
-// naiveCrawl is the seed-004 crawler done simply: the producer SADDs the
-// article URLs of every list page to waiting:, consumers SPOP them, fetch
-// and parse the page, and HSET/ZADD the article. It returns the pages
-// fetched.
+// naiveCrawl is a set-queue crawler done simply, without leases,
+// retries or politeness: the producer SADDs the article URLs of every
+// list page to waiting:, consumers SPOP them, fetch and parse the page,
+// and HSET/ZADD the article. It returns the pages fetched.
 func naiveCrawl(b *testing.B, rdb *redis.Client, origin string, srcs []demosite.Source, workers int) int {
 	ctx := context.Background()
 	client := &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: workers}}

@@ -1,13 +1,27 @@
-// Package crawler is newsrank's producer/consumer crawler (seed 004, built
-// properly). The producer walks each configured source — HTML list pages,
-// RSS/Atom feeds, sitemaps, JSON/JSONP list APIs — and pushes canonical
-// article URLs to that source's Redis queue (package queue), with the
-// fields the list carried for each item. Consumers claim URLs from all the
-// queues, fetch the article page with colly, extract an article (per-source
-// CSS selectors, then JSON-LD, OpenGraph and the usual <meta>/<time>/<title>
-// fallbacks), merge it with the list item's fields and hand it to the news
-// store, then acknowledge the URL. A failed page is retried with backoff
-// or sent to the dead letters, with a reason.
+// Package crawler is newsrank's producer/consumer crawler. The producer
+// walks each configured source — HTML list pages, RSS/Atom feeds,
+// sitemaps, JSON/JSONP list APIs — and pushes canonical article URLs to
+// that source's Redis queue (package queue), with the fields the list
+// carried for each item. Consumers claim URLs from all the queues, fetch
+// the article page, extract an article, merge it with the list item's
+// fields and hand it to the news store, then acknowledge the URL. A
+// failed page is retried with backoff or sent to the dead letters, with a
+// reason.
+//
+// A URL's path through the packages is the layout:
+//
+//   - crawler/fetch gets a page: politeness, robots.txt, body limits, the
+//     private-network guard, and an error with a reason for every way a
+//     fetch fails;
+//   - crawler/extract reads it: an article page (per-source CSS
+//     selectors, then JSON-LD, OpenGraph and the usual <meta>/<time>/
+//     <title> fallbacks) or a list (HTML, feed, sitemap, JSON);
+//   - crawler/dates reads its post time, for extract;
+//   - this package runs the walks (produce.go, list_pages.go: the walk of
+//     each kind of list, list_cache.go, head_read.go), the polls
+//     (poll.go, poll_run.go, poll_hints.go), the consumers (consume.go,
+//     process.go: one page; commit.go: storing and acknowledging in
+//     batches) and their reports and progress.
 //
 // # Engagement between crawls
 //
@@ -30,7 +44,7 @@
 //
 // List pages, feeds, sitemaps and list API pages are fetched with
 // If-None-Match / If-Modified-Since from the validators of their last
-// answer, and a body's hash is kept too (validators.go): a 304, or a body
+// answer, and a body's hash is kept too (list_cache.go): a 304, or a body
 // the same as last time, is not parsed again (SourceProduce.NotModified,
 // Unchanged). A walk goes on past such a page as past a page that lists
 // nothing new: an HTML or API start page that is unchanged ends its start
@@ -48,11 +62,11 @@
 // sitemap index's children and the time of its last answer; the key
 // expires ListCacheTTL after its last write, and older entries are
 // ignored), and <prefix>{crawl:<source>}:poll, the source's adaptive
-// poll schedule (poll.go). Beside them, the fields a
-// list item carried travel with its URL as the queue's payload (JSON of
-// extract.Fields), pushed, claimed and deleted in the same scripts as the URL, so
-// a consumer gets them with the claim on any Redis deployment, Cluster
-// included. A URL re-listed while still queued gets the newest listing's
+// poll schedule (poll.go). Beside them, the fields a list item carried
+// travel with its URL as the queue's payload (JSON of
+// extract.Fields), pushed, claimed and deleted in the same scripts as
+// the URL, so a consumer gets them with the claim on any Redis
+// deployment, Cluster included. A URL re-listed while still queued gets the newest listing's
 // fields. The release before kept them in <prefix>{q:<source>}:item:<h>
 // (STRING, expiring after crawler.item_ttl); consumers still read that key
 // for a claimed URL without a payload, for one release (legacy_items.go).
@@ -76,7 +90,7 @@
 // # Redis going away
 //
 // A push that meets a Redis error is retried with backoff until Redis
-// answers or the run's context ends (redisRetry); the walk waits at its
+// answers or the run's context ends (redis_retry.go); the walk waits at its
 // page meanwhile. SourceProduce.Retried counts such pushes.
 package crawler
 

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/newsrank/newsrank/canonurl"
@@ -64,7 +65,7 @@ type listWalk struct {
 	visited map[string]bool // list pages read or tried in this run
 	lastErr error
 	counts  *produceCounts
-	cache   *listCache // the list pages' validators (validators.go)
+	cache   *listCache // the list pages' validators (list_cache.go)
 	// poll: stop at the first list page whose last URL the queue
 	// already had (see walkOpts).
 	poll bool
@@ -159,7 +160,7 @@ func (lw *listWalk) pageURLs(raw string) []string {
 // backoff (at least the Retry-After; a noWait walk ends at a failure with
 // a Retry-After instead, and asks for no page after it). A failed page is
 // counted and logged; the error is returned too. A feed head the server
-// refuses is followed by the whole feed (headread.go).
+// refuses is followed by the whole feed (head_read.go).
 func (lw *listWalk) get(ctx context.Context, pageURL string, accept func(string) bool, cond *fetch.Validators) (*fetch.Response, error) {
 	if lw.deferred != nil {
 		return nil, lw.deferred
@@ -381,4 +382,58 @@ type urlKey [16]byte
 func keyOf(u string) urlKey {
 	sum := sha256.Sum256([]byte(u))
 	return urlKey(sum[:16])
+}
+
+// recentCap is how many keys a generation of recentKeys holds.
+const recentCap = 1024
+
+// recentKeys is a list walk's memory of the article URLs it found, by
+// key, bounded: it holds the last recentCap to 2×recentCap keys added (two
+// generations; the older is dropped when the newer fills), about 50 KB at
+// most, whatever the number of URLs a walk finds: 50 to 100 list pages of
+// 20 links, and a crawler walks one list of every source at once. A URL
+// listed again within that is skipped; one listed again further away is
+// pushed again, and the queue, which remembers every URL, does not queue
+// it twice.
+type recentKeys struct {
+	cur, prev map[urlKey]struct{}
+}
+
+// has reports whether k was added lately.
+func (r *recentKeys) has(k urlKey) bool {
+	if _, ok := r.cur[k]; ok {
+		return true
+	}
+	_, ok := r.prev[k]
+	return ok
+}
+
+// add remembers k.
+func (r *recentKeys) add(k urlKey) {
+	if r.cur == nil || len(r.cur) >= recentCap {
+		r.prev, r.cur = r.cur, make(map[urlKey]struct{}, min(recentCap, 256+2*len(r.cur)))
+	}
+	r.cur[k] = struct{}{}
+}
+
+// bounded runs fn(i) for each i below n, each in its own goroutine, at
+// most workers at once, and returns when all are done; turn is false for
+// an fn whose turn did not come before ctx ended.
+func bounded(ctx context.Context, n, workers int, fn func(i int, turn bool)) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(workers, 1))
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+				defer func() { <-sem }()
+				fn(i, true)
+			case <-ctx.Done():
+				fn(i, false)
+			}
+		}()
+	}
+	wg.Wait()
 }

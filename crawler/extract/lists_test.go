@@ -221,7 +221,8 @@ func TestStripJSONP(t *testing.T) {
 	}
 }
 
-// netEaseList is shaped like the lists the original crawler read.
+// netEaseList is shaped like NetEase's mobile news list API: JSONP
+// (artiList(...)), the items under a column id, times without a zone.
 const netEaseList = `artiList({"BBM54PGAwangning":[
 {"docid":"DHV6L1U00001875N","title":"国务院常务会议部署促进消费措施","ptime":"2018-05-10 09:55:47","replyCount":1234,
  "source":"新华社","digest":"会议指出...","imgsrc":"http://cms-bucket.nosdn.127.net/a.jpg","url_3w":""},
@@ -277,7 +278,8 @@ func TestParseJSONList(t *testing.T) {
 	}
 }
 
-// TestFeedRules holds the feed rules the issue named, one feed each.
+// TestFeedRules holds the feed rules feeds.go lists (URL, plain-text
+// title, post time, comments, image), one feed each.
 func TestFeedRules(t *testing.T) {
 	const feedURL = "https://example.com/blog/feed.xml"
 	tests := []struct {

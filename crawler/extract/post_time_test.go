@@ -44,8 +44,8 @@ func (s evalScore) String() string {
 
 // TestHTMLDateEvaluation runs htmldate's public evaluation set (1,000
 // real article pages from hundreds of sites) through Extract as a new
-// source gets it (no selectors, UTC) and holds it to the targets:
-// the right day on at least 88% of pages, more than a day off (or a date
+// source gets it (no selectors, UTC) and holds it to these targets: the
+// right day on at least 88% of pages, more than a day off (or a date
 // on a page that has none) on at most 3%, every title's entities decoded.
 // Under -race it reads every third page, held to the same targets.
 //

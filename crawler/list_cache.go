@@ -30,7 +30,7 @@ type listEntry struct {
 	// Children are a sitemap index's child sitemaps, read again (each
 	// with its own validators) when the index itself is unchanged.
 	Children []string `json:"c,omitempty"`
-	// Head is the byte range a poll reads first (headread.go): 0 for
+	// Head is the byte range a poll reads first (head_read.go): 0 for
 	// the whole page.
 	Head int `json:"r,omitempty"`
 	// At is when the page last answered (unix seconds).
@@ -172,7 +172,7 @@ func (lc *listCache) cond(pageURL string) *fetch.Validators {
 }
 
 // headCond is cond, with the byte range of the page's head when it is
-// read by its head (a poll of a feed that allows it: headread.go).
+// read by its head (a poll of a feed that allows it: head_read.go).
 func (lc *listCache) headCond(pageURL string, poll bool) *fetch.Validators {
 	v := lc.cond(pageURL)
 	if n := lc.head(pageURL); poll && n > 0 {
