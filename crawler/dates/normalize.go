@@ -12,49 +12,6 @@ import (
 	"unicode/utf8"
 )
 
-// zoneAbbrs maps zone abbreviations to their offsets east of UTC in
-// seconds. Ambiguous ones hold the default the package doc names.
-var zoneAbbrs = map[string]int{
-	"UT": 0, "UTC": 0, "GMT": 0, "Z": 0, "WET": 0, "WEST": 1 * 3600, "BST": 1 * 3600, "IST": 5*3600 + 1800,
-	"CET": 1 * 3600, "CEST": 2 * 3600, "MET": 1 * 3600, "MEST": 2 * 3600, "EET": 2 * 3600, "EEST": 3 * 3600,
-	"MSK": 3 * 3600, "SAST": 2 * 3600, "WAT": 1 * 3600, "EAT": 3 * 3600, "PKT": 5 * 3600, "NPT": 5*3600 + 2700,
-	"ICT": 7 * 3600, "WIB": 7 * 3600, "WITA": 8 * 3600, "WIT": 9 * 3600, "SGT": 8 * 3600, "HKT": 8 * 3600,
-	"PHT": 8 * 3600, "MYT": 8 * 3600, "AWST": 8 * 3600, "JST": 9 * 3600, "KST": 9 * 3600,
-	"ACST": 9*3600 + 1800, "ACDT": 10*3600 + 1800, "AEST": 10 * 3600, "AEDT": 11 * 3600,
-	"NZST": 12 * 3600, "NZDT": 13 * 3600,
-	"EST": -5 * 3600, "EDT": -4 * 3600, "CST": -6 * 3600, "CDT": -5 * 3600, "MST": -7 * 3600, "MDT": -6 * 3600,
-	"PST": -8 * 3600, "PDT": -7 * 3600, "AKST": -9 * 3600, "AKDT": -8 * 3600, "HST": -10 * 3600, "HDT": -9 * 3600,
-	"AST": -4 * 3600, "ADT": -3 * 3600, "NST": -3*3600 - 1800, "NDT": -2*3600 - 1800, "BRT": -3 * 3600,
-	"ART": -3 * 3600, "CLT": -4 * 3600,
-}
-
-// zoneOffset is the offset of abbreviation name for a time written around
-// ref: the source's own zone when it uses that name (at ref or half a
-// year before, so both its winter and summer names count), else the
-// table's.
-func zoneOffset(name string, loc *time.Location, ref time.Time) (int, bool) {
-	off, ok := zoneAbbrs[name]
-	if !ok {
-		return 0, false
-	}
-	for _, t := range [...]time.Time{ref, ref.AddDate(0, -6, 0)} {
-		if n, o := t.In(loc).Zone(); n == name {
-			return o, true
-		}
-	}
-	return off, true
-}
-
-// formatOffset writes an offset as "+0530".
-func formatOffset(off int) string {
-	sign := byte('+')
-	if off < 0 {
-		sign, off = '-', -off
-	}
-	h, m := off/3600, off%3600/60
-	return string(sign) + strconv.Itoa(h/10) + strconv.Itoa(h%10) + strconv.Itoa(m/10) + strconv.Itoa(m%10)
-}
-
 // normalizeZones writes zone abbreviations and GMT offsets as numeric
 // offsets and drops a trailing parenthesis ("(China Standard Time)").
 func normalizeZones(s string, loc *time.Location, ref time.Time) string {

@@ -27,7 +27,10 @@
 // Standard Time; IST: India, Ireland or Israel; BST; AST) means the
 // source's time_zone when that zone uses the abbreviation (Asia/Shanghai
 // says CST, Europe/Dublin says IST in summer), else the table's entry:
-// CST −06:00, IST +05:30, BST +01:00, AST −04:00.
+// CST −06:00, IST +05:30, BST +01:00, AST −04:00. A string that ends
+// with an offset or a zone name the reader that found its date did not
+// apply ("2021-11-19T08:07:06:-0500", "08:07 XYZT") is declined, never
+// read in the source's zone (zones.go).
 //
 // An article page without a selector for its post time offers several
 // dates that can disagree; Evidence chooses among them (page.go). The
@@ -140,7 +143,8 @@ func Parse(s string, layouts []string, loc *time.Location, now time.Time) (time.
 	}
 	for _, l := range layouts {
 		if t, err := time.ParseInLocation(l, s, loc); err == nil {
-			return fixZone(t, loc, now), true
+			// (A zone the layout read and nothing here knows: declined.)
+			return fixZone(t, loc, now)
 		}
 	}
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
@@ -156,15 +160,28 @@ func Parse(s string, layouts []string, loc *time.Location, now time.Time) (time.
 	if ref.IsZero() {
 		ref = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 	}
+	// What the readers below read is held against the zone s ends with
+	// (zones.go): read once, when a reader has read something.
+	var claim *zoneClaim
+	fits := func(t time.Time, library string) bool {
+		if claim == nil {
+			c := claimOf(s, loc, ref)
+			claim = &c
+		}
+		return claim.fits(t, library)
+	}
 	n := normalizeTime(s, loc, ref)
-	if t, ok := parseLayouts(n, loc); ok {
+	// The generated layouts read a whole string, its zone included, but
+	// normalizeTime drops a trailing parenthesis: "08:07 (PET)".
+	if t, ok := parseLayouts(n, loc); ok && (!strings.HasSuffix(s, ")") || fits(t, "")) {
 		return t, true
 	}
 	if m := cjkDate.FindStringSubmatch(s); m != nil {
-		return cjkTime(m, loc)
-	}
-	if m := embeddedDate.FindString(n); m != "" {
-		if t, ok := parseLayouts(normalizeDate(m), loc); ok {
+		if t, ok := cjkTime(m, loc); !ok || fits(t, "") {
+			return t, ok
+		}
+	} else if m := embeddedDate.FindString(n); m != "" {
+		if t, ok := parseLayouts(normalizeDate(m), loc); ok && fits(t, "") {
 			return t, true
 		}
 	}
@@ -173,7 +190,12 @@ func Parse(s string, layouts []string, loc *time.Location, now time.Time) (time.
 	}
 	// go-dateparser reads other languages itself: it gets the text with
 	// only its zones rewritten.
-	return parseLibrary(strings.Join(strings.Fields(normalizeZones(s, loc, ref)), " "), loc, now)
+	text := strings.Join(strings.Fields(normalizeZones(s, loc, ref)), " ")
+	t, ok := parseLibrary(text, loc, now)
+	if !ok || !fits(t, text) {
+		return time.Time{}, false
+	}
+	return t, true
 }
 
 // libraryCalls and htmldateRuns count the costly fallbacks
@@ -218,22 +240,27 @@ func holdsDate(s string, t time.Time) bool {
 
 // fixZone corrects a time parsed with a configured layout holding a zone
 // abbreviation (MST): Go gives an abbreviation it does not know in loc a
-// zero offset.
-func fixZone(t time.Time, loc *time.Location, now time.Time) time.Time {
+// zero offset. It reports false for an abbreviation neither loc nor the
+// table knows: the layout read a zone it cannot apply.
+func fixZone(t time.Time, loc *time.Location, now time.Time) (time.Time, bool) {
 	name, off := t.Zone()
 	if off != 0 || name == "UTC" || name == "GMT" || name == "" {
-		return t
+		return t, true
 	}
 	ref := now
 	if ref.IsZero() {
 		ref = t
 	}
-	if real, ok := zoneOffset(name, loc, ref); ok && real != 0 {
+	real, ok := zoneOffset(name, loc, ref)
+	switch {
+	case !ok:
+		return time.Time{}, false
+	case real != 0:
 		y, mo, d := t.Date()
 		h, mi, sec := t.Clock()
-		return time.Date(y, mo, d, h, mi, sec, t.Nanosecond(), time.FixedZone(name, real))
+		return time.Date(y, mo, d, h, mi, sec, t.Nanosecond(), time.FixedZone(name, real)), true
 	}
-	return t
+	return t, true
 }
 
 // layoutKey buckets layouts and strings by shape, so a string is tried

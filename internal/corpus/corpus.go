@@ -1,6 +1,7 @@
 // Package corpus reads, for tests and benchmarks, the corpora that
-// dependencies ship in the module cache (gofeed's feeds, go-htmldate's
-// evaluation pages): they are not copied into this repository.
+// dependencies ship in the module cache (gofeed's feeds and date layouts,
+// go-htmldate's evaluation pages): they are not copied into this
+// repository.
 package corpus
 
 import (
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // ModuleDir is where the module cache holds the required module path; it
@@ -96,4 +98,85 @@ func (p HTMLDatePage) Read(dir string) []byte {
 		}
 	}
 	return nil
+}
+
+// GofeedDateLayouts are the Go time layouts gofeed's date parser tries
+// (dateFormats and dateFormatsWithNamedZone in its
+// internal/shared/dateparser.go, read with go/parser): the forms feeds
+// write their dates in.
+func GofeedDateLayouts(t testing.TB) []string {
+	t.Helper()
+	path, f := gofeedDateFile(t, "dateparser.go")
+	named := map[string]string{"RFC822": time.RFC822, "RFC822Z": time.RFC822Z, "RFC850": time.RFC850,
+		"RFC1123": time.RFC1123, "RFC1123Z": time.RFC1123Z, "RFC3339": time.RFC3339, "RFC3339Nano": time.RFC3339Nano,
+		"ANSIC": time.ANSIC, "UnixDate": time.UnixDate, "RubyDate": time.RubyDate}
+	var out []string
+	for _, v := range []string{"dateFormats", "dateFormatsWithNamedZone"} {
+		obj := f.Scope.Lookup(v)
+		if obj == nil {
+			t.Fatalf("%s: no %s", path, v)
+		}
+		lit, _ := obj.Decl.(*ast.ValueSpec).Values[0].(*ast.CompositeLit)
+		if lit == nil {
+			t.Fatalf("%s: %s is not a slice literal", path, v)
+		}
+		for _, e := range lit.Elts {
+			switch e := e.(type) {
+			case *ast.BasicLit:
+				s, _ := strconv.Unquote(e.Value)
+				out = append(out, s)
+			case *ast.SelectorExpr:
+				l, ok := named[e.Sel.Name]
+				if !ok {
+					t.Fatalf("%s: layout time.%s unknown here", path, e.Sel.Name)
+				}
+				out = append(out, l)
+			}
+		}
+	}
+	return out
+}
+
+// GofeedDateCase is a date of gofeed's own date parser tests and the
+// instant it means, in UTC ("2006-01-02 15:04:05").
+type GofeedDateCase struct{ In, WantUTC string }
+
+// GofeedDateCases reads the cases of gofeed's date parser tests (the
+// {in, wantUTC} tables of its internal/shared/dateparser_test.go).
+func GofeedDateCases(t testing.TB) []GofeedDateCase {
+	t.Helper()
+	path, f := gofeedDateFile(t, "dateparser_test.go")
+	var out []GofeedDateCase
+	ast.Inspect(f, func(n ast.Node) bool {
+		lit, ok := n.(*ast.CompositeLit)
+		if !ok || len(lit.Elts) != 2 {
+			return true
+		}
+		var vals []string
+		for _, e := range lit.Elts {
+			if b, ok := e.(*ast.BasicLit); ok && b.Kind == token.STRING {
+				v, _ := strconv.Unquote(b.Value)
+				vals = append(vals, v)
+			}
+		}
+		if len(vals) == 2 {
+			out = append(out, GofeedDateCase{In: vals[0], WantUTC: vals[1]})
+		}
+		return true
+	})
+	if len(out) == 0 {
+		t.Fatalf("%s: no date cases", path)
+	}
+	return out
+}
+
+// gofeedDateFile parses a file of gofeed's date parser package.
+func gofeedDateFile(t testing.TB, name string) (string, *ast.File) {
+	t.Helper()
+	path := filepath.Join(ModuleDir(t, "github.com/mmcdole/gofeed"), "internal", "shared", name)
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, f
 }
