@@ -53,9 +53,20 @@ const (
 // the list pages of sections with private set link to).
 func generate(w wordLists, secs []*section, opts Options) (public, private []*article) {
 	g := &generator{w: w, opts: opts, ids: map[string]bool{}, titles: map[string]bool{}}
+	var rhythms []*rhythmDraw
+	if opts.DailyRhythm {
+		for i, sec := range secs {
+			rhythms = append(rhythms, newRhythmDraw(opts.Seed, i, sec, opts.Now))
+		}
+	}
 	for i := range opts.Articles {
 		sec := secs[i%len(secs)]
 		a := g.article(i, sec, false)
+		if rhythms != nil && i%staleEvery != 5 {
+			// (the stale ones stay older than the week)
+			a.post = rhythms[i%len(secs)].post(opts.Seed, i)
+			a.path = sec.artPath(a)
+		}
 		public = append(public, a)
 		sec.entries = append(sec.entries, a)
 	}

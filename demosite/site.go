@@ -66,6 +66,12 @@ type Options struct {
 	// only if it read the feeds when they were new. 0: every article, so
 	// that one crawl of Sources finds every article.
 	FeedItems int
+	// DailyRhythm spreads the post times by each section's daily rhythm
+	// in its own zone (busy mornings and working days, quiet nights, some
+	// sections in bursts of follow-ups minutes apart; the seed varies the
+	// shapes) instead of uniformly over the week. The articles are the
+	// same otherwise.
+	DailyRhythm bool
 	// Stories, when > 0, is how many labelled stories (StorySet, with
 	// Seed and Now) the site also publishes: each copy of one is an article
 	// of a section in its language (ArticleInfo.Story names the story),
