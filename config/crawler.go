@@ -67,8 +67,8 @@ type Crawler struct {
 	selectors map[string]extract.Selector
 }
 
-// Poll bounds each source's poll interval: shorter after a poll that
-// found new articles, longer after one that did not.
+// Poll bounds each source's poll interval, which follows the source's
+// rhythm of publication once it is known (crawler.PollOptions).
 type Poll struct {
 	Min Duration `yaml:"min"`
 	Max Duration `yaml:"max"`

@@ -50,6 +50,12 @@ func (c *committer) run(ctx context.Context) {
 	batch := make([]readPage, 0, commitBatch)
 	timer := time.NewTimer(commitWait)
 	timer.Stop()
+	defer func() {
+		// What the run counted of its sources' rhythms, even at shutdown.
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		c.r.rhythm.flush(fctx, c.r.c)
+	}()
 	for {
 		first, ok := <-c.in
 		if !ok {
@@ -106,10 +112,14 @@ func (c *committer) commit(ctx context.Context, batch []readPage) {
 	outs := ingestAll(octx, r.c.store, as)
 	var sets []queue.Acks
 	setOf := map[*source]int{}
+	now := r.c.clock.Now()
 	for i, x := range batch {
 		if fe := r.counted(x.j, outs[i]); fe != nil {
 			r.settle(ctx, x.j, fe)
 			continue
+		}
+		if outs[i].res.Status == news.Created {
+			r.rhythm.note(x.j.s, x.a.PostTime, now)
 		}
 		k, ok := setOf[x.j.s]
 		if !ok {
@@ -134,6 +144,9 @@ func (c *committer) commit(ctx context.Context, batch []readPage) {
 	}
 	for _, x := range batch {
 		r.finished(x.j)
+	}
+	if r.rhythm.due() {
+		r.rhythm.flush(octx, r.c)
 	}
 }
 

@@ -110,6 +110,7 @@ type consumeRun struct {
 	mu        sync.Mutex
 	inflight  map[*source]map[string]bool
 	commit    *committer
+	rhythm    rhythmNotes // the post times stored, for the sources' rhythms
 	fetched   atomic.Int64
 	stored    atomic.Int64
 	failed    atomic.Int64
@@ -135,6 +136,7 @@ func (c *Crawler) newRun(srcs []*source, untilIdle bool) *consumeRun {
 		byQueue: map[*queue.Queue]*source{}, inflight: map[*source]map[string]bool{},
 		fetching: make(chan struct{}, c.cfg.Workers), jobs: make(chan job)}
 	r.commit = newCommitter(r, c.cfg.Workers)
+	r.rhythm.flushed = r.start
 	for _, s := range srcs {
 		r.qs = append(r.qs, s.queue)
 		r.counts[s] = &counters{failed: map[string]int64{}}

@@ -102,6 +102,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -165,6 +166,9 @@ type source struct {
 	queue   *queue.Queue
 	// items: the kind's list items carry fields (feeds, sitemaps, APIs).
 	items bool
+	// loc is the zone of its times (time_zone; UTC): its rhythm's hours
+	// of the day are in it.
+	loc *time.Location
 }
 
 // Option configures a Crawler.
@@ -244,7 +248,12 @@ func (c *Crawler) compile(sc Source) (*source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("source %s: %w", sc.Name, err)
 	}
-	s := &source{cfg: sc, rules: rules}
+	s := &source{cfg: sc, rules: rules, loc: time.UTC}
+	if sc.TimeZone != "" {
+		if s.loc, err = time.LoadLocation(sc.TimeZone); err != nil {
+			return nil, fmt.Errorf("source %s: time_zone: %w", sc.Name, err)
+		}
+	}
 	if s.allowed, err = fetch.NewAllowed(sc.AllowedDomains, sc.configuredURLs()); err != nil {
 		return nil, fmt.Errorf("source %s: %w", sc.Name, err)
 	}

@@ -13,12 +13,16 @@ import (
 	"github.com/newsrank/newsrank/internal/human"
 )
 
-// PollOptions set the adaptive polling of the sources (Poll): each
-// source's interval halves after a poll that found new articles and
-// grows by half after one that found none, within Min and Max, with
-// ±10% jitter; a list page's Cache-Control max-age lengthens it (up to
-// Max) and a Retry-After sent with a failure puts the next poll after it
-// (up to fetch.MaxRetryAfter).
+// PollOptions set the adaptive polling of the sources (Poll). Once a
+// source's rhythm is known (the rate of its new articles by hour of the
+// day, learned from the post times stored from it: poll_rhythm.go), its
+// next poll comes when pollExpect new articles are expected, sooner
+// after a poll that found some (half the last interval at most: news
+// comes in bursts); before that, the interval halves after a poll that
+// found new articles and grows by half after one that found none. Either
+// way within Min and Max, with ±10% jitter; a list page's Cache-Control
+// max-age lengthens it (up to Max) and a Retry-After sent with a failure
+// puts the next poll after it (up to fetch.MaxRetryAfter).
 type PollOptions struct {
 	Min, Max time.Duration
 }
@@ -119,17 +123,31 @@ func (st PollState) fields() []any {
 		"new", st.New, "reason", st.Reason, "incomplete", incomplete}
 }
 
+// pollExpect is how many new articles a source whose rhythm is known is
+// expected to have published when it is polled next: about two polls for
+// each new article, whatever the source's rate, so a busy hour is polled
+// often and a quiet night seldom.
+const pollExpect = 0.5
+
 // schedule is a source's next poll after a poll that ended at now and
-// did p: see PollOptions.
-func (c *Crawler) schedule(prev PollState, p SourceProduce, now time.Time) PollState {
+// did p, rh being the source's rhythm: see PollOptions.
+func (c *Crawler) schedule(prev PollState, p SourceProduce, now time.Time, rh rhythm) PollState {
 	o := c.cfg.Poll
 	iv := prev.Interval
 	var why string
+	perHour, known := rh.rates(now)
 	switch {
 	case iv <= 0:
 		iv, why = o.Min, "first poll"
 	case p.Err != nil:
 		iv, why = iv*2, "the poll failed: later"
+	case known:
+		d := expectWithin(perHour, rh.loc, now, pollExpect, o.Max)
+		why = fmt.Sprintf("%.1f new expected by then (the source's rhythm: %.2g an hour now)", pollExpect, perHour[now.In(rh.loc).Hour()])
+		if p.New > 0 && iv/2 < d {
+			d, why = iv/2, fmt.Sprintf("%d new: sooner, for what may follow", p.New)
+		}
+		iv = d
 	case p.New > 0:
 		iv, why = iv/2, fmt.Sprintf("%d new: sooner", p.New)
 	default:

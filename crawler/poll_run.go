@@ -227,7 +227,11 @@ func (c *Crawler) pollOne(ctx context.Context, cl pollClaim) error {
 	now := c.clock.Now()
 	var fields []any
 	if ctx.Err() == nil {
-		fields = c.schedule(cl.prev, p, now).fields()
+		rh, err := c.loadRhythm(ctx, cl.s)
+		if err != nil {
+			c.log.Warn("the source's rhythm is not known: its next poll follows its last polls only", "source", cl.s.cfg.Name, "err", err)
+		}
+		fields = c.schedule(cl.prev, p, now, rh).fields()
 	} else {
 		incomplete := 0
 		if cl.prev.Incomplete || p.Pages > 0 {
