@@ -39,31 +39,63 @@ func (f *firstIngest) IngestBatch(ctx context.Context, as []news.Article) ([]new
 	return res, err
 }
 
-// BenchmarkCrawlPipeline crawls a 3,000-article demo site (150 HTML list
-// pages, 16 at once, no politeness delays) with RunOnce into a real
-// redis-server and reports the time to the first stored article against
-// the time the producer alone takes per list page (its slowest source's
-// list pages read one after the other, measured in a produce-only run):
-// the consumers start on a list page's articles while the producer reads
-// the next pages, so the first article should be stored within two list
-// pages' time (first-article-list-pages <= 2). Each iteration crawls the
-// site five times (so that make bench's -benchtime 1x has a median);
-// figures are medians of the crawls; -v logs each crawl's.
+// BenchmarkCrawlPipeline crawls a 3,000-article site (16 at once, no
+// politeness delays) with RunOnce into a real redis-server and reports
+// the time to the first stored article against the time the producer
+// alone takes per list page (its slowest source's list pages read one
+// after the other, measured in a produce-only run): the consumers start
+// on a list page's articles while the producer reads the next pages, so
+// the first article should be stored within two list pages' time
+// (first-article-list-pages <= 2). It also reports, in ordering terms, how
+// many list pages the site had been asked for when it got its first
+// article request (list-requests-before-first-article: the sources' first
+// pages, when the walks wait for the first article before their next
+// pages, read ahead or not). Each iteration crawls the site five times
+// (so that make bench's -benchtime 1x has a median); figures are medians
+// of the crawls; -v logs each crawl's. It runs on the demo site's HTML
+// lists (site=demo: 150 list pages, next links) and on a site of JSONP
+// list APIs whose pages' URLs are known, which walks read ahead
+// (site=lists: demosite.Lists, 3 sources of 50 pages).
 func BenchmarkCrawlPipeline(b *testing.B) {
 	const articles, workers = 3000, 16
+	b.Run("site=demo", func(b *testing.B) {
+		site := demosite.New(demosite.Options{Articles: articles, Now: time.Now(), Seed: 1})
+		var paths []string
+		for _, a := range site.Articles() {
+			paths = append(paths, a.Path)
+		}
+		benchPipeline(b, site, paths, func(base string) []demosite.Source { return site.HTMLSources(base) }, articles, workers)
+	})
+	b.Run("site=lists", func(b *testing.B) {
+		site := demosite.NewLists(demosite.ListsOptions{Now: time.Now(), Seed: 1})
+		var paths []string
+		for _, a := range site.Articles() {
+			paths = append(paths, a.Path)
+		}
+		benchPipeline(b, site, paths, site.Sources, articles, workers)
+	})
+}
+
+func benchPipeline(b *testing.B, site http.Handler, articlePaths []string, sources func(base string) []demosite.Source, articles, workers int) {
 	r := redistest.Start(b)
 	rdb := r.Client()
-	site := demosite.New(demosite.Options{Articles: articles, Now: time.Now(), Seed: 1})
 	// firstReq is when the site got its first article request (unix ns):
-	// what comes before it is the list page, the push and the claim.
-	var firstReq atomic.Int64
+	// what comes before it is the list page, the push and the claim;
+	// lists counts the list pages asked for, listsBefore those asked for
+	// by then.
+	var firstReq, lists, listsBefore atomic.Int64
 	artPaths := map[string]bool{}
-	for _, a := range site.Articles() {
-		artPaths[a.Path] = true
+	for _, p := range articlePaths {
+		artPaths[p] = true
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if artPaths[r.URL.Path] {
-			firstReq.CompareAndSwap(0, time.Now().UnixNano())
+		switch {
+		case artPaths[r.URL.Path]:
+			if firstReq.CompareAndSwap(0, time.Now().UnixNano()) {
+				listsBefore.Store(lists.Load())
+			}
+		case r.URL.Path != "/robots.txt":
+			lists.Add(1)
 		}
 		site.ServeHTTP(w, r)
 	}))
@@ -71,7 +103,7 @@ func BenchmarkCrawlPipeline(b *testing.B) {
 	opts := DefaultOptions()
 	opts.Workers, opts.PerHostParallelism = workers, workers
 	opts.Delay, opts.Jitter = 0, 0
-	opts.Sources = demoSources(site.HTMLSources(srv.URL))
+	opts.Sources = demoSources(sources(srv.URL))
 	ctx := context.Background()
 	newCrawler := func(st Store) *Crawler {
 		rdb.FlushAll(ctx)
@@ -82,6 +114,7 @@ func BenchmarkCrawlPipeline(b *testing.B) {
 		return c
 	}
 	var first, request, total, perList []time.Duration
+	var before []float64
 	const crawls = 5 // per iteration
 	for range b.N * crawls {
 		store, err := news.New(rdb, "b:", news.DefaultOptions(), news.WithLogger(quietLog()))
@@ -102,6 +135,7 @@ func BenchmarkCrawlPipeline(b *testing.B) {
 		st := &firstIngest{Store: store}
 		c := newCrawler(st)
 		firstReq.Store(0)
+		lists.Store(0)
 		start = time.Now()
 		rep, err := c.RunOnce(ctx, nil)
 		if err != nil {
@@ -110,10 +144,12 @@ func BenchmarkCrawlPipeline(b *testing.B) {
 		total = append(total, time.Since(start))
 		first = append(first, time.Unix(0, st.first.Load()).Sub(start))
 		request = append(request, time.Unix(0, firstReq.Load()).Sub(start))
-		b.Logf("iteration %d: first article stored %v, first article request %v, one list page %v (%.2f list pages)",
+		before = append(before, float64(listsBefore.Load()))
+		b.Logf("iteration %d: first article stored %v, first article request %v (after %d list pages asked for), one list page %v (%.2f list pages), total %v",
 			len(first), first[len(first)-1].Round(10*time.Microsecond), request[len(request)-1].Round(10*time.Microsecond),
-			perList[len(perList)-1].Round(10*time.Microsecond), float64(first[len(first)-1])/float64(perList[len(perList)-1]))
-		if got := rep.Totals().Fetched; got != articles {
+			listsBefore.Load(), perList[len(perList)-1].Round(10*time.Microsecond),
+			float64(first[len(first)-1])/float64(perList[len(perList)-1]), total[len(total)-1].Round(time.Millisecond))
+		if got := rep.Totals().Fetched; got != int64(articles) {
 			b.Fatalf("fetched %d of %d articles", got, articles)
 		}
 	}
@@ -123,6 +159,8 @@ func BenchmarkCrawlPipeline(b *testing.B) {
 	b.ReportMetric(float64(median(total).Microseconds())/1000, "total-ms")
 	b.ReportMetric(float64(l.Microseconds())/1000, "list-page-ms")
 	b.ReportMetric(float64(f)/float64(l), "first-article-list-pages")
+	slices.Sort(before)
+	b.ReportMetric(before[len(before)/2], "list-requests-before-first-article")
 }
 
 // median is the median of ds (the upper one of an even count).

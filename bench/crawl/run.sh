@@ -5,6 +5,7 @@
 #   bench/crawl/run.sh            # 3,000 articles, 3 rounds; 100,000 for flat pages/s and RSS
 #   ARTICLES=5000 CONCURRENCY=16 ROUNDS=5 BIG_ARTICLES=0 SKIP_SCRAPY=1 bench/crawl/run.sh
 #   NEWSRANK=/path/to/old/newsrank bench/crawl/run.sh   # measure another build of newsrank
+#   LISTS_ONLY=1 bench/crawl/run.sh   # the list-API site alone (below), no Scrapy, no 100,000
 #
 # Every crawler reads the same pages the same way: every section's HTML
 # list pages through their "next" links and every article page they link
@@ -22,7 +23,13 @@
 # (read from /proc), and the demo site's CPU ms per page (the site is not
 # the limit when that is small), then newsrank's pages/s as a fraction of
 # the fetch+parse ceiling's (target >= 0.5x). Scrapy, once, after them
-# (target: newsrank >= 3x Scrapy's pages/s). Then newsrank alone on
+# (target: newsrank >= 3x Scrapy's pages/s). Then the same rounds of
+# fetch, parse and newsrank on a second site, shaped like NetEase's JSONP
+# list APIs (demoserve -site lists): LISTS_CHANNELS sources (3) of
+# offset-paginated list pages of 20 items, LISTS_ARTICLES small articles
+# (3,000: 50 pages a source); its list pages' URLs are known in advance,
+# and newsrank reads them ahead (target: newsrank >= 0.5x the fetch+parse
+# ceiling there too). LISTS_ARTICLES=0 skips it. Then newsrank alone on
 # BIG_ARTICLES articles (targets: peak RSS under 100 MB, and pages/s and
 # peak RSS flat against the medians of the ARTICLES rounds: >= 0.9x and
 # <= 1.1x). Pages = list pages + article pages (+ robots.txt for Scrapy,
@@ -37,6 +44,9 @@
 set -euo pipefail
 
 ARTICLES=${ARTICLES:-3000}
+LISTS_ARTICLES=${LISTS_ARTICLES:-3000}
+LISTS_CHANNELS=${LISTS_CHANNELS:-3}
+LISTS_ONLY=${LISTS_ONLY:-0}
 BIG_ARTICLES=${BIG_ARTICLES:-100000}
 CONCURRENCY=${CONCURRENCY:-16}
 ROUNDS=${ROUNDS:-3}
@@ -80,16 +90,20 @@ redis_pid=$!
 for _ in $(seq 100); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.05; done
 redis-cli -p "$redis_port" ping >/dev/null || die "redis-server did not start: $(cat "$work/redis.log")"
 
-# serve N: starts demoserve with N articles; sets $base, writes $work/sources-N.yaml and truth-N.json.
+# serve N [TAG ARGS...]: starts demoserve with N articles (and ARGS: the demo
+# site's HTML sources by default); sets $base, writes $work/sources-TAG.yaml
+# and truth-TAG.json (TAG: N by default).
 serve() {
-	local n=$1
-	"$work/demoserve" -addr 127.0.0.1:0 -articles "$n" -sources html \
-		-sources-out "$work/sources-$n.yaml" -truth-out "$work/truth-$n.json" >"$work/base-$n.txt" 2>"$work/demoserve-$n.log" &
+	local n=$1 tag=${2:-$1}
+	shift $(($# > 1 ? 2 : 1))
+	[ $# -gt 0 ] || set -- -sources html
+	"$work/demoserve" -addr 127.0.0.1:0 -articles "$n" "$@" \
+		-sources-out "$work/sources-$tag.yaml" -truth-out "$work/truth-$tag.json" >"$work/base-$tag.txt" 2>"$work/demoserve-$tag.log" &
 	pids+=($!)
 	site_pid=$!
-	for _ in $(seq 200); do [ -s "$work/base-$n.txt" ] && break; sleep 0.05; done
-	base=$(head -1 "$work/base-$n.txt")
-	[ -n "$base" ] || die "demoserve did not start: $(cat "$work/demoserve-$n.log")"
+	for _ in $(seq 200); do [ -s "$work/base-$tag.txt" ] && break; sleep 0.05; done
+	base=$(head -1 "$work/base-$tag.txt")
+	[ -n "$base" ] || die "demoserve did not start: $(cat "$work/demoserve-$tag.log")"
 }
 
 # proc_cpu PID: the process's user + system CPU seconds so far, from /proc.
@@ -97,11 +111,11 @@ tck=$(getconf CLK_TCK)
 proc_cpu() { awk -v t="$tck" '{printf "%.3f", ($14 + $15) / t}' "/proc/$1/stat"; }
 redis_cpu() { proc_cpu "$redis_pid"; }
 
-# newsrank_run N: crawls the site of N articles; prints
-# "pages elapsed_s cpu_s redis_cpu_s rss_kb articles site_cpu_s".
+# newsrank_run N [TAG]: crawls the site of N articles served as TAG (N by
+# default); prints "pages elapsed_s cpu_s redis_cpu_s rss_kb articles site_cpu_s".
 newsrank_run() {
-	local n=$1
-	local cfg="$work/config-$n.yaml"
+	local n=$1 tag=${2:-$1}
+	local cfg="$work/config-$tag.yaml"
 	{
 		cat <<-EOF
 		log:
@@ -114,7 +128,7 @@ newsrank_run() {
 		  delay: 0s
 		  jitter: 0s
 		EOF
-		sed -n '/^  sources:/,$p' "$work/sources-$n.yaml"
+		sed -n '/^  sources:/,$p' "$work/sources-$tag.yaml"
 	} >"$cfg"
 	redis-cli -p "$redis_port" flushall >/dev/null
 	local r0 r1 s0 s1
@@ -145,12 +159,12 @@ newsrank_run() {
 }
 
 
-# ceiling_run MODE: the ceiling on the site of $ARTICLES articles; prints
-# "pages elapsed_s cpu_s site_cpu_s".
+# ceiling_run MODE [TAG]: the ceiling on the site served as TAG ($ARTICLES
+# by default); prints "pages elapsed_s cpu_s site_cpu_s".
 ceiling_run() {
-	local s0 s1
+	local s0 s1 tag=${2:-$ARTICLES}
 	s0=$(proc_cpu "$site_pid")
-	"$work/ceiling" -sources "$work/sources-$ARTICLES.yaml" -concurrency "$CONCURRENCY" -mode "$1" >"$work/ceiling.json" ||
+	"$work/ceiling" -sources "$work/sources-$tag.yaml" -concurrency "$CONCURRENCY" -mode "$1" >"$work/ceiling.json" ||
 		die "ceiling -mode $1 failed"
 	s1=$(proc_cpu "$site_pid")
 	"$PY" -c '
@@ -159,22 +173,26 @@ c = json.load(open(sys.argv[1]))
 print(c["pages"], c["elapsed_s"], c["cpu_s"], float(sys.argv[3]) - float(sys.argv[2]))' "$work/ceiling.json" "$s0" "$s1"
 }
 
-echo "demo site: $ARTICLES articles; concurrency $CONCURRENCY; $ROUNDS rounds; $(nproc) CPUs" >&2
-serve "$ARTICLES"
-: >"$work/rounds.txt"
-for round in $(seq "$ROUNDS"); do
-	echo "round $round of $ROUNDS..." >&2
-	read -r p el cpu scpu < <(ceiling_run fetch)
-	echo "fetch $p $el $cpu 0 0 $scpu" >>"$work/rounds.txt"
-	read -r p el cpu scpu < <(ceiling_run parse)
-	echo "parse $p $el $cpu 0 0 $scpu" >>"$work/rounds.txt"
-	read -r p el cpu rcpu rss art scpu < <(newsrank_run "$ARTICLES")
-	echo "newsrank $p $el $cpu $rcpu $rss $scpu" >>"$work/rounds.txt"
-done
+# rounds N TAG: ROUNDS rounds of fetch, parse and newsrank on the site
+# served as TAG (N articles), into $work/rounds-TAG.txt.
+rounds() {
+	local n=$1 tag=$2 round p el cpu scpu rcpu rss art
+	: >"$work/rounds-$tag.txt"
+	for round in $(seq "$ROUNDS"); do
+		echo "round $round of $ROUNDS..." >&2
+		read -r p el cpu scpu < <(ceiling_run fetch "$tag")
+		echo "fetch $p $el $cpu 0 0 $scpu" >>"$work/rounds-$tag.txt"
+		read -r p el cpu scpu < <(ceiling_run parse "$tag")
+		echo "parse $p $el $cpu 0 0 $scpu" >>"$work/rounds-$tag.txt"
+		read -r p el cpu rcpu rss art scpu < <(newsrank_run "$n" "$tag")
+		echo "newsrank $p $el $cpu $rcpu $rss $scpu" >>"$work/rounds-$tag.txt"
+	done
+}
 
-echo
-echo "== crawl of the demo site: $ARTICLES articles, concurrency $CONCURRENCY, medians of $ROUNDS rounds =="
-"$PY" - "$work/rounds.txt" "$work/newsrank-median.txt" <<-'EOF'
+# table TAG: the medians of the rounds of the site served as TAG against the
+# ceilings; writes newsrank's medians to $work/newsrank-median.txt.
+table() {
+	"$PY" - "$work/rounds-$1.txt" "$work/newsrank-median.txt" <<-'EOF'
 	import statistics as st, sys
 	rows = {}
 	for line in open(sys.argv[1]):
@@ -196,6 +214,16 @@ echo "== crawl of the demo site: $ARTICLES articles, concurrency $CONCURRENCY, m
 	print(f"ratio newsrank/fetch+parse ceiling pages per second: {ratio:.2f}x (target >= 0.5x: {'met' if ratio >= 0.5 else 'NOT met'})")
 	print(*med["newsrank"], file=open(sys.argv[2], "w"))
 	EOF
+}
+
+if [ "$LISTS_ONLY" != 1 ]; then
+echo "demo site: $ARTICLES articles; concurrency $CONCURRENCY; $ROUNDS rounds; $(nproc) CPUs" >&2
+serve "$ARTICLES"
+rounds "$ARTICLES" "$ARTICLES"
+
+echo
+echo "== crawl of the demo site: $ARTICLES articles, concurrency $CONCURRENCY, medians of $ROUNDS rounds =="
+table "$ARTICLES"
 read -r n_pages n_el n_rate n_rss <"$work/newsrank-median.txt"
 
 if [ "$SKIP_SCRAPY" != 1 ]; then
@@ -216,7 +244,18 @@ print(s["pages"], s["elapsed_s"], s["pages_per_s"], s["cpu_s_per_1000_pages"], s
 	printf "ratio     newsrank/scrapy pages per second: %.2fx (target >= 3x: %s)\n" "$ratio" "$verdict"
 fi
 
-if [ "$BIG_ARTICLES" -gt 0 ]; then
+fi # LISTS_ONLY
+
+if [ "$LISTS_ARTICLES" -gt 0 ]; then
+	echo "list-API site: $LISTS_ARTICLES articles, $LISTS_CHANNELS sources; concurrency $CONCURRENCY; $ROUNDS rounds" >&2
+	serve "$LISTS_ARTICLES" lists -site lists -channels "$LISTS_CHANNELS"
+	rounds "$LISTS_ARTICLES" lists
+	echo
+	echo "== crawl of the list-API site: $LISTS_CHANNELS JSONP sources of $((LISTS_ARTICLES / LISTS_CHANNELS / 20)) offset-paginated list pages, $LISTS_ARTICLES small articles, concurrency $CONCURRENCY, medians of $ROUNDS rounds =="
+	table lists
+fi
+
+if [ "$LISTS_ONLY" != 1 ] && [ "$BIG_ARTICLES" -gt 0 ]; then
 	serve "$BIG_ARTICLES"
 	read -r b_pages b_el b_cpu b_rcpu b_rss b_art b_scpu < <(newsrank_run "$BIG_ARTICLES")
 	verdict=met

@@ -6,8 +6,9 @@
 //	ceiling -sources sources.yaml -concurrency 16 -mode parse
 //
 // It first walks every source of the configuration demoserve wrote
-// (-sources-out, HTML sources), untimed: each list page through its next
-// links, collecting the article links robots.txt allows, as newsrank
+// (-sources-out: HTML sources, or the lists site's jsonp ones), untimed:
+// each list page through its next links, or each list API page by its
+// offset, collecting the article links robots.txt allows, as newsrank
 // does. Then, timed, it gets every one of those pages (list pages and
 // articles) with CONCURRENCY requests at once over net/http: -mode fetch
 // reads each body and nothing else; -mode parse also parses each page with
@@ -17,6 +18,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,6 +28,8 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -37,10 +41,20 @@ import (
 
 // source is the part of a crawler source the walk needs.
 type source struct {
+	Kind         string   `yaml:"kind"`
 	URLs         []string `yaml:"urls"`
 	LinkSelector string   `yaml:"link_selector"`
 	NextSelector string   `yaml:"next_selector"`
 	MaxPages     int      `yaml:"max_pages"`
+	JSON         struct {
+		ItemsPath   string `yaml:"items_path"`
+		URLTemplate string `yaml:"url_template"`
+		Offset      struct {
+			Start int `yaml:"start"`
+			Step  int `yaml:"step"`
+			Limit int `yaml:"limit"`
+		} `yaml:"offset"`
+	} `yaml:"json"`
 }
 
 type result struct {
@@ -117,6 +131,14 @@ func discover(client *http.Client, srcs []source) ([]string, error) {
 		if len(s.URLs) == 0 {
 			continue
 		}
+		if s.Kind == "jsonp" {
+			found, err := discoverAPI(client, s, seen, robots)
+			if err != nil {
+				return nil, err
+			}
+			pages = append(pages, found...)
+			continue
+		}
 		for u, n := s.URLs[0], 0; u != "" && (s.MaxPages <= 0 || n < s.MaxPages); n++ {
 			doc, base, err := getDoc(client, u)
 			if err != nil {
@@ -139,6 +161,54 @@ func discover(client *http.Client, srcs []source) ([]string, error) {
 				if ref, err := base.Parse(h); err == nil {
 					u = ref.String()
 				}
+			}
+		}
+	}
+	return pages, nil
+}
+
+// discoverAPI reads a jsonp source's list API pages, {offset} from start
+// by step below limit (at most max_pages), and returns them and the
+// article pages their items lead to (url_template's {field}s filled from
+// each item), robots.txt allowing.
+func discoverAPI(client *http.Client, s source, seen map[string]bool, robots map[string]*robotstxt.RobotsData) ([]string, error) {
+	o := s.JSON.Offset
+	var pages []string
+	for off, n := o.Start, 0; off < o.Limit && (s.MaxPages <= 0 || n < s.MaxPages) && o.Step > 0; off, n = off+o.Step, n+1 {
+		u := strings.ReplaceAll(s.URLs[0], "{offset}", strconv.Itoa(off))
+		resp, err := client.Get(u)
+		if err != nil {
+			return nil, err
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			return nil, fmt.Errorf("%s: HTTP %d %v", u, resp.StatusCode, err)
+		}
+		// artiList({...}): the JSON between the first ( and the last ).
+		i, j := bytes.IndexByte(body, '('), bytes.LastIndexByte(body, ')')
+		if i < 0 || j < i {
+			return nil, fmt.Errorf("%s: not JSONP", u)
+		}
+		var doc map[string][]map[string]any
+		if err := json.Unmarshal(body[i+1:j], &doc); err != nil {
+			return nil, fmt.Errorf("%s: %w", u, err)
+		}
+		pages = append(pages, u)
+		for _, it := range doc[s.JSON.ItemsPath] {
+			a := s.JSON.URLTemplate
+			for k, v := range it {
+				if str, ok := v.(string); ok {
+					a = strings.ReplaceAll(a, "{"+k+"}", str)
+				}
+			}
+			ref, err := url.Parse(a)
+			if err != nil || seen[a] {
+				continue
+			}
+			seen[a] = true
+			if allowed(client, robots, ref) {
+				pages = append(pages, a)
 			}
 		}
 	}

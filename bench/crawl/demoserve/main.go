@@ -12,6 +12,12 @@
 // html: every section's HTML list pages, like the Scrapy spider) and no
 // politeness delay (the site is local), every other key at its default.
 // -truth-out writes the ground truth (every public article) as JSON.
+//
+// -site lists serves another site instead: one shaped like NetEase's JSONP
+// list APIs (demosite.Lists), -channels channels of offset-paginated list
+// pages of 20 items, -articles articles in all, and a small page per
+// article; -sources-out then writes its jsonp sources (-sources is not
+// used).
 package main
 
 import (
@@ -56,8 +62,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	sourcesOut := fs.String("sources-out", "", "write a newsrank configuration that crawls the site (its sources, no politeness delay) to this file")
 	sourcesKind := fs.String("sources", "all", "which sources -sources-out writes: all or html")
 	truthOut := fs.String("truth-out", "", "write the ground truth (public articles, JSON) to this file")
+	siteKind := fs.String("site", "demo", "which site: demo (the demo news site) or lists (JSONP list APIs, small articles)")
+	channels := fs.Int("channels", 3, "-site lists: the channels (list APIs)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *siteKind != "demo" && *siteKind != "lists" {
+		return fmt.Errorf("-site must be demo or lists, got %q", *siteKind)
+	}
+	if *channels < 1 {
+		return fmt.Errorf("-channels must be >= 1, got %d", *channels)
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
@@ -76,24 +90,36 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
-	site := demosite.New(demosite.Options{Articles: *articles, Now: now, Seed: *seed, Delay: *delay})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
 	}
 	base := baseURL(ln.Addr().(*net.TCPAddr))
-
-	if err := writeFiles(site, base, *sourcesOut, *sourcesKind, *truthOut); err != nil {
+	var handler http.Handler
+	if *siteKind == "lists" {
+		if now.IsZero() {
+			now = time.Now().Truncate(time.Second)
+		}
+		pages := max(1, *articles / *channels / 20)
+		lists := demosite.NewLists(demosite.ListsOptions{Channels: *channels, Pages: pages, Now: now, Seed: *seed})
+		handler, err = lists, writeListsFiles(lists, base, *sourcesOut, *truthOut)
+		*articles = *channels * pages * 20
+	} else {
+		site := demosite.New(demosite.Options{Articles: *articles, Now: now, Seed: *seed, Delay: *delay})
+		handler, err = site, writeFiles(site, base, *sourcesOut, *sourcesKind, *truthOut)
+		now = site.Now()
+	}
+	if err != nil {
 		ln.Close()
 		return err
 	}
 
-	srv := &http.Server{Handler: site, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	fmt.Fprintln(stdout, base)
-	fmt.Fprintf(stderr, "demoserve: %d articles on %s (now %s, seed %d)\n",
-		*articles, base, site.Now().Format(time.RFC3339), *seed)
+	fmt.Fprintf(stderr, "demoserve: %s site, %d articles on %s (now %s, seed %d)\n",
+		*siteKind, *articles, base, now.Format(time.RFC3339), *seed)
 
 	select {
 	case err := <-errc:
@@ -120,6 +146,25 @@ func writeFiles(site *demosite.Site, base, sourcesOut, kind, truthOut string) er
 			sources = site.HTMLSources(base)
 		}
 		if err := writeSources(sourcesOut, base, config.DemoSources(sources)); err != nil {
+			return err
+		}
+	}
+	if truthOut != "" {
+		data, err := json.MarshalIndent(site.Articles(), "", "  ")
+		if err == nil {
+			err = os.WriteFile(truthOut, data, 0o644)
+		}
+		if err != nil {
+			return fmt.Errorf("write ground truth: %w", err)
+		}
+	}
+	return nil
+}
+
+// writeListsFiles is writeFiles for the lists site: its jsonp sources.
+func writeListsFiles(site *demosite.Lists, base, sourcesOut, truthOut string) error {
+	if sourcesOut != "" {
+		if err := writeSources(sourcesOut, base, config.DemoSources(site.Sources(base))); err != nil {
 			return err
 		}
 	}

@@ -23,9 +23,11 @@ import (
 
 func TestWriteSourcesRoundTrip(t *testing.T) {
 	site := demosite.New(demosite.Options{Articles: 300, Now: time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)})
+	lists := demosite.NewLists(demosite.ListsOptions{Pages: 2, Now: time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)})
 	for name, sources := range map[string][]config.Source{
-		"all":  config.DemoSources(site.Sources("http://127.0.0.1:8088")),
-		"html": config.DemoSources(site.HTMLSources("http://127.0.0.1:8088")),
+		"all":   config.DemoSources(site.Sources("http://127.0.0.1:8088")),
+		"html":  config.DemoSources(site.HTMLSources("http://127.0.0.1:8088")),
+		"lists": config.DemoSources(lists.Sources("http://127.0.0.1:8088")),
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "sources.yaml")
