@@ -18,10 +18,10 @@
 //     <title> fallbacks) or a list (HTML, feed, sitemap, JSON);
 //   - crawler/dates reads its post time, for extract;
 //   - this package runs the walks (produce.go, list_pages.go: the walk of
-//     each kind of list, list_cache.go, head_read.go), the polls
-//     (poll.go, poll_run.go, poll_hints.go), the consumers (consume.go,
-//     process.go: one page; commit.go: storing and acknowledging in
-//     batches) and their reports and progress.
+//     each kind of list, read_ahead.go, list_cache.go, head_read.go), the
+//     polls (poll.go, poll_run.go, poll_hints.go, poll_rhythm.go), the
+//     consumers (consume.go, process.go: one page; commit.go: storing
+//     and acknowledging in batches) and their reports and progress.
 //
 // # Engagement between crawls
 //
@@ -61,8 +61,9 @@
 // HASH: list page URL → JSON of its ETag, Last-Modified, body hash, a
 // sitemap index's children and the time of its last answer; the key
 // expires ListCacheTTL after its last write, and older entries are
-// ignored), and <prefix>{crawl:<source>}:poll, the source's adaptive
-// poll schedule (poll.go). Beside them, the fields a list item carried
+// ignored), <prefix>{crawl:<source>}:poll, the source's adaptive poll
+// schedule (poll.go), and <prefix>{crawl:<source>}:rhythm, its rate of
+// new articles by hour of the day (poll_rhythm.go). Beside them, the fields a list item carried
 // travel with its URL as the queue's payload (JSON of
 // extract.Fields), pushed, claimed and deleted in the same scripts as
 // the URL, so a consumer gets them with the claim on any Redis

@@ -294,6 +294,11 @@ func bodyHash(b []byte) string {
 // for it at once.
 func (lw *listWalk) getList(ctx context.Context, pageURL string, accept func(string) bool, cond *fetch.Validators) (resp *fetch.Response, unchanged bool, err error) {
 	resp, err = lw.get(ctx, pageURL, accept, cond)
+	return lw.listAnswer(pageURL, resp, err)
+}
+
+// listAnswer is getList's reading of what get returned for a page.
+func (lw *listWalk) listAnswer(pageURL string, resp *fetch.Response, err error) (*fetch.Response, bool, error) {
 	lw.notePoll(resp, err)
 	if err != nil {
 		lw.cache.fail()

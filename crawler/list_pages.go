@@ -3,6 +3,7 @@ package crawler
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -74,15 +75,23 @@ func (lw *listWalk) firstPage(def int) int {
 	return def
 }
 
-// sequence reads the pages tmpl numbers from first on.
+// sequence reads the pages tmpl numbers from first on, reading ahead.
 func (lw *listWalk) sequence(ctx context.Context, tmpl string, first int, budget *int) error {
-	for n := first; *budget > 0; n++ {
-		page := strings.ReplaceAll(tmpl, "{page}", strconv.Itoa(n))
-		if lw.visited[page] {
-			continue
+	var pages []string
+	for n := first; len(pages) < *budget; n++ {
+		if page := strings.ReplaceAll(tmpl, "{page}", strconv.Itoa(n)); !lw.visited[page] && !slices.Contains(pages, page) {
+			pages = append(pages, page)
+		}
+	}
+	ra := lw.readAhead(pages, fetch.IsHTML)
+	defer ra.stop()
+	for {
+		page, resp, unchanged, err, ok := ra.next(ctx)
+		if !ok {
+			return nil
 		}
 		*budget--
-		p, err := lw.readHTML(ctx, page, extract.Selector{})
+		p, err := lw.htmlAnswer(ctx, page, resp, unchanged, err, extract.Selector{})
 		if err != nil || p == nil || p.unchanged {
 			return err
 		}
@@ -94,8 +103,8 @@ func (lw *listWalk) sequence(ctx context.Context, tmpl string, first int, budget
 		if pu.found == 0 || lw.poll && !pu.more() {
 			return nil // nothing new to this run (a poll: past it)
 		}
+		ra.more()
 	}
-	return nil
 }
 
 // htmlPage is a list page read: its items and next link, or unchanged
@@ -112,6 +121,12 @@ type htmlPage struct {
 // unchanged page is recorded as seen.
 func (lw *listWalk) readHTML(ctx context.Context, page string, next extract.Selector) (*htmlPage, error) {
 	resp, unchanged, err := lw.getList(ctx, page, fetch.IsHTML, lw.cache.cond(page))
+	return lw.htmlAnswer(ctx, page, resp, unchanged, err, next)
+}
+
+// htmlAnswer is readHTML's reading of what getList returned for a page.
+func (lw *listWalk) htmlAnswer(ctx context.Context, page string, resp *fetch.Response, unchanged bool, err error,
+	next extract.Selector) (*htmlPage, error) {
 	if err != nil {
 		return nil, ctx.Err()
 	}
@@ -198,51 +213,68 @@ func (lw *listWalk) childSitemaps(sms []string) []string {
 
 // json reads list API pages: {offset} from json.offset.start by step
 // below limit, {page} from first_page, until the page cap or an empty
-// page.
+// page, reading ahead.
 func (lw *listWalk) json(ctx context.Context) error {
 	limit := lw.maxPages()
 	tried := 0
-	jsonp := lw.s.cfg.Kind == "jsonp"
 	for _, raw := range lw.s.cfg.URLs {
+		var pages []string
 		for _, page := range lw.apiPages(raw) {
-			if tried >= limit {
-				return nil
-			}
-			if lw.visited[page] {
-				continue
-			}
-			tried++
-			resp, unchanged, err := lw.getList(ctx, page, nil, lw.cache.cond(page))
-			if err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				break // next start URL
-			}
-			if unchanged {
-				lw.cache.seen(page, resp, lw.c.clock.Now(), nil)
-				break // as it was: so are the pages after it
-			}
-			items, skipped, err := extract.ParseJSONList(resp.Body, jsonp, lw.s.cfg.JSON, resp.URL, lw.s.rules, lw.c.clock.Now())
-			if err != nil {
-				lw.badPage(page, err)
+			if tried+len(pages) >= limit {
 				break
 			}
-			lw.rep.Skipped += skipped
-			if len(items) == 0 {
-				break // past the last page
+			if !lw.visited[page] && !slices.Contains(pages, page) {
+				pages = append(pages, page)
 			}
-			pu, err := lw.push(ctx, items)
-			if err != nil {
-				return err
-			}
-			lw.cache.seen(page, resp, lw.c.clock.Now(), nil)
-			if pu.found == 0 || lw.poll && !pu.more() {
-				break // the API repeats itself: nothing new to this run (a poll: past it)
-			}
+		}
+		if err := lw.jsonPages(ctx, pages, &tried); err != nil {
+			return err
+		}
+		if tried >= limit {
+			return nil
 		}
 	}
 	return nil
+}
+
+// jsonPages reads the list API pages of a start URL, counting them in
+// tried, until one fails, is unchanged, empty, or has nothing new.
+func (lw *listWalk) jsonPages(ctx context.Context, pages []string, tried *int) error {
+	jsonp := lw.s.cfg.Kind == "jsonp"
+	ra := lw.readAhead(pages, nil)
+	defer ra.stop()
+	for {
+		page, resp, unchanged, err, ok := ra.next(ctx)
+		if !ok {
+			return nil
+		}
+		*tried++
+		if err != nil {
+			return ctx.Err() // (nil: the next start URL)
+		}
+		if unchanged {
+			lw.cache.seen(page, resp, lw.c.clock.Now(), nil)
+			return nil // as it was: so are the pages after it
+		}
+		items, skipped, err := extract.ParseJSONList(resp.Body, jsonp, lw.s.cfg.JSON, resp.URL, lw.s.rules, lw.c.clock.Now())
+		if err != nil {
+			lw.badPage(page, err)
+			return nil
+		}
+		lw.rep.Skipped += skipped
+		if len(items) == 0 {
+			return nil // past the last page
+		}
+		pu, err := lw.push(ctx, items)
+		if err != nil {
+			return err
+		}
+		lw.cache.seen(page, resp, lw.c.clock.Now(), nil)
+		if pu.found == 0 || lw.poll && !pu.more() {
+			return nil // the API repeats itself: nothing new to this run (a poll: past it)
+		}
+		ra.more()
+	}
 }
 
 func (lw *listWalk) apiPages(raw string) []string {

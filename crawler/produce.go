@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -75,6 +76,9 @@ type listWalk struct {
 	deferred *fetch.Error
 	// asked: a list page was asked for (see produceCounts.waitFirst).
 	asked bool
+	// sends: a crawl's walk of HTML lists or a list API sends its pushes
+	// in the background (nil: at once, in push).
+	sends *sends
 }
 
 // walkOpts is how a walk reads its source's lists; the zero value is a
@@ -102,13 +106,18 @@ func (c *Crawler) produce(ctx context.Context, s *source, counts *produceCounts,
 	var err error
 	switch s.cfg.Kind {
 	case "html":
+		lw.sends = lw.crawlSends()
 		err = lw.html(ctx)
 	case "rss", "atom", "sitemap":
 		err = lw.xml(ctx)
 	case "json", "jsonp":
+		lw.sends = lw.crawlSends()
 		err = lw.json(ctx)
 	default:
 		err = fmt.Errorf("source %s: unknown kind %q", s.cfg.Name, s.cfg.Kind)
+	}
+	if serr := lw.sends.wait(); err == nil && serr != nil {
+		err = serr
 	}
 	if err != nil {
 		lw.cache.fail() // an interrupted walk keeps no validators but those of whole feeds
@@ -121,6 +130,7 @@ func (c *Crawler) produce(ctx context.Context, s *source, counts *produceCounts,
 		lw.rep.Err = fmt.Errorf("source %s: no list page could be read: %w", s.cfg.Name, lw.lastErr)
 	}
 	lvl, msg, attrs := c.log.Info, "produced", []any{"source", s.cfg.Name, "pages", lw.rep.Pages, "page_errors", lw.rep.PageErrors,
+		"discarded", lw.rep.Discarded,
 		"not_modified", lw.rep.NotModified, "unchanged", lw.rep.Unchanged,
 		"found", lw.rep.Found, "new", lw.rep.New, "refreshed", lw.rep.Refreshed, "skipped", lw.rep.Skipped, "retried", lw.rep.Retried,
 		"took", time.Since(start).Round(time.Millisecond)}
@@ -132,6 +142,15 @@ func (c *Crawler) produce(ctx context.Context, s *source, counts *produceCounts,
 	}
 	lvl(msg, attrs...)
 	return lw.rep
+}
+
+// crawlSends are the background sends of a crawl's walk; a poll's walk
+// has none (its stop needs each push's answer, pushed.more).
+func (lw *listWalk) crawlSends() *sends {
+	if lw.poll {
+		return nil
+	}
+	return newSends(lw)
 }
 
 func (lw *listWalk) maxPages() int {
@@ -172,13 +191,20 @@ func (lw *listWalk) get(ctx context.Context, pageURL string, accept func(string)
 	}
 	lw.asked = true
 	lw.visited[pageURL] = true
+	resp, err := lw.fetchList(ctx, pageURL, accept, cond)
+	return lw.settle(ctx, pageURL, accept, cond, resp, err)
+}
+
+// fetchList is get's requests: the page, and its tries again. It
+// returns the page, the context's error, or the page's last *fetch.Error.
+// It changes nothing of the walk's, so that pages read ahead
+// (read_ahead.go) are fetched at once; settle records the outcome.
+func (lw *listWalk) fetchList(ctx context.Context, pageURL string, accept func(string) bool, cond *fetch.Validators) (*fetch.Response, error) {
 	attempts := max(lw.c.cfg.ListAttempts, 1)
 	for i := 1; ; i++ {
 		resp, err := lw.c.fetcher.Fetch(ctx, fetch.Request{URL: pageURL, Allowed: lw.s.allowed, Charset: lw.s.cfg.Charset, Accept: accept,
 			Cond: cond})
 		if err == nil {
-			lw.rep.Pages++
-			lw.counts.page(1)
 			metrics.PagesFetched.WithLabelValues(lw.s.cfg.Name, "list").Inc()
 			return resp, nil
 		}
@@ -190,25 +216,7 @@ func (lw *listWalk) get(ctx context.Context, pageURL string, accept func(string)
 			fe = &fetch.Error{URL: pageURL, Reason: fetch.ReasonConn, Retryable: true, Err: err}
 		}
 		metrics.PagesFailed.WithLabelValues(lw.s.cfg.Name, fe.Reason).Inc()
-		if cond.Range != "" && cond.IfRange == "" && !fe.Retryable {
-			// A feed's head refused (416, a compressed range...): the
-			// feed, whole and conditional, as a crawl reads it.
-			lw.c.log.Info("feed head refused, reading the feed whole", "source", lw.s.cfg.Name, "url", pageURL,
-				"reason", fe.Reason, "err", fe.Err)
-			return lw.get(ctx, pageURL, accept, lw.cache.cond(pageURL))
-		}
-		if fe.Retryable && fe.RetryAfter > 0 && (lw.noWait || fe.RetryAfter > MaxListWait) {
-			lw.rep.PageErrors++
-			lw.lastErr, lw.deferred = fe, fe
-			msg := "list page failed with a Retry-After: the poll ends, the next one comes after it"
-			if !lw.noWait {
-				msg = "list page failed with a Retry-After longer than a crawl waits: the source is read next time"
-			}
-			lw.c.log.Warn(msg, "source", lw.s.cfg.Name, "url", pageURL, "reason", fe.Reason, "retry_after", fe.RetryAfter, "err", fe.Err)
-			return nil, fe
-		}
-		if !fe.Retryable || i >= attempts {
-			lw.pageFailed(fe)
+		if headRefused(cond, fe) || lw.endsWalk(fe) || !fe.Retryable || i >= attempts {
 			return nil, fe
 		}
 		d := lw.c.backoff(i, fe.RetryAfter)
@@ -218,6 +226,56 @@ func (lw *listWalk) get(ctx context.Context, pageURL string, accept func(string)
 			return nil, err
 		}
 	}
+}
+
+// headRefused reports whether fe is a server's refusal of a feed's head
+// (a 416, a compressed range...): the feed is then read whole.
+func headRefused(cond *fetch.Validators, fe *fetch.Error) bool {
+	return cond.Range != "" && cond.IfRange == "" && !fe.Retryable
+}
+
+// endsWalk reports whether fe ends the walk at once: a Retry-After that
+// a poll does not wait out (noWait), or one longer than a crawl waits.
+func (lw *listWalk) endsWalk(fe *fetch.Error) bool {
+	return fe.Retryable && fe.RetryAfter > 0 && (lw.noWait || fe.RetryAfter > MaxListWait)
+}
+
+// settle records what fetchList got for a page asked for: a page read,
+// or a failure (counted and logged; one that ends the walk is kept as
+// deferred, the error of every page asked for after it).
+func (lw *listWalk) settle(ctx context.Context, pageURL string, accept func(string) bool, cond *fetch.Validators,
+	resp *fetch.Response, err error) (*fetch.Response, error) {
+	if err == nil {
+		lw.rep.Pages++
+		lw.counts.page(1)
+		return resp, nil
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	var fe *fetch.Error
+	if !errors.As(err, &fe) {
+		fe = &fetch.Error{URL: pageURL, Reason: fetch.ReasonConn, Retryable: true, Err: err}
+	}
+	if headRefused(cond, fe) {
+		// A feed's head refused (416, a compressed range...): the
+		// feed, whole and conditional, as a crawl reads it.
+		lw.c.log.Info("feed head refused, reading the feed whole", "source", lw.s.cfg.Name, "url", pageURL,
+			"reason", fe.Reason, "err", fe.Err)
+		return lw.get(ctx, pageURL, accept, lw.cache.cond(pageURL))
+	}
+	if lw.endsWalk(fe) {
+		lw.rep.PageErrors++
+		lw.lastErr, lw.deferred = fe, fe
+		msg := "list page failed with a Retry-After: the poll ends, the next one comes after it"
+		if !lw.noWait {
+			msg = "list page failed with a Retry-After longer than a crawl waits: the source is read next time"
+		}
+		lw.c.log.Warn(msg, "source", lw.s.cfg.Name, "url", pageURL, "reason", fe.Reason, "retry_after", fe.RetryAfter, "err", fe.Err)
+		return nil, fe
+	}
+	lw.pageFailed(fe)
+	return nil, fe
 }
 
 // MaxListWait is the longest Retry-After a crawl (RunOnce, the crawl job)
@@ -270,7 +328,8 @@ func (lw *listWalk) skip(raw string, err error) {
 // pushed is what a list page's push did: how many URLs were new to this
 // run (found), how many of those were new to the queue (added: not
 // pending, done or dead there), and whether the last of them (the
-// oldest, on a newest-first list) was new to the queue.
+// oldest, on a newest-first list) was new to the queue. A crawl's push
+// (sent in the background: sends) knows found only.
 type pushed struct {
 	found, added int
 	lastNew      bool
@@ -280,14 +339,22 @@ type pushed struct {
 // has nothing new past a page whose last (oldest) URL the queue knew.
 func (p pushed) more() bool { return p.added > 0 && p.lastNew }
 
+// batch is a list page's URLs new to the walk, canonical, with their
+// items and queue entries, to send to Redis.
+type batch struct {
+	urls    []string
+	items   []extract.ListItem
+	entries []queue.Entry
+}
+
 // push canonicalises items, drops those off the allowed domains and those
 // already found in this run, queues them with their fields, and
-// refreshes the comment counts of the articles already stored. The last
-// URL is pushed on its own, to tell whether it was new to the queue.
+// refreshes the comment counts of the articles already stored (send). A
+// poll's push is done when push returns; a crawl's walk of HTML lists or
+// a list API hands it to its sends, in the background, as all it needs
+// to go on is found.
 func (lw *listWalk) push(ctx context.Context, items []extract.ListItem) (pushed, error) {
-	var urls []string
-	var keep []extract.ListItem
-	var entries []queue.Entry
+	var b batch
 	for _, it := range items {
 		if err := lw.s.allowed.Check(it.URL); err != nil {
 			lw.skip(it.URL, err)
@@ -308,52 +375,162 @@ func (lw *listWalk) push(ctx context.Context, items []extract.ListItem) (pushed,
 			continue
 		}
 		lw.seen.add(k)
-		urls = append(urls, cu)
-		keep = append(keep, it)
-		entries = append(entries, e)
+		b.urls = append(b.urls, cu)
+		b.items = append(b.items, it)
+		b.entries = append(b.entries, e)
 	}
-	if len(urls) == 0 {
+	if len(b.urls) == 0 {
 		return pushed{}, nil
 	}
-	lw.rep.Found += len(urls)
-	res := pushed{found: len(urls)}
-	r := &redisRetry{lw: lw, what: fmt.Sprintf("push of %d URLs", len(urls))}
+	lw.rep.Found += len(b.urls)
+	if lw.sends != nil {
+		return pushed{found: len(b.urls)}, lw.sends.start(ctx, b)
+	}
+	res, st := lw.send(ctx, b)
+	st.addTo(&lw.rep)
+	return res, st.err
+}
+
+// sent is what sends of batches did, for SourceProduce.
+type sent struct {
+	added, refreshed, retried int
+	err                       error // the first error
+}
+
+func (st sent) addTo(rep *SourceProduce) {
+	rep.New += st.added
+	rep.Refreshed += st.refreshed
+	rep.Retried += st.retried
+}
+
+// send queues a batch and, at the same time, hands its comment counts to
+// the store (refresh), each Redis step retried while Redis is away
+// (redisRetry). A poll pushes the last URL on its own, to tell whether it
+// was new to the queue (pushed.more). It changes nothing of the walk's
+// but its progress counts, so that a crawl's sends run in the background.
+func (lw *listWalk) send(ctx context.Context, b batch) (pushed, sent) {
+	res := pushed{found: len(b.urls)}
+	var st sent
+	var wg sync.WaitGroup
+	var refreshErr error
+	rr := &redisRetry{lw: lw, what: fmt.Sprintf("refresh of %d comment counts", len(b.urls))}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		refreshErr = rr.do(ctx, func(ctx context.Context) error {
+			n, err := lw.refresh(ctx, b.urls, b.items)
+			st.refreshed += n
+			return err
+		})
+	}()
+	r := &redisRetry{lw: lw, what: fmt.Sprintf("push of %d URLs", len(b.urls))}
 	err := r.do(ctx, func(ctx context.Context) error {
 		// A retry pushes them all again: the queue counts only the new ones.
-		last := len(entries) - 1
-		n, err := lw.s.queue.PushEntries(ctx, entries[:last]...)
+		first := b.entries
+		if lw.poll {
+			first = b.entries[:len(b.entries)-1]
+		}
+		n, err := lw.s.queue.PushEntries(ctx, first...)
 		res.added += n
 		if n > 0 {
 			lw.counts.queued(lw.s.queue) // the consumers need not wait for the last URL's push
 		}
-		if err == nil {
-			n, err = lw.s.queue.PushEntries(ctx, entries[last])
+		if err == nil && lw.poll {
+			n, err = lw.s.queue.PushEntries(ctx, b.entries[len(b.entries)-1])
 			res.added += n
 			res.lastNew = res.lastNew || n == 1
 		}
 		if err != nil {
-			return fmt.Errorf("source %s: push %d URLs: %w", lw.s.cfg.Name, len(urls), err)
+			return fmt.Errorf("source %s: push %d URLs: %w", lw.s.cfg.Name, len(b.urls), err)
 		}
 		return nil
 	})
-	lw.rep.New += res.added
-	lw.counts.urls(lw.s.queue, len(urls), res.added)
-	if err != nil {
-		return pushed{}, err
+	wg.Wait()
+	st.added = res.added
+	lw.counts.urls(lw.s.queue, len(b.urls), res.added)
+	if r.tries > 0 || rr.tries > 0 {
+		st.retried = 1
 	}
-	if err := r.do(ctx, func(ctx context.Context) error { return lw.refresh(ctx, urls, keep) }); err != nil {
-		return pushed{}, err
+	st.err = cmp.Or(err, refreshErr)
+	if st.err == nil {
+		r.done()
+		rr.done()
 	}
-	r.done()
-	return res, nil
+	return res, st
+}
+
+// sends are a crawl's sends of its pages' batches in the background, up to
+// readAheadDepth at once: the walk reads on while Redis takes its URLs.
+// Their pages' pushes may overlap and end in any order (the queue is a
+// set: order carries no meaning there). The first error ends the walk at
+// its next push, or when it waits for them (wait, before its validators
+// are kept: a walk whose push failed keeps none).
+type sends struct {
+	lw   *listWalk
+	sem  chan struct{}
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	done sent
+}
+
+func newSends(lw *listWalk) *sends {
+	return &sends{lw: lw, sem: make(chan struct{}, lw.c.readAheadDepth())}
+}
+
+// start sends b in the background, once fewer than readAheadDepth sends
+// are under way; it returns the error of a send that failed already.
+func (s *sends) start(ctx context.Context, b batch) error {
+	if err := s.failed(); err != nil {
+		return err
+	}
+	select {
+	case s.sem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer func() { <-s.sem }()
+		_, st := s.lw.send(ctx, b)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.done.added += st.added
+		s.done.refreshed += st.refreshed
+		s.done.retried += st.retried
+		if s.done.err == nil {
+			s.done.err = st.err
+		}
+	}()
+	return nil
+}
+
+func (s *sends) failed() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.done.err
+}
+
+// wait waits for the sends under way and adds what they all did to the
+// walk's report; it returns the first error.
+func (s *sends) wait() error {
+	if s == nil {
+		return nil
+	}
+	s.wg.Wait()
+	s.done.addTo(&s.lw.rep)
+	err := s.done.err
+	s.done = sent{}
+	return err
 }
 
 // refresh hands the comment counts of a list page's items to the store
 // (one call per page), so an article already stored gets its current
 // count and score even while the queue skips its URL as recently done.
 // A URL the store does not have is left to the queue; a count of 0 is
-// "not known", as on a re-crawl. urls[i] is items[i]'s canonical URL.
-func (lw *listWalk) refresh(ctx context.Context, urls []string, items []extract.ListItem) error {
+// "not known", as on a re-crawl. urls[i] is items[i]'s canonical URL. It
+// returns how many stored articles were refreshed.
+func (lw *listWalk) refresh(ctx context.Context, urls []string, items []extract.ListItem) (int, error) {
 	var es []news.Engagement
 	for i, it := range items {
 		if it.Comments != nil && *it.Comments > 0 {
@@ -361,17 +538,16 @@ func (lw *listWalk) refresh(ctx context.Context, urls []string, items []extract.
 		}
 	}
 	if len(es) == 0 {
-		return nil
+		return 0, nil
 	}
 	n, err := lw.c.store.Refresh(ctx, es)
-	lw.rep.Refreshed += n
 	switch {
 	case errors.Is(err, news.ErrBadInput):
 		lw.c.log.Warn("comment counts rejected", "source", lw.s.cfg.Name, "err", err)
 	case err != nil:
-		return fmt.Errorf("source %s: refresh %d comment counts: %w", lw.s.cfg.Name, len(es), err)
+		return n, fmt.Errorf("source %s: refresh %d comment counts: %w", lw.s.cfg.Name, len(es), err)
 	}
-	return nil
+	return n, nil
 }
 
 // urlKey stands for a canonical URL in a walk's seen set: the first 16

@@ -49,9 +49,6 @@ func (r *redisRetry) do(ctx context.Context, op func(context.Context) error) err
 		if !now.Add(d).Before(r.deadline) {
 			return fmt.Errorf("%w (gave up after %d retries)", err, r.tries)
 		}
-		if r.tries == 0 {
-			r.lw.rep.Retried++
-		}
 		r.tries++
 		r.lw.c.log.Warn("Redis failed during a push, retrying", "source", r.lw.s.cfg.Name, "op", r.what,
 			"retry", r.tries, "retry_in", d, "err", err)

@@ -110,8 +110,9 @@ type ProduceReport struct {
 type SourceProduce struct {
 	Name string
 	// Pages is how many list pages (feeds, sitemaps, API pages) were
-	// read; PageErrors how many could not be.
-	Pages, PageErrors int
+	// read; PageErrors how many could not be. Discarded counts the pages
+	// read ahead past where the walk stopped (read_ahead.go), not used.
+	Pages, PageErrors, Discarded int
 	// NotModified counts the list pages that answered 304 to a
 	// conditional request, Unchanged those whose body was the same as at
 	// their last answer: neither is parsed again. Bytes is the list

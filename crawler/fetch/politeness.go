@@ -24,8 +24,9 @@ import (
 // source would queue behind every article claimed for its host (behind
 // their delays, or their timeouts when the host hangs) and the ranking
 // would learn of new articles that much later. Article pages are not
-// starved: a walk reads one list page at a time, so at most one list
-// page per source waits.
+// starved: a walk has at most its read-ahead of list pages (package
+// crawler reads ahead up to the host's parallelism, 8 at most) asked for
+// at once.
 type hostLimiter struct {
 	par           int
 	delay, jitter time.Duration
