@@ -39,6 +39,8 @@ type Engine struct {
 	stories map[string]*Story
 	absent  map[string]bool
 	missing []string
+	// missingKeys: terms whose list e needed and was not given
+	missingKeys []string
 }
 
 // NewEngine returns an empty Engine holding every story itself.
@@ -47,7 +49,8 @@ func NewEngine(p Params, window time.Duration, df Freq) *Engine {
 		lists: make(map[string][]string), stories: make(map[string]*Story), absent: make(map[string]bool)}
 }
 
-// SetList sets the stories term lists (latest filed first).
+// SetList sets the stories term lists (latest filed first; none when
+// empty).
 func (e *Engine) SetList(term string, leads []string) { e.lists[term] = leads }
 
 // List returns the stories term lists.
@@ -69,6 +72,14 @@ func (e *Engine) Missing() []string {
 	return slices.Compact(e.missing)
 }
 
+// MissingKeys returns the terms whose list e needed and was not given
+// (Complete false; SetList with an empty list gives one), sorted, each
+// once.
+func (e *Engine) MissingKeys() []string {
+	slices.Sort(e.missingKeys)
+	return slices.Compact(e.missingKeys)
+}
+
 // Decision is where an article went.
 type Decision struct {
 	// Story is the lead of the article's story: its own id when it
@@ -88,7 +99,7 @@ func (d Decision) Joined(id string) bool { return d.Story != id }
 // candidate is a story an article's keys list.
 type candidate struct {
 	lead  string
-	w     float64 // the weight of the article's keys that list it
+	w     float64 // the weight of the article's keys that list it, each over its list's length squared
 	order int     // when first met
 }
 
@@ -106,7 +117,11 @@ func (e *Engine) Decide(a Article) Decision {
 	var cands []candidate
 	at := make(map[string]int)
 	for _, k := range keys {
-		for _, lead := range e.lists[k] {
+		l, ok := e.lists[k]
+		if !ok && !e.Complete {
+			e.missingKeys = append(e.missingKeys, k)
+		}
+		for _, lead := range l {
 			if lead == a.ID {
 				continue
 			}
@@ -116,7 +131,9 @@ func (e *Engine) Decide(a Article) Decision {
 				at[lead] = i
 				cands = append(cands, candidate{lead: lead, order: i})
 			}
-			cands[i].w += weight[k]
+			// a key listing n stories tells less of each: a common word's
+			// list is full of other events' stories
+			cands[i].w += weight[k] / float64(len(l)*len(l))
 		}
 	}
 	slices.SortFunc(cands, func(x, y candidate) int {

@@ -26,7 +26,8 @@ type Params struct {
 	// candidate stories up by, and files its story under; PerKey is how
 	// many stories one term lists at most (the latest filed first);
 	// Candidates is how many stories an article is compared with at most
-	// (those whose shared keys weigh most).
+	// (those whose shared keys weigh most, a key listing n stories
+	// counting its weight over n²).
 	Keys, PerKey, Candidates int
 	// MinSimilarity is the least Score that makes an article a member of
 	// a story in its own language.
@@ -42,27 +43,32 @@ type Params struct {
 	// share at least.
 	CrossMinSimilarity float64
 	CrossMinShared     int
-	// FactVeto: an article whose title has figures (or dates) and a story
-	// whose lead's title has some, none shared, are other events; the
-	// same for weekdays.
-	FactVeto bool
+	// FigureVeto: an article whose title has figures (or dates) and a
+	// story whose lead's title has some, none shared, are other events;
+	// WeekdayVeto the same for weekdays.
+	FigureVeto, WeekdayVeto bool
+	// FigurePenalty multiplies the score of an article and a story whose
+	// titles' figures disagree, when FigureVeto is off (1: nothing).
+	FigurePenalty float64
 }
 
 // DefaultParams are the parameters tuned on the tuning half of the
 // labelled coverage set (internal/coverage; bench/stories.md).
 var DefaultParams = Params{
 	Weights:            termvec.DefaultWeights,
-	MaxTerms:           64,
+	MaxTerms:           48,
 	MaxCentroid:        128,
 	Keys:               10,
 	PerKey:             8,
 	Candidates:         8,
-	MinSimilarity:      0.3,
-	Stale:              36 * time.Hour,
+	MinSimilarity:      0.12,
+	Stale:              12 * time.Hour,
 	HalfLife:           24 * time.Hour,
 	CrossMinSimilarity: 0.5,
 	CrossMinShared:     3,
-	FactVeto:           true,
+	FigureVeto:         false,
+	WeekdayVeto:        true,
+	FigurePenalty:      0.5,
 }
 
 // Story is a story as the grouping sees it.
@@ -88,18 +94,23 @@ type Article struct {
 
 // Score is how similar article a, of vector v, is to story s: the cosine
 // of v and s's centroid, lowered when s's latest member is older than
-// Stale before a; -1 when a fact veto applies (FactVeto). Between
+// Stale before a; -1 when a veto applies (FigureVeto, WeekdayVeto). Between
 // languages it is CrossScore.
 func (p Params) Score(a Article, v termvec.Vector, s *Story) float64 {
-	if p.FactVeto && !agree(a.Doc.Facts, s.Facts) {
+	if !agree(a.Doc.Facts, s.Facts, p.FigureVeto, p.WeekdayVeto) {
 		return -1
 	}
 	var sim float64
+	penalty := 1.0
+	if !p.FigureVeto && !agree(a.Doc.Facts, s.Facts, true, false) {
+		penalty = p.FigurePenalty
+	}
 	if a.Doc.CJK != s.CJK {
 		sim = p.CrossScore(v, s.Centroid)
 	} else {
 		sim = termvec.Cosine(v, s.Centroid)
 	}
+	sim *= penalty
 	if d := time.Duration(a.Time-s.Last) * time.Second; d > p.Stale && p.HalfLife > 0 {
 		sim *= math.Exp2(-float64(d-p.Stale) / float64(p.HalfLife))
 	}
@@ -144,9 +155,13 @@ func isFact(t string) bool {
 
 // agree tells whether two lists of title facts, sorted, agree: they
 // share one, or either has none; facts of one kind only are compared
-// (a weekday with weekdays, a figure or date with figures and dates).
-func agree(a, b []string) bool {
+// (a weekday with weekdays, a figure or date with figures and dates),
+// figures when figures is set, weekdays when weekdays is.
+func agree(a, b []string, figures, weekdays bool) bool {
 	for _, weekday := range []bool{false, true} {
+		if weekday && !weekdays || !weekday && !figures {
+			continue
+		}
 		na, nb, both := 0, 0, 0
 		for _, x := range a {
 			if isWeekday(x) == weekday {

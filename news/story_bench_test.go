@@ -141,7 +141,7 @@ func BenchmarkStoryMemory(b *testing.B) {
 	for range b.N {
 		off = perArticle(e.s)
 		on = perArticle(st)
-		used, err := e.c.MemoryUsage(e.ctx, st.keys.Shingles()).Result()
+		used, err := e.c.MemoryUsage(e.ctx, st.keys.StoryIndex()).Result()
 		if err != nil {
 			b.Fatal(err)
 		}

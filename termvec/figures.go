@@ -92,6 +92,14 @@ func (tk *tokenizer) figureAt(text string, i int, r rune) int {
 			return n + size
 		}
 	}
+	if m, ok := day(value); ok && m <= 12 && strings.HasPrefix(text[i+n:], "月") {
+		size := len("月")
+		if strings.HasPrefix(text[i+n+size:], "份") {
+			size += len("份")
+		}
+		tk.emit(monthTerm(m), Word)
+		return n + size
+	}
 	if e, size := pointsAt(text[i+n:]); size > 0 {
 		f.scale(e)
 		tk.emit(string(f.b[:f.value])+"bp", Figure)

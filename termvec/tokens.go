@@ -162,6 +162,13 @@ func (tk *tokenizer) flushWord() {
 	}
 	month := 0
 	defer func() { tk.month = month }()
+	if m := months[w]; m != 0 && capital {
+		// a month, the same term in every language ("March", "3月"); a
+		// day may follow
+		month = m
+		tk.emit(monthTerm(m), Word)
+		return
+	}
 	switch {
 	case digit:
 		tk.emit(w, Figure)
@@ -182,10 +189,6 @@ func (tk *tokenizer) flushWord() {
 	if d := weekdays[w]; d != 0 {
 		tk.emit(weekdayTerm(d), Weekday)
 		return
-	}
-	month = months[w]
-	if month != 0 && len(w) == 3 && !capital {
-		month = 0 // "mar", "may": a word
 	}
 	t := stem(w)
 	switch {

@@ -35,7 +35,7 @@ type Weights struct {
 
 // DefaultWeights are the weights tuned on the tuning half of the
 // labelled coverage set (internal/coverage).
-var DefaultWeights = Weights{Title: 2, Summary: 1, Lead: 1, Name: 2, Figure: 2, MaxLead: 2000}
+var DefaultWeights = Weights{Title: 2, Summary: 1, Lead: 1, Name: 3, Figure: 2, MaxLead: 2000}
 
 // Doc is an article's terms before weighting.
 type Doc struct {

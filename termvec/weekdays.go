@@ -66,6 +66,10 @@ func dateTerm(m, d int) string {
 	return "@d" + itoa(m) + "-" + itoa(d)
 }
 
+// monthTerm is the term of month m (1..12), the same in every language:
+// "March" and "3月" are "@m3".
+func monthTerm(m int) string { return "@m" + itoa(m) }
+
 func itoa(n int) string {
 	if n < 10 {
 		return string(rune('0' + n))
