@@ -155,7 +155,7 @@ type RegroupOptions struct {
 // coverage set (internal/coverage; BenchmarkStoryRegroup).
 const (
 	DefaultMargin      = 0.1
-	DefaultMergeMargin = 0.06
+	DefaultMergeMargin = 0.04
 )
 
 // DefaultMaxKeyStories is RegroupOptions.MaxKeyStories by default.

@@ -18,6 +18,7 @@ func testParams() Params {
 	p := DefaultParams
 	p.MinSimilarity, p.CrossMinSimilarity = 0.3, 0.5
 	p.Stale, p.HalfLife = 36*time.Hour, 24*time.Hour
+	p.FigureVeto, p.WeekdayVeto = true, true
 	return p
 }
 
