@@ -12,6 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/newsrank/newsrank/board"
 	"github.com/newsrank/newsrank/grouping"
 	"github.com/newsrank/newsrank/termvec"
 )
@@ -72,27 +73,44 @@ func report(a Article, n int, source string, post time.Time) Article {
 // an ingest splits and mis-files.
 type regroupEnv struct {
 	*env
+	act          *board.Activity
 	apart, loose *Store
 }
 
-func newRegroupEnv(t *testing.T, mod func(*Options)) *regroupEnv {
+// storyOptions is how the regroup tests' stores rank: by story, a
+// comment worth a vote.
+func storyOptions(o *Options) { o.RankBy, o.CommentWeight = RankByStory, 1 }
+
+func newRegroupEnv(t *testing.T) *regroupEnv {
 	t.Helper()
-	e := newEnv(t, func(o *Options) {
-		o.RankBy, o.CommentWeight = RankByStory, 1
-		if mod != nil {
-			mod(o)
-		}
-	})
+	return regroupEnvOn(t, newEnv(t, storyOptions), "test:")
+}
+
+// regroupEnvOn adds to e (a store ranking by story under prefix) the
+// stores apart and loose and activity boards.
+func regroupEnvOn(t *testing.T, e *env, prefix string) *regroupEnv {
+	t.Helper()
 	with := func(min float64) *Store {
 		o := e.s.opts
 		o.StoryMinSimilarity = min
-		s, err := New(e.c, "test:", o, WithClock(e.clock), WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+		s, err := New(e.c, prefix, o, WithClock(e.clock), WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return s
 	}
-	return &regroupEnv{env: e, apart: with(1.01), loose: with(0.001)}
+	cfg := board.DefaultOptions()
+	cfg.Location = time.UTC
+	act, err := board.NewActivity(e.c, prefix, cfg, board.WithClock(e.clock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(e.c, prefix, e.s.opts, WithClock(e.clock), WithLogger(slog.New(slog.NewTextHandler(t.Output(), nil))), WithActivity(act))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.s = s
+	return &regroupEnv{env: e, act: act, apart: with(1.01), loose: with(0.001)}
 }
 
 func (e *regroupEnv) ingestOn(t *testing.T, s *Store, a Article) IngestResult {
@@ -219,7 +237,7 @@ func (e *env) checkStory(t *testing.T, lead string, members ...string) {
 }
 
 func TestRegroupMergesSplitStory(t *testing.T) {
-	e := newRegroupEnv(t, nil)
+	e := newRegroupEnv(t)
 	a1, a2, b1, b2, other := e.split(t)
 	k := e.s.keys
 	ver := e.c.HGet(e.ctx, k.StoryIndexVersion(), "n").Val()
@@ -275,7 +293,7 @@ func TestRegroupMergesSplitStory(t *testing.T) {
 }
 
 func TestRegroupJoinsArticleAlone(t *testing.T) {
-	e := newRegroupEnv(t, nil)
+	e := newRegroupEnv(t)
 	post := t0.Add(-6 * time.Hour)
 	// the lone copy is the older: the story joins it, and it leads
 	x := e.ingestOn(t, e.apart, report(quake[4], 1, "Alpha", post))
@@ -292,7 +310,7 @@ func TestRegroupJoinsArticleAlone(t *testing.T) {
 }
 
 func TestRegroupMovesMisfiledArticle(t *testing.T) {
-	e := newRegroupEnv(t, nil)
+	e := newRegroupEnv(t)
 	post := t0.Add(-6 * time.Hour)
 	s1 := e.ingest(t, report(quake[0], 1, "Alpha", post))
 	s2 := e.ingest(t, report(quake[1], 2, "Beta", post.Add(10*time.Minute)))
@@ -324,7 +342,7 @@ func TestRegroupMovesMisfiledArticle(t *testing.T) {
 // TestRegroupMoveDissolves: an article moved out of a story of two
 // leaves its lead alone, ranked by its own votes, with no story.
 func TestRegroupMoveDissolves(t *testing.T) {
-	e := newRegroupEnv(t, nil)
+	e := newRegroupEnv(t)
 	post := t0.Add(-6 * time.Hour)
 	s1 := e.ingest(t, report(quake[0], 1, "Alpha", post))
 	x := e.ingestOn(t, e.loose, report(misfit, 2, "Beta", post.Add(time.Hour)))
@@ -362,6 +380,119 @@ func TestRegroupMoveDissolves(t *testing.T) {
 		t.Errorf("TTL of the lead alone = %v, want %v", ttl, want)
 	}
 	e.checkStory(t, t1.ID, t2.ID, x.ID)
+}
+
+func (e *regroupEnv) vote(t *testing.T, user, id string, d Dir) VoteResult {
+	t.Helper()
+	r, err := e.s.Vote(e.ctx, user, id, d)
+	if err != nil {
+		t.Fatalf("vote %s by %s on %s: %v", d, user, id, err)
+	}
+	return r
+}
+
+// points returns user's points on today's activity board.
+func (e *regroupEnv) points(t *testing.T, user string) int64 {
+	t.Helper()
+	en, _, err := e.act.Rank(e.ctx, user, board.Day, e.clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return en.Score
+}
+
+// TestRegroupKeepsVotesExact merges two stories both voted on: a user
+// who voted on both keeps exactly one vote, the one on the story that
+// takes the other (up/up, up/down, down/up), the others' votes move, and
+// the story's votes are the two stories' minus the doubles.
+func TestRegroupKeepsVotesExact(t *testing.T) {
+	e := newRegroupEnv(t)
+	post := t0.Add(-6 * time.Hour)
+	withComments := func(a Article, n int64) Article { a.Comments = n; return a }
+	a1 := e.ingest(t, withComments(report(quake[0], 1, "Alpha", post), 3))
+	a2 := e.ingest(t, report(quake[1], 2, "Beta", post.Add(30*time.Minute)))
+	b1 := e.ingestOn(t, e.apart, withComments(report(quake[2], 3, "Gamma", post.Add(time.Hour)), 2))
+	b2 := e.ingest(t, withComments(report(quake[2], 4, "Delta", post.Add(90*time.Minute)), 5))
+	if a2.Story != a1.ID || b1.Story != "" || b2.Story != b1.ID {
+		t.Fatalf("stories after the ingest: a2 %q b1 %q b2 %q", a2.Story, b1.Story, b2.Story)
+	}
+	votes := []struct {
+		user string
+		on   string
+		dir  Dir
+	}{
+		{"u1", a2.ID, Up}, {"u1", b1.ID, Up}, // up/up
+		{"u2", a1.ID, Up}, {"u2", b2.ID, Down}, // up/down
+		{"u3", a1.ID, Down}, {"u3", b1.ID, Up}, // down/up
+		{"u4", b2.ID, Up}, {"u5", b1.ID, Down}, // on the absorbed story only
+		{"u6", a1.ID, Up}, // on the other only
+	}
+	for _, v := range votes {
+		e.vote(t, v.user, v.on, v.dir)
+	}
+	k := e.s.keys
+	// A: up u1 u2 u6, down u3, 3 comments: 5; B: up u1 u3 u4, down u2
+	// u5, 2 + 5 comments: 8
+	if a, b := e.zscore(t, k.Votes(), a1.ID), e.zscore(t, k.Votes(), b1.ID); a != 5 || b != 8 {
+		t.Fatalf("story votes before %v and %v, want 5 and 8", a, b)
+	}
+	pointsBefore := map[string]int64{}
+	for _, u := range []string{"u1", "u2", "u3", "u4", "u5", "u6"} {
+		pointsBefore[u] = e.points(t, u)
+	}
+	res := e.regroup(t, DefaultRegroupOptions())
+	if res.Merged != 1 || len(res.Steps) != 1 {
+		t.Fatalf("regroup: %+v, want one merge", res)
+	}
+	// the doubles' votes on B (u1 +1, u2 -1, u3 +1) go: 5 + 8 - 1
+	st := res.Steps[0]
+	if st.Doubles != 3 || st.Votes != 12 || st.Into.Votes != 5 || st.From.Votes != 8 {
+		t.Errorf("step: doubles %d, votes %v (from %v + %v), want 3, 12 (5 + 8)", st.Doubles, st.Votes, st.Into.Votes, st.From.Votes)
+	}
+	e.checkStory(t, a1.ID, a2.ID, b1.ID, b2.ID)
+	if got := e.zscore(t, k.Votes(), a1.ID); got != 12 {
+		t.Errorf("story votes %v, want 12", got)
+	}
+	voted := e.c.HGetAll(e.ctx, k.Voted(a1.ID)).Val()
+	want := map[string]string{"u1": "1", "u2": "1", "u3": "-1", "u4": "1", "u5": "-1", "u6": "1"}
+	if fmt.Sprint(voted) != fmt.Sprint(want) {
+		t.Errorf("voted: of the story %v, want %v", voted, want)
+	}
+	h := e.c.HMGet(e.ctx, k.Article(a1.ID), "up", "down").Val()
+	if h[0] != "4" || h[1] != "2" {
+		t.Errorf("story up/down %v/%v, want 4/2", h[0], h[1])
+	}
+	h = e.c.HMGet(e.ctx, k.Article(b1.ID), "up", "down", "votes").Val()
+	if h[0] != "0" || h[1] != "0" || h[2] != "2" {
+		t.Errorf("absorbed lead up/down/votes %v, want 0/0/2 (its comments)", h)
+	}
+	if ttl, want := e.c.TTL(e.ctx, k.Voted(a1.ID)).Val(), post.Add(e.s.opts.Window+Grace).Sub(e.clock.Now()); ttl-want > 5*time.Second || want-ttl > 5*time.Second {
+		t.Errorf("TTL of voted: %v, want %v", ttl, want)
+	}
+	// like points: one like per user per story, on the story kept
+	wantPoints := map[string]int64{"u1": pointsBefore["u1"] - 2, "u2": pointsBefore["u2"], "u3": pointsBefore["u3"] - 2,
+		"u4": pointsBefore["u4"], "u5": pointsBefore["u5"], "u6": pointsBefore["u6"]}
+	for u, p := range wantPoints {
+		if got := e.points(t, u); got != p {
+			t.Errorf("%s has %d points, want %d (before the merge %d)", u, got, p, pointsBefore[u])
+		}
+	}
+	if res.Unreported != 0 {
+		t.Errorf("%d like reports failed", res.Unreported)
+	}
+	// a user votes again through an article of the absorbed story: the
+	// vote they kept is the one switched
+	r := e.vote(t, "u4", b2.ID, Down)
+	if r.Story != a1.ID || r.Previous != Up || r.Up != 3 || r.Down != 3 || r.Votes != 10 {
+		t.Errorf("vote after the merge: %+v, want story %s, previous up, 3/3, votes 10", r, a1.ID)
+	}
+	r = e.vote(t, "u2", b1.ID, Down)
+	if r.Previous != Up || r.Up != 2 || r.Down != 4 || r.Votes != 8 {
+		t.Errorf("u2 switching: %+v, want previous up, 2/4, votes 8", r)
+	}
+	if u3 := e.points(t, "u4"); u3 != wantPoints["u4"]-2 {
+		t.Errorf("u4 has %d points after cancelling their like, want %d", u3, wantPoints["u4"]-2)
+	}
 }
 
 // keep the context import used by later tests of this file
