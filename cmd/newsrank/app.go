@@ -28,7 +28,7 @@ import (
 //	queues   those queues, in source order
 //	rescore  prune and rebuild (news.window, news.formula)
 //	activity, invites  the user leaderboards (board.*)
-//	jobs     the job manager: "crawl", "prune", "rescore", "archive" with the
+//	jobs     the job manager: "crawl", "prune", "rescore", "archive", "regroup" with the
 //	         schedules, lock TTL and history of jobs.*
 //
 // The scheduled "crawl" job runs the producer only (it queues new article
@@ -101,6 +101,8 @@ func (a *app) build() error {
 			Schedule: cfg.Jobs.Rescore.Schedule, Enabled: cfg.Jobs.Rescore.Enabled, Run: a.rescoreJob},
 		jobs.Job{Name: jobs.Archive, About: "snapshot the top of each closed day and month board (board.archive_top)",
 			Schedule: cfg.Jobs.Archive.Schedule, Enabled: cfg.Jobs.Archive.Enabled, Run: a.archiveJob},
+		jobs.Job{Name: jobs.Regroup, About: "merge the recent stories the ingest split, move articles filed in the wrong story (news.rank_by: story)",
+			Schedule: cfg.Jobs.Regroup.Schedule, Enabled: cfg.Jobs.Regroup.Enabled, Run: a.regroupJob},
 	)
 	if err != nil {
 		return fmt.Errorf("%w: jobs: %w", errConfig, err)
