@@ -41,10 +41,13 @@ import (
 //     (its story would lose its id, its votes and its place in the
 //     ranking): its story is merged whole or stays.
 //
-// A story's centroid is computed here again from its members' vectors
-// (Add in post-time order, MaxCentroid terms kept), so that every story
-// is compared by the same rule whatever the order its members arrived
-// in. Candidates are found through every term of the stories' centroids,
+// A story's centroid is computed here again from its members' vectors:
+// their sum, the MaxCentroid terms of most weight kept (the Engine adds
+// a member at a time and keeps MaxCentroid terms after each, which
+// differs only for a story of many members), so that every story is
+// compared by the same rule whatever the order its members arrived in,
+// and an article's own story without it is its story's sum less its
+// vector. Candidates are found through every term of the stories' centroids,
 // not the Engine's few keys: a split is often two stories whose keys
 // differ. Regroup is pure and deterministic: the same clusters in any
 // order give the same plan.
@@ -164,8 +167,10 @@ const DefaultMaxKeyStories = 200
 // rcluster is a cluster as Regroup works on it.
 type rcluster struct {
 	members []Member // the lead first, then by post time
-	cent    termvec.Vector
-	first   int64 // the lead's post time
+	sum     termvec.Vector // the sum of the members' vectors, every term
+	cent    termvec.Vector // sum's MaxCentroid terms of most weight
+	head    termvec.Vector // sum's headTerms terms of most weight (rest)
+	first   int64          // the lead's post time
 	last    int64
 	keys    []string // its centroid's terms, sorted
 	alive   bool
@@ -223,28 +228,72 @@ func byTime(a, b Member) int {
 // sortMembers sorts the members of a cluster after its lead by byTime.
 func sortMembers(ms []Member) { slices.SortFunc(ms[1:], byTime) }
 
-// centroid sums ms's vectors in post-time order (ties by id), skip left
-// out, MaxCentroid terms kept.
-func (p Params) centroid(ms []Member, skip string) (termvec.Vector, int64) {
-	order := make([]int, 0, len(ms))
-	for i := range ms {
-		if ms[i].ID != skip {
-			order = append(order, i)
-		}
-	}
-	slices.SortFunc(order, func(i, j int) int { return byTime(ms[i], ms[j]) })
-	var c termvec.Vector
+// sum returns the sum of the vectors of ms, every term kept, and their
+// latest post time.
+func sum(ms []Member) (termvec.Vector, int64) {
+	var v termvec.Vector
 	var last int64
-	for n, i := range order {
-		if n == 0 {
-			c = slices.Clone(ms[i].Vector)
-			last = ms[i].Time
-			continue
-		}
-		c = termvec.Add(c, ms[i].Vector, p.MaxCentroid)
+	for i := range ms {
+		v = termvec.Add(v, ms[i].Vector, 0)
 		last = max(last, ms[i].Time)
 	}
-	return c, last
+	return v, last
+}
+
+// less returns a - b for b a part of sum a (weights left that rounding
+// alone made are dropped).
+func less(a, b termvec.Vector) termvec.Vector {
+	out := make(termvec.Vector, 0, len(a))
+	j := 0
+	for _, e := range a {
+		for j < len(b) && b[j].Term < e.Term {
+			j++
+		}
+		if j < len(b) && b[j].Term == e.Term {
+			e.W -= b[j].W
+			if e.W < 1e-9 {
+				continue
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// top returns v's n terms of most weight (all when n is 0), sorted by
+// term.
+func top(v termvec.Vector, n int) termvec.Vector { return termvec.Add(nil, v, n) }
+
+// setSum sets c's sum and what follows from it: its centroid, its head
+// and its latest post time.
+func (r *regrouper) setSum(c *rcluster, sum termvec.Vector) {
+	c.sum = sum
+	c.cent = top(sum, r.p.MaxCentroid)
+	c.head = top(sum, r.p.MaxCentroid+r.headTerms)
+	c.last = c.first
+	for _, m := range c.members {
+		c.last = max(c.last, m.Time)
+	}
+}
+
+// rest returns cluster c without its member m as a Story: the sum of the
+// other members' vectors (MaxCentroid terms kept) and their latest post
+// time. m's vector lowers at most len(m.Vector) terms of the sum, so the
+// centroid's terms are among the sum's MaxCentroid + len(m.Vector) of
+// most weight (c.head, unless m's vector is longer than headTerms).
+func (r *regrouper) rest(c *rcluster, m *Member) *Story {
+	head := c.head
+	if len(m.Vector) > r.headTerms {
+		head = top(c.sum, r.p.MaxCentroid+len(m.Vector))
+	}
+	l := c.lead()
+	s := &Story{Lead: l.ID, Centroid: top(less(head, m.Vector), r.p.MaxCentroid), First: c.first, Last: c.first, Facts: l.Facts, CJK: l.CJK}
+	for _, o := range c.members {
+		if o.ID != m.ID {
+			s.Last = max(s.Last, o.Time)
+		}
+	}
+	return s
 }
 
 // least is the least Score for an article in language a to join a
@@ -260,6 +309,9 @@ func (p Params) least(a, s bool) float64 {
 type regrouper struct {
 	p     Params
 	o     RegroupOptions
+	// headTerms is how many terms a member's vector has at most, but for
+	// vectors made with other parameters
+	headTerms int
 	cs    []*rcluster
 	byKey map[string][]int // term → clusters filed under it, ascending
 	where map[string]int   // article id → its cluster
@@ -272,7 +324,7 @@ func (p Params) Regroup(cs []Cluster, o RegroupOptions) Plan {
 	if o.MaxKeyStories <= 0 {
 		o.MaxKeyStories = DefaultMaxKeyStories
 	}
-	r := &regrouper{p: p, o: o, byKey: make(map[string][]int), where: make(map[string]int)}
+	r := &regrouper{p: p, o: o, headTerms: p.MaxTerms, byKey: make(map[string][]int), where: make(map[string]int)}
 	plan := Plan{}
 	for _, c := range cs {
 		if len(c.Members) == 0 {
@@ -281,8 +333,8 @@ func (p Params) Regroup(cs []Cluster, o RegroupOptions) Plan {
 		rc := &rcluster{members: slices.Clone(c.Members), alive: true}
 		sortMembers(rc.members)
 		rc.first = rc.lead().Time
-		rc.cent, rc.last = p.centroid(rc.members, "")
-		rc.last = max(rc.last, rc.first)
+		total, _ := sum(rc.members)
+		r.setSum(rc, total)
 		r.cs = append(r.cs, rc)
 		plan.Stories++
 		plan.Articles += len(c.Members)
@@ -410,8 +462,7 @@ func (r *regrouper) merges() []Step {
 		}
 		a.members = append(a.members, b.members...)
 		sortMembers(a.members)
-		a.cent, a.last = r.p.centroid(a.members, "")
-		a.last = max(a.last, a.first)
+		r.setSum(a, termvec.Add(a.sum, b.sum, 0))
 		a.ver++
 		b.alive = false
 		for _, m := range b.members {
@@ -447,11 +498,8 @@ func (r *regrouper) file(i int, terms []string) {
 // the rest of own, and the best other cluster (-1 for none) whose Score
 // reaches the threshold, with that Score.
 func (r *regrouper) fit(m *Member, own int) (float64, int, float64) {
-	c := r.cs[own]
-	rest, last := r.p.centroid(c.members, m.ID)
-	l := c.lead()
 	a := m.article()
-	ownScore := r.p.Score(a, m.Vector, &Story{Lead: l.ID, Centroid: rest, First: c.first, Last: max(last, c.first), Facts: l.Facts, CJK: l.CJK})
+	ownScore := r.p.Score(a, m.Vector, r.rest(r.cs[own], m))
 	best, bestScore := -1, 0.0
 	cutoff := m.Time - int64(r.o.Window/time.Second)
 	for _, j := range r.neighbours(own, terms(m.Vector)) {
@@ -512,18 +560,14 @@ func (r *regrouper) moves() []Step {
 			IntoMembers: t.ids(), FromMembers: c.ids()}
 		c.members = slices.Delete(c.members, mi, mi+1)
 		c.ver++
+		r.setSum(c, less(c.sum, m.Vector))
+		st.FromLast = c.last
 		if len(c.members) > 1 {
-			c.cent, c.last = r.p.centroid(c.members, "")
-			c.last = max(c.last, c.first)
-			st.FromCentroid, st.FromLast = c.cent, c.last
-		} else {
-			c.cent, c.last = slices.Clone(c.lead().Vector), c.first
-			st.FromLast = c.first
+			st.FromCentroid = c.cent
 		}
 		t.members = append(t.members, m)
 		sortMembers(t.members)
-		t.cent, t.last = r.p.centroid(t.members, "")
-		t.last = max(t.last, t.first)
+		r.setSum(t, termvec.Add(t.sum, m.Vector, 0))
 		t.ver++
 		r.where[m.ID] = best
 		r.file(best, terms(t.cent))

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/newsrank/newsrank/demosite"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/coverage"
 	"github.com/newsrank/newsrank/internal/redistest"
@@ -115,4 +116,43 @@ func BenchmarkStoryRegroup(b *testing.B) {
 			}
 		}
 	}
+}
+
+// BenchmarkRegroupRun measures a dry run of Store.Regroup (the read of
+// the span and the plan; the writes are one script per step) over the
+// demo site's labelled stories, 2,000 of them (about 5,000 articles)
+// posted in the last hour, ingested ranking by story: what one run of
+// the job costs on a busy span.
+func BenchmarkRegroupRun(b *testing.B) {
+	c := redistest.Start(b).Client()
+	ctx := context.Background()
+	now := time.Date(2025, 3, 3, 12, 0, 0, 0, time.UTC)
+	o := news.DefaultOptions()
+	o.RankBy = news.RankByStory
+	st, err := news.New(c, "bench:", o, news.WithClock(clock.NewFake(now)), news.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		b.Fatal(err)
+	}
+	set := demosite.StorySet(1, 2000, now)
+	as := make([]news.Article, len(set))
+	for i, a := range set {
+		as[i] = news.Article{URL: a.URL, Title: a.Title, Summary: a.Summary, Source: a.Source, PostTime: a.PostTime, CrawlTime: a.PostTime}
+	}
+	for lo := 0; lo < len(as); lo += 500 {
+		if _, err := st.IngestBatch(ctx, as[lo:min(len(as), lo+500)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ro := news.DefaultRegroupOptions()
+	ro.DryRun = true
+	b.ResetTimer()
+	var r news.RegroupResult
+	for range b.N {
+		if r, err = st.Regroup(ctx, ro); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(r.Stories), "stories")
+	b.ReportMetric(float64(r.Articles), "articles")
+	b.ReportMetric(float64(len(r.Steps)), "steps")
 }
