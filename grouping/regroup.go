@@ -166,7 +166,7 @@ const DefaultMaxKeyStories = 200
 
 // rcluster is a cluster as Regroup works on it.
 type rcluster struct {
-	members []Member // the lead first, then by post time
+	members []Member       // the lead first, then by post time
 	sum     termvec.Vector // the sum of the members' vectors, every term
 	cent    termvec.Vector // sum's MaxCentroid terms of most weight
 	head    termvec.Vector // sum's headTerms terms of most weight (rest)
@@ -307,14 +307,14 @@ func (p Params) least(a, s bool) float64 {
 
 // regrouper holds Regroup's state.
 type regrouper struct {
-	p     Params
-	o     RegroupOptions
+	p Params
+	o RegroupOptions
 	// headTerms is how many terms a member's vector has at most, but for
 	// vectors made with other parameters
 	headTerms int
-	cs    []*rcluster
-	byKey map[string][]int // term → clusters filed under it, ascending
-	where map[string]int   // article id → its cluster
+	cs        []*rcluster
+	byKey     map[string][]int // term → clusters filed under it, ascending
+	where     map[string]int   // article id → its cluster
 }
 
 // Regroup plans the merges and moves that mend the stories cs (see
