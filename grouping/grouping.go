@@ -10,6 +10,7 @@ package grouping
 import (
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/newsrank/newsrank/termvec"
@@ -44,11 +45,13 @@ type Params struct {
 	CrossMinSimilarity float64
 	CrossMinShared     int
 	// FigureVeto: an article whose title has figures (or dates) and a
-	// story whose lead's title has some, none shared, are other events;
-	// WeekdayVeto the same for weekdays.
+	// story whose lead's title has some, none shared, are other events,
+	// unless a title's figures are among the other's terms (a copy that
+	// puts another of the event's figures in its title still tells the
+	// first one); WeekdayVeto: the same for weekdays, titles only.
 	FigureVeto, WeekdayVeto bool
 	// FigurePenalty multiplies the score of an article and a story whose
-	// titles' figures disagree, when FigureVeto is off (1: nothing).
+	// figures disagree so, when FigureVeto is off (1: nothing).
 	FigurePenalty float64
 }
 
@@ -66,7 +69,7 @@ var DefaultParams = Params{
 	HalfLife:           24 * time.Hour,
 	CrossMinSimilarity: 0.5,
 	CrossMinShared:     3,
-	FigureVeto:         false,
+	FigureVeto:         true,
 	WeekdayVeto:        true,
 	FigurePenalty:      0.5,
 }
@@ -97,12 +100,15 @@ type Article struct {
 // Stale before a; -1 when a veto applies (FigureVeto, WeekdayVeto). Between
 // languages it is CrossScore.
 func (p Params) Score(a Article, v termvec.Vector, s *Story) float64 {
-	if !agree(a.Doc.Facts, s.Facts, p.FigureVeto, p.WeekdayVeto) {
+	if !agree(a.Doc.Facts, s.Facts, false, p.WeekdayVeto) {
 		return -1
 	}
 	var sim float64
 	penalty := 1.0
-	if !p.FigureVeto && !agree(a.Doc.Facts, s.Facts, true, false) {
+	if !agree(a.Doc.Facts, s.Facts, true, false) && !crossFigures(a.Doc.Facts, s.Centroid) && !crossFigures(s.Facts, v) {
+		if p.FigureVeto {
+			return -1
+		}
 		penalty = p.FigurePenalty
 	}
 	if a.Doc.CJK != s.CJK {
@@ -181,6 +187,20 @@ func agree(a, b []string, figures, weekdays bool) bool {
 		}
 	}
 	return true
+}
+
+// crossFigures tells whether one of the figures (or dates) of facts is a
+// term of v.
+func crossFigures(facts []string, v termvec.Vector) bool {
+	for _, f := range facts {
+		if isWeekday(f) {
+			continue
+		}
+		if _, ok := slices.BinarySearchFunc(v, f, func(e termvec.Entry, t string) int { return strings.Compare(e.Term, t) }); ok {
+			return true
+		}
+	}
+	return false
 }
 
 func isWeekday(t string) bool { return len(t) > 2 && t[0] == '@' && t[1] == 'w' }

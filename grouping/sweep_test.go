@@ -30,6 +30,7 @@ func TestSweep(t *testing.T) {
 		{"default", func(p *Params) {}},
 		{"title 1", func(p *Params) { p.Weights.Title = 1 }},
 		{"figure veto", func(p *Params) { p.FigureVeto = true }},
+		{"figure veto on title figures only", func(p *Params) { p.FigureVeto, p.FigurePenalty = false, 0 }},
 		{"penalty 0.7", func(p *Params) { p.FigurePenalty = 0.7 }},
 		{"penalty 1", func(p *Params) { p.FigurePenalty = 1 }},
 		{"t32 s12 penalty 0.5", func(p *Params) { p.MaxTerms, p.FigureVeto, p.Stale, p.FigurePenalty = 32, false, 12*time.Hour, 0.5 }},

@@ -70,15 +70,15 @@ func measureCoverage(tb testing.TB, c *redistest.Server, split string) coverage.
 // in publication order. Deterministic: one order, the store's clock at
 // each article's publication. The floors are a little under what it
 // measures (bench/stories.md): pair F1 over same-language pairs 0.758,
-// look-alike events merged 4 of 21.
+// look-alike events merged 5 of 21.
 func TestStoryQuality(t *testing.T) {
 	q := measureCoverage(t, redistest.Start(t), coverage.HeldOut)
 	t.Logf("held out: %s", q)
 	if q.F1 < 0.73 {
 		t.Errorf("held-out pair F1 %.3f, want at least 0.73", q.F1)
 	}
-	if q.LookAlikesMerged > 5 {
-		t.Errorf("held-out look-alike events merged %d of %d (%v), want 5 at most", q.LookAlikesMerged, q.LookAlikes, q.Merged)
+	if q.LookAlikesMerged > 6 {
+		t.Errorf("held-out look-alike events merged %d of %d (%v), want 6 at most", q.LookAlikesMerged, q.LookAlikes, q.Merged)
 	}
 }
 
