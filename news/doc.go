@@ -1,6 +1,6 @@
 // Package news is newsrank's article store and ranking: crawled and posted
-// articles, one vote per user per article, the hot-news ranking (seed 004)
-// and Redis in Action's article voting (seed 002), with pages by score or
+// articles, one vote per user per article, the week's hot-news ranking
+// (by default post time + 432 s per net vote), with pages by score or
 // time and groups.
 //
 // # Keyspace
@@ -80,7 +80,7 @@
 // # Votes and scores
 //
 // votes = up − down + comments × news.comment_weight: crawled comments count
-// as votes, as in seed 004, and a user's vote moves votes by one. The vote
+// as votes, and a user's vote moves votes by one. The vote
 // script keeps up, down, votes in the hash, votes: and score: consistent in
 // one atomic step, records the user's vote in voted:<id>, and checks the
 // voting window against the time passed in by the caller's clock.
@@ -89,7 +89,7 @@
 // covers every article in time:.
 //
 // The formulas ([Formula]) are linear (post time + vote_weight × votes, the
-// default: 432 s per vote, seed 002), Reddit's hot and Hacker News's
+// default: 432 s per vote, a day per 200 votes), Reddit's hot and Hacker News's
 // gravity. Ingest and Vote apply them to the one article they change, in
 // Lua (formulaLua, scripts.go); [Store.Rebuild] applies them in Go. Both
 // compute the same double, bit for bit: the logarithm and power are written with
