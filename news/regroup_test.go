@@ -50,7 +50,7 @@ var (
 	}
 	// misfit is a report of the rate hike that mentions the quake: it
 	// shares terms with both stories
-	misfit = Article{Title: "Chile's central bank raises rate to 6.5% a day after Valparaiso earthquake",
+	misfit = Article{Title: "Chile's central bank raises its rate a day after Valparaiso earthquake",
 		Summary: "Chile's central bank raised its benchmark interest rate by half a point to 6.5%, unmoved by the earthquake near Valparaiso.",
 		Lead:    "The board voted unanimously for the hike; services inflation has not eased, it said, and the quake's damage is still being counted."}
 	football = []Article{
