@@ -39,7 +39,8 @@ The demo crawls its own site: crawler.sources are the site's sections,
 fetched with no politeness delay (crawler.delay and crawler.jitter 0,
 crawler.per_host_parallelism at least crawler.workers). Its jobs run more
 often than the daemon's by default: a crawl every 15 minutes, a rescore
-every minute, a prune hourly; a schedule given in a -config file or with
+every minute, a prune hourly, a regroup of the stories (with
+news.rank_by: story) every 15 minutes; a schedule given in a -config file or with
 -set replaces the demo's (-set 'jobs.rescore.schedule=@every 10s'). API
 tokens are generated and printed when the configuration has none. With
 -set news.rank_by=story the demo site also publishes copies of labelled
@@ -54,6 +55,7 @@ func demoDefaults() config.Config {
 	c.Jobs.Crawl.Schedule = "@every 15m"
 	c.Jobs.Rescore.Schedule = "@every 1m"
 	c.Jobs.Prune.Schedule = "@every 1h"
+	c.Jobs.Regroup.Schedule = "@every 15m"
 	return c
 }
 
