@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/internal/redistest"
+	"github.com/newsrank/newsrank/jobs"
 	"github.com/newsrank/newsrank/news"
 )
 
@@ -111,5 +114,33 @@ func TestStoriesCommand(t *testing.T) {
 	bad := jobsConfig(t, s.URL(), "jobs:\n  regroup:\n    margin: 0\n")
 	if code, _, errs := runCLI(t, "stories", "-config", bad); code != exitUsage || !strings.Contains(errs, "jobs.regroup.margin") {
 		t.Errorf("margin 0: exit %d, want 2: %s", code, errs)
+	}
+}
+
+// TestRegroupJob runs the "regroup" job the app wires, as the schedule
+// runs it: the split story is mended and the counts are recorded; with
+// news.rank_by: article the job has nothing to do.
+func TestRegroupJob(t *testing.T) {
+	s := redistest.Start(t)
+	ctx := context.Background()
+	for _, c := range []struct {
+		rankBy string
+		joined int64
+	}{{"article", 0}, {"story", 1}} {
+		seedSplitStory(t, s)
+		cfg, err := config.Load(jobsConfig(t, s.URL(), "news:\n  rank_by: "+c.rankBy+"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := newApp(ctx, cfg, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		run, err := a.jobs.Run(ctx, jobs.Regroup, jobs.TriggerSchedule)
+		a.Close()
+		if err != nil || run.Counts["joined"] != c.joined || run.Counts["examined"] != 2*c.joined {
+			t.Errorf("rank_by %s: regroup run = %+v %v, want %d joined", c.rankBy, run, err, c.joined)
+		}
+		s.Client().FlushAll(ctx)
 	}
 }
