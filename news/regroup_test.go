@@ -41,12 +41,6 @@ var (
 		{Title: "Chile's central bank raises interest rate to 6.5% to curb inflation",
 			Summary: "Chile's central bank raised its benchmark interest rate by half a point to 6.5% on Tuesday, citing stubborn inflation.",
 			Lead:    "The board voted unanimously for the increase, saying inflation in services had not eased. Economists had expected the hike."},
-		{Title: "Banco Central de Chile lifts benchmark rate half a point to 6.5% as inflation lingers",
-			Summary: "The central bank of Chile increased its benchmark interest rate to 6.5% on Tuesday because inflation is stubborn.",
-			Lead:    "Board members voted unanimously; services inflation has not eased, the bank said, in a hike economists expected."},
-		{Title: "Chile rate hike: central bank takes benchmark to 6.5%, inflation in services sticky",
-			Summary: "Chile's central bank raised its interest rate by half a point to 6.5%, as economists had expected.",
-			Lead:    "The unanimous decision of the board follows months of stubborn services inflation, the central bank said on Tuesday."},
 	}
 	// misfit is a report of the rate hike that mentions the quake: it
 	// shares terms with both stories
