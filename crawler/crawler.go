@@ -129,6 +129,7 @@ type Crawler struct {
 	tr      http.RoundTripper
 	sources []*source
 	fetch   *fetcher
+	push    PushPolls // nil: no source is pushed (push.go)
 }
 
 // source is one configured source, compiled.
