@@ -27,8 +27,10 @@ type PushPolls interface {
 	PushPoll(ctx context.Context, source string, polledNew int) (interval time.Duration, why string)
 }
 
-// WithPushPolls sets the WebSub subscriber the poll schedule asks.
-func WithPushPolls(p PushPolls) Option { return func(c *Crawler) { c.push = p } }
+// SetPushPolls sets the WebSub subscriber the poll schedule asks (which
+// is built on the crawler, hence after it). Call it before Poll or
+// PollDue.
+func (c *Crawler) SetPushPolls(p PushPolls) { c.push = p }
 
 // pushSchedule applies the WebSub subscriber's interval to a schedule
 // made by schedule: a pushed source keeps its adaptive interval (so that
