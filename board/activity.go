@@ -92,7 +92,7 @@ type Result struct {
 	Month string `json:"month,omitempty"`
 }
 
-// Activity keeps the daily and monthly activity boards (seeds 000, 001).
+// Activity keeps the daily and monthly activity boards.
 // It is safe for concurrent use.
 type Activity struct {
 	rdb      redis.UniversalClient

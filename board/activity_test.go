@@ -11,11 +11,11 @@ import (
 	"time"
 )
 
-// TestSeedPointTable walks seed 000's table: visit +1 once per path per
-// day, like and collect +2 (revocable), comment +3 (revocable), publish
-// +10, follow +2 (revocable); repeats count once and an undo takes back
-// exactly what was given.
-func TestSeedPointTable(t *testing.T) {
+// TestPointTable walks the default point table: visit +1 once per path
+// per day, like and collect +2 (revocable), comment +3 (revocable),
+// publish +10, follow +2 (revocable); repeats count once and an undo takes
+// back exactly what was given.
+func TestPointTable(t *testing.T) {
 	r := newRig(t)
 	now := r.clock.Now()
 	steps := []struct {
@@ -99,8 +99,8 @@ func TestWeightsFromConfig(t *testing.T) {
 	}
 }
 
-// TestTopAndRank: the seed's top 30 and "my rank", with competition
-// ranking for ties.
+// TestTopAndRank: the top 30 and "my rank", with competition ranking for
+// ties.
 func TestTopAndRank(t *testing.T) {
 	r := newRig(t)
 	now := r.clock.Now()

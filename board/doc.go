@@ -1,11 +1,12 @@
 // Package board keeps newsrank's user leaderboards in Redis: daily and
-// monthly activity boards (seeds 000 and 001) and the invitation board
-// (seed 003).
+// monthly activity boards, which rank users by the points of what they do
+// (visits, likes, comments, ...), and the invitation board, which ranks
+// inviters by how many users they brought.
 //
 // # Activity
 //
 // [Activity.Record] scores what users do, with the weights of config
-// board.weights (seed 000's table by default):
+// board.weights (by default as below):
 //
 //	visit    +1   once per (user, path, day)            cannot be undone
 //	like     +2   once per (user, article)              undo: unlike
@@ -21,8 +22,8 @@
 // holds the points and the day they went to ("2|20240131"; the month
 // follows from the day). A repeat finds the field and changes nothing; an
 // undo takes back exactly those points from exactly those boards, even on
-// a later day or in a later month (seed 000 looked for the entry under
-// today's date and so could not undo yesterday's like), and removes the
+// a later day or in a later month (a ledger looked up under today's date
+// could not find, and so not undo, yesterday's like), and removes the
 // field, so liking again counts again. An undo of something never
 // awarded, or already undone, does nothing and says so: Result.Applied is
 // true exactly when points changed. Because repeats count nothing, a
@@ -59,8 +60,10 @@
 // A day board expires board.day_retention (31 days) after it is created
 // and a month board board.month_retention (400 days, about 13 months)
 // after; the script sets the expiry only when the board has none, i.e.
-// when its first write created it. Later writes never push it forward
-// (seed 001's own comment explains how the original refreshed it).
+// when its first write created it. Later writes never push it forward (an
+// expiry set again at each user's first points of a day would move a
+// month board's expiry forward every day, and a day board's after a like
+// undone and done again).
 //
 // The ledger forgets an award max(day_retention, month_retention) after
 // the end of its day — its boards have expired by then: an undo does
@@ -131,8 +134,9 @@
 //
 // # Huge boards
 //
-// board.cap = K > 0 keeps only the top K members of every board's ZSET
-// (seed 004's top-N idea). The two families do it differently:
+// board.cap = K > 0 keeps only the top K members of every board's ZSET,
+// so a board of millions of users costs K entries where it is read. The
+// two families do it differently:
 //
 //   - An activity board keeps the true total of every user it does not
 //     keep in a hash beside it (out), and how many users outside have
@@ -205,5 +209,6 @@
 // [Activity.RecordMany] applies a list of events in order with the same
 // results as Record one by one, sending consecutive awards of one day
 // together (up to 50 per script call, 500 per pipeline). The benchmark
-// in bench_test.go compares it with the seeds' raw ZINCRBY.
+// in bench_test.go compares it with a bare pipelined ZINCRBY of the day
+// and month boards (no ledger, no undo, no expiry).
 package board

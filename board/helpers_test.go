@@ -2,6 +2,7 @@ package board
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -114,4 +115,13 @@ func (r *rig) pttl(key string) time.Duration {
 		r.t.Fatal(err)
 	}
 	return d
+}
+
+// give records a publish of n distinct articles (10 points each by
+// default) by user at t.
+func (r *rig) give(user string, n int, t time.Time) {
+	r.t.Helper()
+	for i := range n {
+		r.rec(Event{User: user, Action: "publish", Target: fmt.Sprint(user, "-", t.Unix(), "-", i), At: t})
+	}
 }

@@ -20,8 +20,8 @@ const (
 // seqSpan is 2^32: the count is stored above the sequence bits.
 const seqSpan = 1 << 32
 
-// Invites keeps the invitation board (seed 003): one point per invited
-// user, ties broken exactly by who reached the score first.
+// Invites keeps the invitation board: one point per invited user, ties
+// broken exactly by who reached the score first.
 //
 // The board's score is an integer, count × 2^32 + (MaxInviteSeq − seq),
 // where seq numbers the registrations 1, 2, 3, ... (a counter in Redis,
@@ -32,9 +32,9 @@ const seqSpan = 1 << 32
 // MaxInviteSeq = 2^32−1 keep every score below 2^53, where a float64 (the
 // ZSET score) holds every integer exactly, so the order is exact at any
 // count the bounds allow; past them Register returns ErrOverflow and
-// changes nothing. seed 003's score + (1 − ms/1e13) instead leaves about
-// 3 significant digits for the time at a score of 10,000 and drifts as
-// ZINCRBY adds to the old fraction.
+// changes nothing. A tie-break folded into a float score, count + (1 −
+// ms/1e13), would leave about 3 significant digits for the time at a
+// count of 10,000, and drift as ZINCRBY adds to the old fraction.
 //
 // It is safe for concurrent use; Register is one Lua script, so no
 // external lock is needed.

@@ -19,9 +19,9 @@ func inviteZ(user string, count, seq int64) redis.Z {
 	return redis.Z{Member: user, Score: float64(count<<32 + (MaxInviteSeq - seq))}
 }
 
-// TestInvitesSeedScenario: seed 003's flow: each registration with an
-// invite code gives the inviter one point; top N and "my rank".
-func TestInvitesSeedScenario(t *testing.T) {
+// TestInvitesRegisterTopRank: each registration with an invite code gives
+// the inviter one point; top N and "my rank".
+func TestInvitesRegisterTopRank(t *testing.T) {
 	r := newRig(t)
 	reg := func(invitee, inviter string) Entry {
 		t.Helper()
@@ -108,8 +108,9 @@ func (r *rig) seedInviters(users []string, count int64, lastSeq []int64, seq int
 
 // TestInviteTieBreakExact: 1,000 users at 10,000 invitations each reach
 // 10,001 one millisecond apart in a known order; the board ranks them in
-// exactly that order. seed 003's score + (1 − ms/1e13) cannot: at that
-// size a float64 has no room for the millisecond.
+// exactly that order. A tie-break folded into a float score, count + (1 −
+// ms/1e13), cannot: at that size a float64 has no room for the
+// millisecond.
 func TestInviteTieBreakExact(t *testing.T) {
 	r := newRig(t)
 	const n = 1000
@@ -127,7 +128,7 @@ func TestInviteTieBreakExact(t *testing.T) {
 	r.seedInviters(users, 10_000, lastSeq, 10_000_000)
 	// ... and their 10,001st in another, known one.
 	order := rng.Perm(n)
-	seedScores := make(map[string]float64, n)
+	floatScores := make(map[string]float64, n)
 	for i, idx := range order {
 		u := users[idx]
 		r.clock.Advance(time.Millisecond)
@@ -139,7 +140,7 @@ func TestInviteTieBreakExact(t *testing.T) {
 			t.Fatalf("registration %d: %+v, want score 10001 rank %d", i, e, i+1)
 		}
 		ms := r.clock.Now().UnixMilli()
-		seedScores[u] = 10_001*100 + 1 - float64(ms)/1e13 // seed 003's formula
+		floatScores[u] = 10_001*100 + 1 - float64(ms)/1e13 // the float tie-break
 	}
 	top, err := r.inv.Top(r.ctx, n)
 	if err != nil {
@@ -160,16 +161,16 @@ func TestInviteTieBreakExact(t *testing.T) {
 		}
 	}
 
-	// The seed's float encoding collapses these 1,000 scores into a few
+	// The float tie-break collapses these 1,000 scores into a few
 	// distinct values, so it cannot tell the order.
 	distinct := map[float64]bool{}
-	for _, s := range seedScores {
+	for _, s := range floatScores {
 		distinct[s] = true
 	}
 	if len(distinct) == n {
-		t.Fatalf("seed 003's formula kept all %d scores distinct; the test does not show its bug", n)
+		t.Fatalf("the float tie-break kept all %d scores distinct; the test does not show its bug", n)
 	}
-	t.Logf("seed 003's score + 1 - ms/1e13 gives %d distinct scores for %d users; ours gives %d", len(distinct), n, n)
+	t.Logf("the float tie-break score + 1 - ms/1e13 gives %d distinct scores for %d users; ours gives %d", len(distinct), n, n)
 }
 
 // TestInviteBounds: at the very top of the encoding (count 2^21−1, seq

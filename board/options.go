@@ -47,11 +47,11 @@ type Options struct {
 	ArchiveRetention time.Duration
 }
 
-// DefaultOptions are local time, the weights of the original (a visit 1,
-// a like or a collect or a follow 2, a comment 3, a post 10), boards kept
-// 31 and 400 days, no cap, and snapshots of the top 100 of every closed
-// day and month kept two years (730 days: a day or a month can be
-// compared with the same one a year before, and a month's snapshot
+// DefaultOptions are local time, the weights of the package's table (a
+// visit 1, a like or a collect or a follow 2, a comment 3, a post 10),
+// boards kept 31 and 400 days, no cap, and snapshots of the top 100 of
+// every closed day and month kept two years (730 days: a day or a month
+// can be compared with the same one a year before, and a month's snapshot
 // outlives its board, kept 400 days, by about a year; 1.6 KB a period,
 // some 1.2 MB in all).
 func DefaultOptions() Options {

@@ -48,7 +48,7 @@ func TestCanonical(t *testing.T) {
 		{"http://EXAMPLE.com:0080/a", "http://example.com/a"},
 		{"http://[::FFFF:1.2.3.4]/a", "http://[::ffff:1.2.3.4]/a"},
 		{"http://新闻.Example.cn/a", "http://xn--efvy88h.example.cn/a"},
-		// the NetEase URLs of seed 004
+		// a NetEase mobile-news article URL: the fragment goes, the query stays
 		{"https://3g.163.com/news/article/H5L6S9C60001899O.html?clickfrom=index2018_news_newslist#offset=0",
 			"https://3g.163.com/news/article/H5L6S9C60001899O.html?clickfrom=index2018_news_newslist"},
 	}

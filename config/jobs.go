@@ -21,12 +21,13 @@ type Jobs struct {
 	// after SIGINT/SIGTERM before handing unfinished URLs back.
 	ShutdownTimeout Duration `yaml:"shutdown_timeout"`
 	// Crawl walks the sources and queues new article URLs (the daemon's
-	// consumers fetch them); every 6 hours by default, as in seed 004.
+	// consumers fetch them); every 6 hours by default.
 	Crawl Job `yaml:"crawl"`
 	// Prune removes articles older than news.window; Rescore rebuilds
-	// score: from time: and votes:. Weekly by default, as the original's
-	// job (Monday 00:00 and 00:05 in TimeZone). With the gravity formula,
-	// whose scores decay with age, rescore more often (e.g. "@every 15m").
+	// score: from time: and votes:. Weekly by default, as the ranking is
+	// a week's (Monday 00:00 and 00:05 in TimeZone). With the gravity
+	// formula, whose scores decay with age, rescore more often (e.g.
+	// "@every 15m").
 	Prune   Job `yaml:"prune"`
 	Rescore Job `yaml:"rescore"`
 	// Archive snapshots the top of every closed day and month board

@@ -30,7 +30,17 @@ func Load(paths ...string) (Config, error) { return LoadWith(paths, nil) }
 // validates. The error, an *Error, lists every problem found, each with the
 // file and line, or the flag, that set the key at fault.
 func LoadWith(paths []string, overrides []Override) (Config, error) {
-	l := newLoader(os.LookupEnv)
+	return LoadOver(DefaultConfig, paths, overrides)
+}
+
+// LoadOver is LoadWith over defaults() instead of DefaultConfig(): a
+// command's own defaults (newsrank demo's short job schedules), which the
+// files and the overrides replace key by key as they replace the built-in
+// ones. defaults must return a new Config at each call (start from
+// DefaultConfig): one is read over, another tells which keys the user
+// changed.
+func LoadOver(defaults func() Config, paths []string, overrides []Override) (Config, error) {
+	l := newLoader(os.LookupEnv, defaults)
 	for _, p := range paths {
 		if p == "" {
 			continue
@@ -61,7 +71,7 @@ func ParseConfig(r io.Reader) (Config, error) {
 }
 
 func parse(r io.Reader, lookup func(string) (string, bool)) (Config, error) {
-	l := newLoader(lookup)
+	l := newLoader(lookup, DefaultConfig)
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return l.cfg, fmt.Errorf("read config: %w", err)
@@ -73,8 +83,11 @@ func parse(r io.Reader, lookup func(string) (string, bool)) (Config, error) {
 // loader builds a configuration from files and overrides, collecting every
 // problem on the way.
 type loader struct {
-	cfg    Config
-	lookup func(string) (string, bool)
+	cfg Config
+	// defaults returns the configuration the inputs are read over:
+	// DefaultConfig, or a command's own defaults (LoadOver).
+	defaults func() Config
+	lookup   func(string) (string, bool)
 	// origins maps the path of every key set to where it was set.
 	origins map[string]Origin
 	probs   []Problem
@@ -85,8 +98,8 @@ type loader struct {
 	bad []string
 }
 
-func newLoader(lookup func(string) (string, bool)) *loader {
-	return &loader{cfg: DefaultConfig(), lookup: lookup, origins: map[string]Origin{}}
+func newLoader(lookup func(string) (string, bool), defaults func() Config) *loader {
+	return &loader{cfg: defaults(), defaults: defaults, lookup: lookup, origins: map[string]Origin{}}
 }
 
 var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
@@ -198,7 +211,7 @@ func (l *loader) finish() (Config, error) {
 	for _, p := range env {
 		l.bad = append(l.bad, p.Path)
 	}
-	def := reflect.ValueOf(DefaultConfig())
+	def := reflect.ValueOf(l.defaults())
 	place(l.cfg.problems(func(path string) bool { return l.changed(path, def) }))
 	l.sortProblems()
 	// An anchored mapping merged in several places reports its own
@@ -210,8 +223,9 @@ func (l *loader) finish() (Config, error) {
 }
 
 // changed reports whether the user set the key at path to a value other
-// than its default (def): a file copied from config.yaml sets every key,
-// and a rule comparing two keys blames the one the user changed.
+// than its default (def, from l.defaults): a file copied from config.yaml
+// sets every key, and a rule comparing two keys blames the one the user
+// changed.
 func (l *loader) changed(path string, def reflect.Value) bool {
 	if _, ok := l.origins[path]; !ok {
 		return false

@@ -263,3 +263,107 @@ func TestTwoKeyRulesBlameTheKeyChanged(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadOverKeepsWhatTheUserSet: a command's own defaults (LoadOver)
+// hold where the files and -set give nothing, and yield to them where they
+// give a value.
+func TestLoadOverKeepsWhatTheUserSet(t *testing.T) {
+	defaults := func() Config {
+		c := DefaultConfig()
+		c.Jobs.Crawl.Schedule = "@every 15m"
+		c.Jobs.Rescore.Schedule = "@every 1m"
+		c.Jobs.Prune.Schedule = "@every 1h"
+		return c
+	}
+	file := writeConfig(t, "jobs.yaml", "jobs:\n  prune:\n    schedule: \"0 3 * * *\"\n    enabled: false\n")
+	cfg, err := LoadOver(defaults, []string{file},
+		[]Override{{Flag: "-set jobs.rescore.schedule=@every 10s", Path: "jobs.rescore.schedule", Value: "@every 10s"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := cfg.Jobs
+	if j.Crawl.Schedule != "@every 15m" || j.Rescore.Schedule != "@every 10s" || j.Prune.Schedule != "0 3 * * *" || j.Prune.Enabled {
+		t.Errorf("crawl %q, rescore %q, prune %q enabled %t; want the command's crawl, -set's rescore and the file's prune, disabled",
+			j.Crawl.Schedule, j.Rescore.Schedule, j.Prune.Schedule, j.Prune.Enabled)
+	}
+	if def := DefaultConfig().Jobs.Archive; j.Archive != def {
+		t.Errorf("archive = %+v, want the built-in default %+v", j.Archive, def)
+	}
+
+	// A file that repeats a command's default has not changed that key:
+	// a rule comparing two keys blames the other one, which the user
+	// changed.
+	same := writeConfig(t, "news.yaml", "news:\n  page_size: 30\n")
+	_, err = LoadOver(func() Config { c := defaults(); c.News.PageSize = 30; return c }, []string{same},
+		[]Override{{Flag: "-set news.max_page_size=20", Path: "news.max_page_size", Value: "20"}})
+	got := strings.Join(problemLines(t, err), "\n")
+	if want := "-set news.max_page_size=20: must be >= news.page_size (30), got 20"; got != want {
+		t.Errorf("problems:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// FuzzParseConfig feeds arbitrary YAML to the loader: it must never panic,
+// and whatever it accepts must be valid and survive a render/parse round
+// trip unchanged.
+func FuzzParseConfig(f *testing.F) {
+	if shipped, err := os.ReadFile("../config.yaml"); err == nil {
+		f.Add(string(shipped))
+	}
+	f.Add("crawler:\n  workers: 0\n")
+	f.Add("queue:\n  lease: 7d\n  done_retention: 90s\n")
+	f.Add("redis:\n  url: redis://u:p@h:1/2\n")
+	f.Add("web:\n  tokens: [\"${X:-abcdefgh}\"]\n")
+	f.Add("crawler:\n  sources:\n    - {name: a, kind: jsonp, urls: [\"http://x/{offset}\"], json: {url_template: \"http://x/{id}\", offset: {step: 10, limit: 100}}}\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		timer := time.AfterFunc(30*time.Second, func() { panic(fmt.Sprintf("SLOW INPUT %q", in)) })
+		defer timer.Stop()
+		cfg, err := parse(strings.NewReader(in), noEnv)
+		if err != nil {
+			return
+		}
+		if err := cfg.Validate(); err != nil {
+			t.Fatalf("accepted config fails Validate: %v", err)
+		}
+		out, err := cfg.YAML()
+		if err != nil {
+			t.Fatalf("render: %v", err)
+		}
+		again, err := parse(strings.NewReader(string(out)), noEnv)
+		if err != nil {
+			t.Fatalf("rendered config does not parse back: %v\n%s", err, out)
+		}
+		out2, _ := again.YAML()
+		if string(out) != string(out2) {
+			t.Fatalf("round trip changed the config:\n%s\n---\n%s", out, out2)
+		}
+	})
+}
+
+func TestShippedConfigLoadsAndValidates(t *testing.T) {
+	cfg, err := Load("../config.yaml")
+	if err != nil {
+		t.Fatalf("shipped config.yaml: %v", err)
+	}
+	if cfg.Redis.URL != Embedded {
+		t.Errorf("shipped config redis.url = %q, want %q (the zero-setup default)", cfg.Redis.URL, Embedded)
+	}
+	// The shipped file documents the defaults: it must not silently differ.
+	got, err := cfg.YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := DefaultConfig().YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("config.yaml does not show the defaults of DefaultConfig():\n--- config.yaml\n%s\n--- DefaultConfig\n%s", got, want)
+	}
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	_, err := Load("does-not-exist.yaml")
+	if err == nil || !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("err = %v, want not-exist", err)
+	}
+}

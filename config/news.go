@@ -27,19 +27,20 @@ type News struct {
 	MaxPageSize int `yaml:"max_page_size"`
 	// GroupCacheTTL is how long a group's ranking (a ZINTERSTORE) is kept.
 	GroupCacheTTL Duration `yaml:"group_cache_ttl"`
-	// RankBy is what the ranking lists: article, or story (near-duplicate
-	// articles grouped at ingest; a story is ranked once, by its lead, with
+	// RankBy is what the ranking lists: article, or story (the reports of
+	// one event grouped at ingest; a story is ranked once, by its lead, with
 	// the sum of its articles' votes, one vote per user per story).
 	RankBy string `yaml:"rank_by"`
 	// Story tunes the grouping of articles into stories.
 	Story StoryGrouping `yaml:"story"`
 }
 
-// StoryGrouping tunes near-duplicate detection (news.rank_by: story).
+// StoryGrouping tunes the grouping of reports into stories
+// (news.rank_by: story).
 type StoryGrouping struct {
-	// MinSimilarity is the least estimated overlap of two articles'
-	// title + summary (the share of the shorter one's shingles that the
-	// other has: MinHash sketches) that makes them one story.
+	// MinSimilarity is the least similarity of an article to a story
+	// (the cosine of their TF-IDF term vectors, package grouping) that
+	// makes it one of the story's reports.
 	MinSimilarity float64 `yaml:"min_similarity"`
 }
 

@@ -67,7 +67,7 @@ func BenchmarkScaleOutConsumers(b *testing.B) {
 // activity boards: 20,000 users each visit 2 pages and like 3 articles in
 // one day (one entry on the day board and one on the month board, and
 // the user's ledger hash with 5 fields that make the events idempotent
-// and undoable), with Record (RecordMany) against the seeds' raw ZINCRBY
+// and undoable), with Record (RecordMany) against bare ZINCRBY
 // of the day and month boards (no ledger). Target: ratio < 2.5 (the
 // ledger is the price of exact undo and of counting a repeat once). And
 // per registered invitee on the invitation board (20,000 invitees of
@@ -149,9 +149,9 @@ func BenchmarkBoardGrowth(b *testing.B) {
 
 // BenchmarkVoteGrowth measures Redis memory per vote: 100,000 votes,
 // cast by 100 users on each of 1,000 articles, then by 1,000 users on
-// each of 100 articles (up, or down for every fourth), against Redis in
-// Action's voted:<id> SET of the users who voted (seed 002: up-votes
-// only, no down-votes, no switching). An article's voted: hash stays in
+// each of 100 articles (up, or down for every fourth), against a
+// voted:<id> SET of the users who voted, as in Redis in Action's article
+// voting (up-votes only, no down-votes, no switching). An article's voted: hash stays in
 // Redis' compact listpack encoding up to hash-max-listpack-entries (128)
 // voters; past that it becomes a hash table. Reported, no target.
 func BenchmarkVoteGrowth(b *testing.B) {
@@ -199,7 +199,7 @@ func BenchmarkVoteGrowth(b *testing.B) {
 			pipe := c.Pipeline()
 			for _, id := range ids {
 				for u := range tc.voters {
-					pipe.SAdd(ctx, "seed:voted:"+id, "voter-"+strconv.Itoa(u))
+					pipe.SAdd(ctx, "set:voted:"+id, "voter-"+strconv.Itoa(u))
 					if pipe.Len() == 1000 {
 						if _, err := pipe.Exec(ctx); err != nil {
 							b.Fatal(err)
@@ -214,8 +214,8 @@ func BenchmarkVoteGrowth(b *testing.B) {
 		}
 		name := fmt.Sprintf("%d-voters-", tc.voters)
 		b.ReportMetric(ours, name+"bytes/vote")
-		b.ReportMetric(base, name+"seed-set-bytes/vote")
-		b.Logf("%d votes, %d voters on each of %d articles: %.1f bytes per vote in voted:<id> (HASH user → ±1), Redis in Action's voted: SET %.1f bytes per vote, ratio %.2f",
+		b.ReportMetric(base, name+"set-bytes/vote")
+		b.Logf("%d votes, %d voters on each of %d articles: %.1f bytes per vote in voted:<id> (HASH user → ±1), a voted: SET %.1f bytes per vote, ratio %.2f",
 			tc.articles*tc.voters, tc.voters, tc.articles, ours, base, ours/base)
 	}
 }

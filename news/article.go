@@ -20,6 +20,9 @@ type Article struct {
 	// Summary, Image: optional.
 	Summary string
 	Image   string
+	// Lead is the first paragraphs of the article's body, used to group
+	// stories; it is not stored in the article hash.
+	Lead string
 	// Comments is the crawled comment count; comments count as votes
 	// (config news.comment_weight).
 	Comments int64

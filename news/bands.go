@@ -8,12 +8,41 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Upgrade from the band index.
+// Upgrade from the earlier story indexes.
 //
 // An earlier design of the stories' near-duplicate index kept 8 ZSETs per
-// band value, band:<i>:<hex8>, without expiry; nothing reads or writes
-// them now. The first prune after the upgrade deletes them (dropBands)
-// and then sets BandsDropped, so later prunes skip the scan.
+// band value, band:<i>:<hex8>, without expiry; a later one a MinHash
+// index, one HASH shingles and its version shingles:v. Nothing reads or
+// writes them now. The first prune after the upgrade deletes them
+// (dropLegacy: dropBands, then the two keys) and then sets BandsDropped
+// and LegacyDropped, so later prunes skip the work. The sketches the
+// MinHash index kept in article hashes (mt, mh, mhkeys) expire with
+// their articles.
+
+// dropLegacy deletes the keys of the earlier story indexes, once
+// (dropBands, then shingles and shingles:v); it returns how many keys it
+// deleted.
+func (s *Store) dropLegacy(ctx context.Context) (int64, error) {
+	n, err := s.dropBands(ctx)
+	if err != nil {
+		return n, err
+	}
+	done, err := s.c.Exists(ctx, s.keys.LegacyDropped()).Result()
+	if err != nil || done == 1 {
+		return n, wrapErr("drop the MinHash index", err)
+	}
+	d, err := s.c.Unlink(ctx, s.keys.legacyShingles(), s.keys.legacyShinglesVersion()).Result()
+	if err != nil {
+		return n, fmt.Errorf("drop the MinHash index: %w", err)
+	}
+	if err := s.c.Set(ctx, s.keys.LegacyDropped(), "1", 0).Err(); err != nil {
+		return n, fmt.Errorf("drop the MinHash index: mark done: %w", err)
+	}
+	if d > 0 {
+		s.log.Info("deleted the MinHash index of the earlier story grouping", "keys", d)
+	}
+	return n + d, nil
+}
 
 // bandScanCount is the COUNT of each SCAN of dropBands, and so the most
 // keys one UNLINK of it takes.

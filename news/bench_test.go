@@ -277,7 +277,7 @@ func serverUsec(b *testing.B, e *benchEnv) float64 {
 //     front pages of a busy site are read this way);
 //   - ours, first read: the same List with its memory of pages cleared
 //     (ranking, then fields: two round trips);
-//   - baseline: Redis in Action's ZREVRANGE then pipelined HGETALL (two
+//   - baseline: a plain read of a page, ZREVRANGE then pipelined HGETALL (two
 //     round trips, no decoding into items).
 //
 // Reports p50/p99 latency of each, redis-server time per page (INFO

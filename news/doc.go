@@ -1,6 +1,6 @@
 // Package news is newsrank's article store and ranking: crawled and posted
-// articles, one vote per user per article, the hot-news ranking (seed 004)
-// and Redis in Action's article voting (seed 002), with pages by score or
+// articles, one vote per user per article, the week's hot-news ranking
+// (by default post time + 432 s per net vote), with pages by score or
 // time and groups.
 //
 // # Keyspace
@@ -26,16 +26,21 @@
 //	<p>{news}:cache:<o>:<name>  ZSET   a group's ranking by score or time (ZINTERSTORE), kept news.group_cache_ttl
 //	<p>{news}:alias:<id>        STRING the URL an article is stored under, for another URL of it (id = ID of that URL); expires window + Grace after it is written
 //	<p>{news}:touched:          SET    only while a rebuild of score: runs: its marker and the ids written since it began (touched:, see Rebuild below)
-//	<p>{news}:shingles          HASH   rank_by story: the near-duplicate index, hash (8 hex digits) → leads of the stories filed under it, latest first, comma-separated (story.go); emptied by the prune
-//	<p>{news}:shingles:v        HASH   rank_by story: the index's version: n (the count of its writes, by every ingest and prune that writes it) and by (the planned chunk that wrote it last; story_plan.go); never expires
+//	<p>{news}:storyterms        HASH   rank_by story: the stories' inverted index, term → leads of the recent stories filed under it, latest first, comma-separated (story.go); emptied by the prune
+//	<p>{news}:storyterms:v      HASH   rank_by story: the index's version: n (the count of its writes, by every ingest and prune that writes it) and by (the planned chunk that wrote it last; story_plan.go); never expires
+//	<p>{news}:storyterms:lock   STRING rank_by story: held by an ingest planning under the lock after stale plans (story_plan.go); expires
+//	<p>{news}:df:<day>          HASH   rank_by story: term → articles posted that day (Unix days) that have it, "*" → articles; expires when the day leaves the window
 //	<p>{news}:bands-dropped     STRING "1" once a prune has deleted the band: ZSETs of the earlier story index (bands.go)
+//	<p>{news}:shingles-dropped  STRING "1" once a prune has deleted the MinHash index (shingles, shingles:v) of the earlier story grouping (bands.go)
 //	<p>{news}:story:<lead>      HASH   rank_by story: id → source, the articles of a story of two or more; expires with its newest
 //
 // The article hash holds title, url, source, summary, image, user (who
 // posted it; empty for crawled articles), time (post time, Unix seconds),
 // crawled (crawl time, Unix seconds), comments, up, down and votes; with
-// rank_by story also mt, mh and mhkeys (the MinHash sketches of its
-// title and of its title + summary, and its index keys),
+// rank_by story also tv, tk, tf and cjk (its term vector, its index
+// terms, its title's figures and weekdays, "1" when it is in CJK), on a
+// story's lead cv and slast (the story's centroid and latest member's
+// post time),
 // story (its story's lead) and, on a lead, svotes (the story's votes:
 // story_rank.go). With rank_by story, votes: and score: of a lead hold its
 // story's votes and score, and a story's other articles are not ranked.
@@ -75,7 +80,7 @@
 // # Votes and scores
 //
 // votes = up − down + comments × news.comment_weight: crawled comments count
-// as votes, as in seed 004, and a user's vote moves votes by one. The vote
+// as votes, and a user's vote moves votes by one. The vote
 // script keeps up, down, votes in the hash, votes: and score: consistent in
 // one atomic step, records the user's vote in voted:<id>, and checks the
 // voting window against the time passed in by the caller's clock.
@@ -84,7 +89,7 @@
 // covers every article in time:.
 //
 // The formulas ([Formula]) are linear (post time + vote_weight × votes, the
-// default: 432 s per vote, seed 002), Reddit's hot and Hacker News's
+// default: 432 s per vote, a day per 200 votes), Reddit's hot and Hacker News's
 // gravity. Ingest and Vote apply them to the one article they change, in
 // Lua (formulaLua, scripts.go); [Store.Rebuild] applies them in Go. Both
 // compute the same double, bit for bit: the logarithm and power are written with

@@ -25,7 +25,7 @@ type Formula interface {
 	scriptArgs() (name string, param float64)
 }
 
-// Linear is Redis in Action's score: post time in seconds plus Weight
+// Linear is the hot-news score: post time in seconds plus Weight
 // seconds per net vote (432 = a day per 200 votes). The rescore job can
 // rebuild it on the server with ZINTERSTORE score: 2 time: votes: WEIGHTS 1 Weight.
 type Linear struct {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/newsrank/newsrank/internal/metrics"
 	"github.com/newsrank/newsrank/internal/rdb"
+	"github.com/newsrank/newsrank/termvec"
 )
 
 // MaxTitle is the longest title accepted, in bytes.
@@ -56,10 +57,25 @@ type ingestCall struct {
 	keys         []string
 	args         []any
 	tooOld       bool
-	// with news.rank_by: story, its sketches (nil when its text has no
-	// shingle) and its post time (Unix s)
-	story *storyArt
+	// with news.rank_by: story, its terms (grouping) and its post time
+	// (Unix s)
+	story *termvec.Doc
 	post  int64
+}
+
+// withFields returns c's script arguments with optional hash fields f
+// (field, value, ...) after its own.
+func (c ingestCall) withFields(f []any) []any {
+	if len(f) == 0 {
+		return c.args
+	}
+	no := c.args[9].(int)
+	out := make([]any, 0, len(c.args)+len(f))
+	out = append(out, c.args[:9]...)
+	out = append(out, no+len(f))
+	out = append(out, c.args[10:10+no]...)
+	out = append(out, f...)
+	return append(out, c.args[10+no:]...)
 }
 
 // prepare validates a and builds its script call. now is the store clock.
@@ -112,11 +128,9 @@ func (s *Store) prepare(a Article, now time.Time) (ingestCall, error) {
 			opt = append(opt, f.name, v)
 		}
 	}
-	var st *storyArt
+	var st *termvec.Doc
 	if s.opts.stories() {
-		var f []any
-		st, f = sketchFields(a.Title, a.Summary)
-		opt = append(opt, f...)
+		st = storyDoc(a)
 	}
 	args := make([]any, 0, 10+len(opt)+len(groups))
 	args = append(args, id, a.URL, title, pt, ct, a.Comments, formatNum(votes), formatNum(score), len(groups), len(opt))
@@ -237,7 +251,7 @@ func (s *Store) runIngest(ctx context.Context, as []Article, calls []ingestCall,
 	if s.opts.stories() {
 		return s.runStoryIngest(ctx, as, calls, parts, res, head, now)
 	}
-	_, err := s.runChunks(ctx, as, calls, parts, res, ingestCmd, func(int) []any { return head })
+	_, err := s.runChunks(ctx, as, calls, parts, res, ingestCmd, func(int) []any { return head }, nil)
 	return err
 }
 
@@ -252,17 +266,23 @@ func (s *Store) ingestHead(now time.Time) []any {
 // all calls in one pipeline, and fills res from the replies; args(c) is
 // call c's ARGV before the articles'. It returns the indexes of parts
 // refused as stale (ingestPlanCmd), whose articles it left alone.
-func (s *Store) runChunks(ctx context.Context, as []Article, calls []ingestCall, parts [][]int, res []IngestResult, script *redis.Script, args func(c int) []any) ([]int, error) {
+// fields(c, i), when fields is not nil, are optional hash fields (field,
+// value, ...) of call i in chunk c besides its own.
+func (s *Store) runChunks(ctx context.Context, as []Article, calls []ingestCall, parts [][]int, res []IngestResult, script *redis.Script, args func(c int) []any, fields func(c, i int) []any) ([]int, error) {
 	stories := s.opts.stories()
 	cmds, err := rdb.EvalEach(ctx, s.c, script, len(parts), func(c int) ([]string, []any) {
 		keys := []string{s.keys.Time(), s.keys.Votes(), s.keys.Score(), s.keys.Groups(), s.keys.Touched()}
 		argv := slices.Clip(args(c)) // its articles appended to a copy: args may hand one slice to every call
 		for _, i := range parts[c] {
 			keys = append(keys, calls[i].keys...)
-			argv = append(argv, calls[i].args...)
+			if fields != nil {
+				argv = append(argv, calls[i].withFields(fields(c, i))...)
+			} else {
+				argv = append(argv, calls[i].args...)
+			}
 		}
 		if stories {
-			keys = append(keys, s.keys.Shingles(), s.keys.ShinglesVersion())
+			keys = append(keys, s.keys.StoryIndex(), s.keys.StoryIndexVersion())
 		}
 		return keys, argv
 	})

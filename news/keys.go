@@ -1,5 +1,7 @@
 package news
 
+import "strconv"
+
 // Tag is the hash tag every news key carries, so that all of them hash to
 // one Redis Cluster slot.
 const Tag = "{news}"
@@ -27,20 +29,38 @@ func (k keyspace) ArticlePrefix() string { return k.base + "news:" }
 // It expires with the window. // STRING canonical URL
 func (k keyspace) Alias(id string) string { return k.base + "alias:" + id }
 
-// Shingles is the stories' near-duplicate index: each index key of an
-// article's sketch (minhash.Sketch.Keys, 8 hex digits) → the leads of the
-// stories filed under it, comma-separated, the latest first (story.go).
-// It has no expiry: the prune removes the stories it removes from it.
-// // HASH hex8 → lead ids
-func (k keyspace) Shingles() string { return k.base + "shingles" }
+// StoryIndex is the stories' inverted index: each term (package
+// termvec) → the leads of the recent stories filed under it, the latest
+// first, comma-separated, grouping.Params.PerKey at most (story.go). It
+// has no expiry: the prune removes the stories it removes from it.
+// // HASH term → lead ids
+func (k keyspace) StoryIndex() string { return k.base + "storyterms" }
 
-// ShinglesVersion is the version of the index (Shingles): n counts its
-// writes (every ingest and prune that changes it), and by names the
-// chunk of a planned ingest that wrote it last ("" for any other
-// write). An ingest planned in Go against one version is refused by the
-// script when it has moved (ingestPlanCmd). It is never deleted, so that
-// n never counts again from zero. // HASH n → count, by → last writer
-func (k keyspace) ShinglesVersion() string { return k.base + "shingles:v" }
+// StoryIndexVersion is the version of the stories' index and of their
+// centroids: n counts the writes (every ingest that files a story, every
+// prune that removes one), and by names the chunk of a planned ingest
+// that wrote last ("" for any other write). An ingest planned in Go
+// against one version is refused by the script when it has moved
+// (ingestPlanCmd). It is never deleted, so that n never counts again
+// from zero. // HASH n → count, by → last writer
+func (k keyspace) StoryIndexVersion() string { return k.base + "storyterms:v" }
+
+// StoryLock is held by an ingest whose plans were refused as stale
+// PlanAttempts times, while it plans again (story_plan.go); it expires
+// unless renewed. // STRING owner token
+func (k keyspace) StoryLock() string { return k.base + "storyterms:lock" }
+
+// TermDF counts the articles posted on day (Unix days, grouping.Day)
+// that have each term, and under "*" the articles: the document
+// frequencies of the window are the sum of its days'. It expires when its
+// day has left the window. // HASH term → articles
+func (k keyspace) TermDF(day int64) string { return k.base + "df:" + strconv.FormatInt(day, 10) }
+
+// legacyShingles and legacyShinglesVersion are the MinHash index of an
+// earlier release and its version, deleted once by the prune
+// (dropLegacy). // HASH
+func (k keyspace) legacyShingles() string        { return k.base + "shingles" }
+func (k keyspace) legacyShinglesVersion() string { return k.base + "shingles:v" }
 
 // Stories is set ("1") whenever a story forms, and deleted by Ungroup as
 // it starts: an Ungroup that a story formed during (a process still
@@ -53,6 +73,10 @@ func (k keyspace) Stories() string { return k.base + "stories" }
 // stories' earlier index (bands.go), so later prunes skip that scan.
 // // STRING "1"
 func (k keyspace) BandsDropped() string { return k.base + "bands-dropped" }
+
+// LegacyDropped is set once the prune has deleted the MinHash index of
+// an earlier release (legacyShingles, bands.go). // STRING "1"
+func (k keyspace) LegacyDropped() string { return k.base + "shingles-dropped" }
 
 // Story lists the articles of a story of two or more, under its lead's
 // id, with their sources; it expires with its newest article. // HASH id → source

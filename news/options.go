@@ -30,15 +30,15 @@ type Options struct {
 	// GroupCacheTTL is how long a group's ranking (a ZINTERSTORE) is kept.
 	GroupCacheTTL time.Duration
 	// RankBy is what the ranking lists: RankByArticle ("" too) or
-	// RankByStory, which groups near-duplicate articles into stories at
+	// RankByStory, which groups the reports of one event into stories at
 	// ingest (story.go) and ranks each story once, by its lead, with its
 	// articles' votes summed (story_rank.go).
 	RankBy string
-	// StoryMinSimilarity is the least estimated overlap of two articles'
-	// title + summary (the share of the shorter one's words, word pairs
-	// and CJK character bigrams that the other has, names and figures
-	// counting minhash.FactWeight times: minhash.Overlap, story.go) that
-	// makes them one story, above 0 and at most 1.
+	// StoryMinSimilarity is the least score (grouping.Params.Score: the
+	// cosine of an article's TF-IDF term vector and a story's centroid,
+	// lowered for a stale story or titles whose figures differ) that
+	// makes an article a member of a story, above 0 and at most 1
+	// (grouping.Params.MinSimilarity).
 	StoryMinSimilarity float64
 }
 
@@ -76,7 +76,7 @@ func DefaultOptions() Options {
 		MaxPageSize:        100,
 		GroupCacheTTL:      60 * time.Second,
 		RankBy:             RankByArticle,
-		StoryMinSimilarity: 0.62,
+		StoryMinSimilarity: 0.12,
 	}
 }
 

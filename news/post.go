@@ -8,13 +8,13 @@ import (
 	"github.com/newsrank/newsrank/internal/metrics"
 )
 
-// Post stores a user-submitted article (Redis in Action post_article) with
-// the author's own up-vote, gives the author publish points (Activity)
-// and returns its id. link must be an absolute http(s) URL, canonical as
-// the crawler makes them; a link the store already has returns the
-// existing id and an error wrapping ErrDuplicate (after giving the
-// points again if the same user posted it: they count once, so a post
-// that failed with ErrActivity is completed by posting it again).
+// Post stores a user-submitted article with the author's own up-vote,
+// gives the author publish points (Activity) and returns its id. link
+// must be an absolute http(s) URL, canonical as the crawler makes them; a
+// link the store already has returns the existing id and an error
+// wrapping ErrDuplicate (after giving the points again if the same user
+// posted it: they count once, so a post that failed with ErrActivity is
+// completed by posting it again).
 func (s *Store) Post(ctx context.Context, user, title, link string) (string, error) {
 	if err := checkUser(user); err != nil {
 		return "", err

@@ -31,7 +31,7 @@ import (
 // the ids that pass leave time:, score:, votes: and every group (unrank:
 // a group that loses a member loses its cached rankings, which list it,
 // and leaves groups: when it is empty), their story entries (story:<lead>
-// and the shingles: index, story.go) are removed, and their hash and voted:
+// and the storyterms index, story.go) are removed, and their hash and voted:
 // key are deleted. With rank_by: story the other members of a pruned
 // lead's story (not ranked themselves) go with it: a story lives as long
 // as its lead's window. The ids are recorded in touched: while a rebuild
@@ -39,12 +39,13 @@ import (
 // removed (members of their stories are not counted).
 var pruneCmd = redis.NewScript(touchLua + unrankLua + `
 -- unstory removes article id (hash key) from the story index: its story:
--- entry and its story from the lists of the fields of shingles: it was
--- filed under (story.go; the hash's mhkeys field holds them, 8 hex digits
--- each; a field whose list empties is deleted: the index has no expiry,
--- the prune empties it), and the index's version (shingles:v) counts the
--- change (bump); keys under the same {news} tag, built from the time: key's
--- name.
+-- entry and its story from the lists of the terms of storyterms it was
+-- filed under (story.go; the hash's tk field holds them, space-separated;
+-- a term whose list empties is deleted: the index has no expiry, the
+-- prune empties it), and the index's version (storyterms:v) counts the
+-- change (bump); keys under the same {news} tag, built from the time:
+-- key's name. Its terms' document frequencies need nothing: they are
+-- counted per day (df:<day>), and a day's counts expire with it.
 local base = string.sub(KEYS[1], 1, -6)
 local cutoff = tonumber(ARGV[1])
 -- bump counts a write of the index in its version v (story_plan.go)
@@ -53,12 +54,11 @@ local function bump(v)
   redis.call('HSET', v, 'by', '')
 end
 local function unstory(key, id)
-  local h = redis.call('HMGET', key, 'mhkeys', 'story')
+  local h = redis.call('HMGET', key, 'tk', 'story')
   if h[2] then redis.call('HDEL', base .. 'story:' .. h[2], id) end
   if h[1] then
-    local idx, owner = base .. 'shingles', h[2] or id
-    for i = 1, #h[1], 8 do
-      local f = string.sub(h[1], i, i + 7)
+    local idx, owner = base .. 'storyterms', h[2] or id
+    for f in string.gmatch(h[1], '%S+') do
       local l = redis.call('HGET', idx, f)
       if l then
         local kept, n = {}, 0
@@ -192,7 +192,7 @@ func (s *Store) prune(ctx context.Context, now time.Time, size int) (PruneResult
 	if err := s.ensureUngrouped(ctx); err != nil {
 		return res, fmt.Errorf("prune: %w", err)
 	}
-	if _, err := s.dropBands(ctx); err != nil {
+	if _, err := s.dropLegacy(ctx); err != nil {
 		return res, fmt.Errorf("prune: %w", err)
 	}
 	max := "(" + strconv.FormatInt(cut, 10)

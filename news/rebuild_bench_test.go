@@ -216,12 +216,12 @@ func benchStore(b *testing.B, c redis.UniversalClient, formula string, fc clock.
 // spread over the week in random order, votes from -200 to 1000: see
 // populate):
 //
-//	(a0) the linear rebuild as it was before issue 17, one server-side
-//	     script (rebuildOneScript, kept in a test file for this
-//	     comparison), the baseline of (a);
+//	(a0) the linear rebuild as it was before it ran in bounded steps, one
+//	     server-side script (rebuildOneScript, kept in a test file for
+//	     this comparison), the baseline of (a);
 //	(a) newsrank's linear rebuild, in bounded steps;
-//	(b) the original's loop (seed 004): read time: with scores, then per
-//	    article HGET its votes and ZADD its score, one round trip each —
+//	(b) a client-side loop: read time: with scores, then per article
+//	    HGET its votes and ZADD its score, one round trip each —
 //	    timed on benchSample articles and extrapolated per article;
 //	(c) the ceiling for client-side work: 1,000,000 members written with
 //	    raw pipelined ZADD in ascending score order, one member per
@@ -274,7 +274,7 @@ func BenchmarkRebuild(b *testing.B) {
 		hotTook := time.Since(t)
 		hotMax, hotMaxCmd := serverSlowest(b, c)
 
-		baseline, perArticle := originalLoop(b, c, k)
+		baseline, perArticle := perArticleLoop(b, c, k)
 
 		linearTook := newRun.took
 		b.ReportMetric(linearTook.Seconds(), "linear-s")
@@ -459,9 +459,10 @@ func rawZAdds(b *testing.B, c *redis.Client) (one, multi time.Duration) {
 	return one, multi
 }
 
-// originalLoop times the original's per-article rebuild on benchSample
-// articles and extrapolates it to benchArticles.
-func originalLoop(b *testing.B, c *redis.Client, k keyspace) (total, perArticle time.Duration) {
+// perArticleLoop times a rebuild of one round trip per article read and
+// one per article written, on benchSample articles, and extrapolates it
+// to benchArticles.
+func perArticleLoop(b *testing.B, c *redis.Client, k keyspace) (total, perArticle time.Duration) {
 	b.Helper()
 	ctx := context.Background()
 	t := time.Now()

@@ -10,10 +10,10 @@ import (
 	"github.com/newsrank/newsrank/internal/rdb"
 )
 
-// This file keeps the linear rebuild as it was before issue 17 — one Lua
-// script (ZINTERSTORE, then RENAME) that Redis runs as a single call of
-// O(N log N) — for the benchmarks only: BenchmarkRebuild measures the
-// bounded rebuild against it in the same run.
+// This file keeps the linear rebuild as it was before it ran in bounded
+// steps — one Lua script (ZINTERSTORE, then RENAME) that Redis runs as a
+// single call of O(N log N) — for the benchmarks only: BenchmarkRebuild
+// measures the bounded rebuild against it in the same run.
 
 // rebuildOneScript is the old linear rebuild: the walk (hashes only), the
 // sweep of score:, then linearCmd. It blocks Redis for the whole script.

@@ -122,8 +122,7 @@ end
 return out
 `)
 
-// postCmd creates a user-submitted article with the author's up-vote
-// (Redis in Action post_article).
+// postCmd creates a user-submitted article with the author's up-vote.
 //
 // KEYS[1] -> news:<id> HASH
 // KEYS[2] -> voted:<id> HASH

@@ -33,7 +33,6 @@ type Store struct {
 	guesses guesses // the ids each page held when last read (page.go)
 	// activity is told about votes, posts and views (activity.go).
 	activity Activity
-	leads    leadCache // rank_by story: the leads' sketches (story_plan.go)
 	// ungrouped: rank_by article, whether Ungroup ran (ungroup.go)
 	ungrouped ungroupOnce
 	// planned, when set (tests), runs after each story plan and before

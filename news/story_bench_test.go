@@ -119,8 +119,8 @@ func BenchmarkIngestStories(b *testing.B) {
 // BenchmarkStoryMemory: Redis memory per article of 20,000 crawled
 // articles (storyBenchArticles: titles of 8 words, summaries of 30, one
 // in three a copy) with news.rank_by: story against article, and the
-// near-duplicate index's part of it (MEMORY USAGE of shingles, which
-// samples). Reported, no target.
+// stories' inverted index's part of it (MEMORY USAGE of storyterms,
+// which samples). Reported, no target.
 func BenchmarkStoryMemory(b *testing.B) {
 	const n = 20_000
 	e := newBenchEnv(b)
@@ -141,7 +141,7 @@ func BenchmarkStoryMemory(b *testing.B) {
 	for range b.N {
 		off = perArticle(e.s)
 		on = perArticle(st)
-		used, err := e.c.MemoryUsage(e.ctx, st.keys.Shingles()).Result()
+		used, err := e.c.MemoryUsage(e.ctx, st.keys.StoryIndex()).Result()
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -65,10 +65,10 @@ func TestStoryGrouping(t *testing.T) {
 			t.Errorf("TTL %s = %v, %v", k, ttl, err)
 		}
 	}
-	if n, _ := e.c.HLen(e.ctx, e.s.keys.Shingles()).Result(); n == 0 {
+	if n, _ := e.c.HLen(e.ctx, e.s.keys.StoryIndex()).Result(); n == 0 {
 		t.Fatal("empty index")
 	}
-	if ttl, _ := e.c.TTL(e.ctx, e.s.keys.Shingles()).Result(); ttl != -1 {
+	if ttl, _ := e.c.TTL(e.ctx, e.s.keys.StoryIndex()).Result(); ttl != -1 {
 		t.Errorf("TTL of the index = %v, want none", ttl)
 	}
 }
@@ -81,10 +81,10 @@ func TestStoryOffByDefault(t *testing.T) {
 	if a.Story != "" || b.Story != "" {
 		t.Errorf("stories with rank_by article: %q %q", a.Story, b.Story)
 	}
-	if n, _ := e.c.Exists(e.ctx, e.s.keys.Shingles()).Result(); n != 0 {
+	if n, _ := e.c.Exists(e.ctx, e.s.keys.StoryIndex()).Result(); n != 0 {
 		t.Error("index written with rank_by article")
 	}
-	if f, _ := e.c.HGet(e.ctx, e.s.keys.Article(a.ID), "mh").Result(); f != "" {
+	if f, _ := e.c.HGet(e.ctx, e.s.keys.Article(a.ID), "tv").Result(); f != "" {
 		t.Errorf("signature stored with rank_by article")
 	}
 }
@@ -114,8 +114,8 @@ func TestStoryPrune(t *testing.T) {
 	if n, _ := e.c.Exists(e.ctx, e.s.keys.Story(a.ID)).Result(); n != 0 {
 		t.Error("story key left after prune")
 	}
-	if n, _ := e.c.Exists(e.ctx, e.s.keys.Shingles()).Result(); n != 0 {
-		f, _ := e.c.HGetAll(e.ctx, e.s.keys.Shingles()).Result()
+	if n, _ := e.c.Exists(e.ctx, e.s.keys.StoryIndex()).Result(); n != 0 {
+		f, _ := e.c.HGetAll(e.ctx, e.s.keys.StoryIndex()).Result()
 		t.Errorf("index left after prune: %v", f)
 	}
 }

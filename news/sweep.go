@@ -13,7 +13,7 @@ import (
 // prune runs weekly by default, so it often finds only the id of an
 // article in time:. A ranked article's id is all it needs to unrank it;
 // but the other keys that name an article are found through its hash or
-// its story: a story lead's index lists (the hash's mhkeys) and its
+// its story: a story lead's index lists (the hash's tk) and its
 // other articles' group entries (story:<lead>), which expire with it.
 // Those stayed forever: index lists naming dead leads (taking the places
 // of live stories), and group SETs (so /api/groups) counting articles
@@ -53,12 +53,12 @@ return gone
 // is gone (a field whose list empties is deleted), and counts the change
 // in the index's version (story_plan.go).
 //
-//	KEYS[1] -> shingles HASH; KEYS[2] -> shingles:v
+//	KEYS[1] -> storyterms HASH; KEYS[2] -> storyterms:v
 //	ARGV    -> fields of the index
 //
 // Returns how many list entries it removed.
 var sweepIndexCmd = redis.NewScript(`
-local base = string.sub(KEYS[1], 1, #KEYS[1] - #'shingles')
+local base = string.sub(KEYS[1], 1, #KEYS[1] - #'storyterms')
 local gone = 0
 for i = 1, #ARGV do
   local l = redis.call('HGET', KEYS[1], ARGV[i])
@@ -104,9 +104,9 @@ func (s *Store) sweep(ctx context.Context) (int64, error) {
 		}
 	}
 	n, err := s.sweepScan(ctx, func(cur uint64) ([]string, uint64, error) {
-		return s.c.HScan(ctx, s.keys.Shingles(), cur, "", sweepBatch).Result()
+		return s.c.HScan(ctx, s.keys.StoryIndex(), cur, "", sweepBatch).Result()
 	}, 2, func(fields []string) *redis.Cmd {
-		return sweepIndexCmd.Run(ctx, s.c, []string{s.keys.Shingles(), s.keys.ShinglesVersion()}, toAny(fields)...)
+		return sweepIndexCmd.Run(ctx, s.c, []string{s.keys.StoryIndex(), s.keys.StoryIndexVersion()}, toAny(fields)...)
 	})
 	gone += n
 	if err != nil {

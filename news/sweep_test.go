@@ -63,7 +63,7 @@ func sweepFlow(t *testing.T, e *env) {
 	if res.Swept == 0 {
 		t.Errorf("Prune swept nothing")
 	}
-	for f, l := range e.c.HGetAll(e.ctx, e.s.keys.Shingles()).Val() {
+	for f, l := range e.c.HGetAll(e.ctx, e.s.keys.StoryIndex()).Val() {
 		for _, r := range rs {
 			if strings.Contains(l, r.ID) {
 				t.Errorf("the index still lists %s under %s", r.ID, f)

@@ -17,7 +17,7 @@ import (
 // With rank_by: story only a story's lead is ranked, its votes: entry
 // holds the story's votes, and the other articles carry story and are in
 // no ranking. A store ranking by article that finds such stories left
-// (the index, shingles, is there) ranks every article by itself again:
+// (the index, storyterms, is there) ranks every article by itself again:
 // Ungroup. The daemon runs it when it starts and the rescore job before
 // it rebuilds, and every store before its first write (ensureUngrouped:
 // a crawl -once, a vote, a prune), so that an operator who changes the
@@ -135,7 +135,7 @@ func (s *Store) ensureUngrouped(ctx context.Context) error {
 func (s *Store) ungroup(ctx context.Context) (int64, error) {
 	// stories exist if a story formed since the last Ungroup began, or
 	// (a store of an older release, which kept no such mark) an index
-	n, err := s.c.Exists(ctx, s.keys.Stories(), s.keys.Shingles()).Result()
+	n, err := s.c.Exists(ctx, s.keys.Stories(), s.keys.StoryIndex(), s.keys.legacyShingles()).Result()
 	if err != nil || n == 0 {
 		return 0, wrapErr("ungroup: look for stories", err)
 	}
@@ -165,9 +165,9 @@ func (s *Store) ungroup(ctx context.Context) (int64, error) {
 		return ranked, fmt.Errorf("ungroup: %w", err)
 	}
 	pipe := s.c.TxPipeline()
-	pipe.Del(ctx, s.keys.Shingles())
-	pipe.HIncrBy(ctx, s.keys.ShinglesVersion(), "n", 1)
-	pipe.HSet(ctx, s.keys.ShinglesVersion(), "by", "")
+	pipe.Del(ctx, s.keys.StoryIndex(), s.keys.legacyShingles())
+	pipe.HIncrBy(ctx, s.keys.StoryIndexVersion(), "n", 1)
+	pipe.HSet(ctx, s.keys.StoryIndexVersion(), "by", "")
 	if _, err := pipe.Exec(ctx); err != nil {
 		return ranked, fmt.Errorf("ungroup: delete the story index: %w", err)
 	}

@@ -70,7 +70,7 @@ func ungroupFlow(t *testing.T, e *env) {
 	if _, err := e.s.Ungroup(e.ctx); err == nil {
 		t.Error("Ungroup on a store ranking by story: no error")
 	}
-	before := e.c.HGet(e.ctx, e.s.keys.ShinglesVersion(), "n").Val()
+	before := e.c.HGet(e.ctx, e.s.keys.StoryIndexVersion(), "n").Val()
 	n, err := flat.Ungroup(e.ctx)
 	if err != nil || n != 3 {
 		t.Fatalf("Ungroup = %d, %v; want the story's 3 articles", n, err)
@@ -98,11 +98,11 @@ func ungroupFlow(t *testing.T, e *env) {
 	if err != nil || g.Total != 3 {
 		t.Errorf("group economy lists %d, %v; want 3", g.Total, err)
 	}
-	keys, err := e.c.Exists(e.ctx, e.s.keys.Story(lead), e.s.keys.Shingles()).Result()
+	keys, err := e.c.Exists(e.ctx, e.s.keys.Story(lead), e.s.keys.StoryIndex()).Result()
 	if err != nil || keys != 0 {
 		t.Errorf("%d of the story key and the index left, %v", keys, err)
 	}
-	if after := e.c.HGet(e.ctx, e.s.keys.ShinglesVersion(), "n").Val(); after == before {
+	if after := e.c.HGet(e.ctx, e.s.keys.StoryIndexVersion(), "n").Val(); after == before {
 		t.Errorf("the index version is %s before and after Ungroup", after)
 	}
 	if n, err := flat.Ungroup(e.ctx); n != 0 || err != nil {
@@ -217,7 +217,7 @@ func TestUngroupBeforeFirstWrite(t *testing.T) {
 			if n := e.c.ZCard(e.ctx, e.s.keys.Time()).Val(); n != 2 {
 				t.Errorf("%d articles ranked by time, want both", n)
 			}
-			if n := e.c.Exists(e.ctx, e.s.keys.Story(ID(lead.URL)), e.s.keys.Shingles()).Val(); n != 0 {
+			if n := e.c.Exists(e.ctx, e.s.keys.Story(ID(lead.URL)), e.s.keys.StoryIndex()).Val(); n != 0 {
 				t.Errorf("%d story keys left", n)
 			}
 		})
@@ -242,7 +242,7 @@ func TestUngroupAfterARace(t *testing.T) {
 		}
 	}
 	// the racing Ungroup's end: it deletes the index it did not scan for
-	if err := e.c.Del(e.ctx, e.s.keys.Shingles()).Err(); err != nil {
+	if err := e.c.Del(e.ctx, e.s.keys.StoryIndex()).Err(); err != nil {
 		t.Fatal(err)
 	}
 	o := e.s.opts

@@ -14,8 +14,8 @@ import (
 	"github.com/newsrank/newsrank/internal/redistest"
 )
 
-// BenchmarkClaimAck measures claim+ack throughput, batched, against the
-// original's raw set queue on the same redis-server: SPOP n from the
+// BenchmarkClaimAck measures claim+ack throughput, batched, against a
+// bare set queue on the same redis-server: SPOP n from the
 // waiting set and SADD the URLs to the done set (which loses a URL when a
 // worker dies). Both sides drain the same 30,000 URLs with the same 8
 // consumers, the same batch size and the same two round trips per batch
@@ -176,7 +176,7 @@ func median(x []float64) float64 {
 
 // BenchmarkDoneMemory measures the memory of the done memory at 1,000,000
 // URLs (INFO used_memory before and after acking them, on a fresh
-// redis-server), against the original's done: SET of full URLs. A
+// redis-server), against a done: SET of full URLs. A
 // generation is one Redis hash, whose bucket array doubles at each power
 // of two and is moved to the new array a little at each write: it also
 // reports the figure at 1,100,000 URLs, just past 2^20, where both arrays
@@ -220,7 +220,7 @@ func BenchmarkDoneMemory(b *testing.B) {
 		ack(total, past)
 		oursPast := float64(redistest.UsedMemory(b, c)-before) / past
 
-		// baseline: the original's done: SET of full URLs
+		// baseline: a done: SET of full URLs
 		before = redistest.UsedMemory(b, c)
 		pipe := c.Pipeline()
 		for i := range total {

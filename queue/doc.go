@@ -9,11 +9,11 @@
 // A URL is in at most one of these, and only a Lua script moves it, taking
 // it out of one state in the same script that puts it in the next:
 //
-//	pending   SET   waiting to be claimed (the original's waiting:)
+//	pending   SET   waiting to be claimed
 //	lease     ZSET  claimed; score = lease deadline (unix ms)
 //	delayed   ZSET  failed, waiting for its retry; score = due (unix ms)
 //	dead      ZSET  failed for good; score = died at (unix ms)
-//	done      remembered for DoneRetention after Ack (the original's done:)
+//	done      remembered for DoneRetention after Ack (a push skips it)
 //
 // beside failures (HASH url → "attempts\nreason\nlast error", one field so
 // that an ack forgets both with one HDEL) and payloads (HASH url → bytes

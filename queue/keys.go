@@ -15,7 +15,7 @@ import (
 // tag is the start of every key of the queue: "<prefix>{q:<name>}:".
 func (q *Queue) tag() string { return q.keyTag }
 
-// pendingKey holds the URLs waiting to be claimed (the original's waiting:).
+// pendingKey holds the URLs waiting to be claimed.
 func (q *Queue) pendingKey() string { return q.tag() + "pending" } // SET url
 
 // leaseKey holds the claimed URLs and when their lease ends.
@@ -38,7 +38,7 @@ func (q *Queue) deadKey() string { return q.tag() + "dead" } // ZSET url → die
 func (q *Queue) payloadKey() string { return q.tag() + "payload" } // HASH url → payload
 
 // doneKey is generation gen (unix ms / generation length) of the done
-// memory (the original's done:).
+// memory: the URLs acked lately, which a push does not queue again.
 func (q *Queue) doneKey(gen int64) string { // HASH 12-byte URL hash → minutes into the generation
 	return q.tag() + "done:" + strconv.FormatInt(gen, 10)
 }

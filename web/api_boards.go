@@ -7,12 +7,11 @@ import (
 	"github.com/newsrank/newsrank/board"
 )
 
-// defaultTopN is how many entries a board shows by default (the seeds'
-// top 30).
+// defaultTopN is how many entries a board shows by default: a top 30.
 const defaultTopN = 30
 
-// boardRoutes are the leaderboard endpoints (issue 8; movement,
-// percentile and friends: issue 15, api_standing.go).
+// boardRoutes are the leaderboard endpoints (movement, percentile and
+// friends: api_standing.go).
 func (s *Server) boardRoutes() []route {
 	return []route{
 		{method: "POST", path: "/api/activity", access: writer, h: s.apiActivity},

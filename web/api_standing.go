@@ -8,7 +8,7 @@ import (
 	"github.com/newsrank/newsrank/board"
 )
 
-// The activity board's stories (issue 15): rank movement, percentile and
+// Where users stand on the activity board: rank movement, percentile and
 // rank of a score, and ranks among friends.
 
 // userList reads the comma-separated users parameter: required, each id

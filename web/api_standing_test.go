@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"fmt"
-	"html"
 	"net/http"
 	"strings"
 	"testing"
@@ -44,7 +43,7 @@ func expireDay(t *testing.T, e *testEnv) {
 	if rep, err := e.act.Archive(ctx); err != nil || rep.Archived != 1 {
 		t.Fatalf("archive = %+v, %v", rep, err)
 	}
-	// The board's key as the README's key table names it.
+	// The board's key as docs/architecture.md's key table names it.
 	if err := e.rdb.Del(ctx, e.rdb.Prefix+board.ActivityTag+":day:2025-06-02").Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -194,45 +193,6 @@ func TestFriendsEndpoint(t *testing.T) {
 	wantError(t, e, path+"?users=a%01b", 400, CodeInvalid, "control")
 }
 
-func TestBoardsPageMovementAndArchive(t *testing.T) {
-	e := newEnv(t)
-	storyBoards(t, e)
-	b := newBrowser(t, e)
-	code, body := b.get("/boards?period=day&date=2025-06-03")
-	if code != 200 {
-		t.Fatalf("boards = %d:\n%s", code, body)
-	}
-	for _, want := range []string{
-		`<span aria-hidden="true">↑1</span><span class="sr-only">up 1 place from 2 on 2025-06-02</span>`,
-		`<span aria-hidden="true">↓1</span><span class="sr-only">down 1 place from 1 on 2025-06-02</span>`,
-		`<span aria-hidden="true">new</span><span class="sr-only">new: no points on 2025-06-02</span>`,
-		`type="date" name="date" value="2025-06-03"`, "Movement since 2025-06-02",
-	} {
-		if !strings.Contains(body, want) {
-			t.Errorf("boards page lacks %s", want)
-		}
-	}
-	if strings.Contains(body, "Archived top") {
-		t.Errorf("a live board is labelled archived")
-	}
-
-	expireDay(t, e)
-	code, body = b.get("/boards?period=day&date=2025-06-02")
-	if code != 200 || !strings.Contains(body, "Archived top 100") || !strings.Contains(body, "<td>eve</td>") ||
-		!strings.Contains(body, "<td>fay</td>") || strings.Contains(body, "Nobody has earned points") {
-		t.Fatalf("archived day = %d:\n%s", code, body)
-	}
-	if code, body = b.get("/boards?period=month&date=2025-06"); code != 200 || !strings.Contains(body, `type="month" name="date" value="2025-06"`) {
-		t.Fatalf("month page = %d:\n%s", code, body)
-	}
-	for _, bad := range []string{"/boards?period=day&date=2025-06-31", "/boards?date=tomorrow", "/boards?period=month&date=2025-13"} {
-		code, body = b.get(bad)
-		if code != http.StatusBadRequest || !strings.Contains(body, "bad date") || !strings.Contains(body, "want YYYY-") {
-			t.Errorf("GET %s = %d:\n%s", bad, code, body)
-		}
-	}
-}
-
 // TestUserIDRule: one rule for user ids on every write (userid.Check): an
 // id with a comma or an edge space was accepted and ranked, and then
 // could not be asked about (users= lists are comma-separated and
@@ -261,20 +221,5 @@ func TestUserIDRule(t *testing.T) {
 	wantError(t, e, "/api/boards/activity/friends?users=bob%E2%80%A8", 400, CodeInvalid, "space")
 	if keys := e.rdb.Keys(context.Background(), "*ledger*").Val(); len(keys) != 0 {
 		t.Errorf("refused writes left ledgers %v", keys)
-	}
-}
-
-// TestBoardsPagePoints: the page says what earns points with the
-// configured weights (it said +2 and +10 whatever they were).
-func TestBoardsPagePoints(t *testing.T) {
-	e := newEnv(t, func(c *envConfig) { c.board.Weights = map[string]int{"visit": 0, "like": 7, "publish": 0} })
-	code, body := newBrowser(t, e).get("/boards")
-	body = html.UnescapeString(body)
-	if code != 200 || !strings.Contains(body, "Points: up-vote +7 (taken back when you cancel).") || strings.Contains(body, "publish +") {
-		t.Fatalf("boards page with like 7 = %d:\n%s", code, body)
-	}
-	e = newEnv(t, func(c *envConfig) { c.board.Weights = map[string]int{} })
-	if code, body = newBrowser(t, e).get("/boards"); !strings.Contains(body, "Nothing on this site earns points.") {
-		t.Fatalf("boards page with no weights = %d:\n%s", code, body)
 	}
 }

@@ -13,7 +13,7 @@ import (
 // subtle.ConstantTimeCompare, every configured token each time, so neither
 // a token's content nor its length leaks through timing.
 //
-// Unknown tokens are limited per client (authlimit.go).
+// Unknown tokens are limited per client (auth_limit.go).
 type authenticator struct {
 	writers [][sha256.Size]byte // web.tokens
 	admins  [][sha256.Size]byte // web.admin_tokens
@@ -66,7 +66,7 @@ func (a *authenticator) check(r *http.Request, need access) error {
 	return nil
 }
 
-// admit returns the client r's wrong tokens count against (authlimit.go),
+// admit returns the client r's wrong tokens count against (auth_limit.go),
 // and the 429 refusal when it gave too many lately.
 func (a *authenticator) admit(r *http.Request) (netip.Prefix, error) {
 	c := a.proxies.client(r)

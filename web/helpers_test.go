@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -175,7 +179,11 @@ func buildEnv(t testing.TB, c *rdb.Client, cfg envConfig, log *slog.Logger) *tes
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.ts = httptest.NewServer(e.srv.Handler())
+	h := e.srv.Handler()
+	if _, bench := t.(*testing.B); !bench { // benchmarks measure the server alone
+		h = mustContract(t).check(t, h)
+	}
+	e.ts = httptest.NewServer(h)
 	t.Cleanup(func() {
 		e.ts.Close()
 		select {
@@ -214,7 +222,7 @@ var guoneiSource = testSource{name: "guonei", label: "国内"}
 // ingest stores one article per title in group, a minute apart (the
 // first the newest), each with comments comments, and returns their ids.
 // newsKey is the Redis key of the news store with this suffix ("score:",
-// "news:<id>"), as the README's key table names it: package news builds
+// "news:<id>"), as docs/architecture.md's key table names it: package news builds
 // its keys itself, and the tests that read the store raw or break it on
 // purpose write the documented names out.
 func (e *testEnv) newsKey(suffix string) string { return e.rdb.Prefix + news.Tag + ":" + suffix }
@@ -350,6 +358,10 @@ func (e *testEnv) do(method, path, token, body string, hdr ...string) response {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	for i := 0; i+1 < len(hdr); i += 2 {
+		if http.CanonicalHeaderKey(hdr[i]) == "Host" { // net/http sends req.Host, not a Host header
+			req.Host = hdr[i+1]
+			continue
+		}
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
 	res, err := e.ts.Client().Do(req)
@@ -374,4 +386,96 @@ func (e *testEnv) get(path string, v any) {
 	if v != nil {
 		r.json(e.t, v)
 	}
+}
+
+// between returns the part of s from the first from up to the next to.
+func between(t *testing.T, s, from, to string) string {
+	t.Helper()
+	i := strings.Index(s, from)
+	if i < 0 {
+		t.Fatalf("no %s in the page", from)
+	}
+	part, _, _ := strings.Cut(s[i:], to)
+	return part
+}
+
+// browser is an HTTP client with a cookie jar that does not follow
+// redirects, as a browser without JavaScript would be seen by the server.
+type browser struct {
+	t *testing.T
+	e *testEnv
+	c *http.Client
+}
+
+func newBrowser(t *testing.T, e *testEnv) *browser {
+	jar, _ := cookiejar.New(nil)
+	return &browser{t: t, e: e, c: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}}
+}
+
+// send sends one request with the jar's cookies and keeps the cookies of
+// the reply. It goes through the transport, not the client, so that a
+// Location header is returned as sent, even one a client would not parse.
+func (b *browser) send(req *http.Request) (int, http.Header, string) {
+	b.t.Helper()
+	for _, c := range b.c.Jar.Cookies(req.URL) {
+		req.AddCookie(c)
+	}
+	res, err := b.e.ts.Client().Transport.RoundTrip(req)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	b.c.Jar.SetCookies(req.URL, res.Cookies())
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	return res.StatusCode, res.Header, string(body)
+}
+
+func (b *browser) get(path string) (int, string) {
+	b.t.Helper()
+	req, _ := http.NewRequest("GET", b.e.ts.URL+path, nil)
+	code, _, body := b.send(req)
+	return code, body
+}
+
+func (b *browser) postForm(path string, form url.Values, hdr ...string) (int, http.Header, string) {
+	b.t.Helper()
+	req, _ := http.NewRequest("POST", b.e.ts.URL+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	return b.send(req)
+}
+
+var csrfRE = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+// csrf finds the form token in a page.
+func csrf(t *testing.T, page string) string {
+	t.Helper()
+	m := csrfRE.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no CSRF token in the page")
+	}
+	return html.UnescapeString(m[1])
+}
+
+// newVoter starts a server with one article and a visitor who has loaded
+// the home page: the visitor's browser, the article and an up-vote form for
+// it that returns to "/".
+func newVoter(t *testing.T) (e *testEnv, b *browser, id string, form url.Values) {
+	t.Helper()
+	e = newEnv(t)
+	id = e.seed(1)[0]
+	b = newBrowser(t, e)
+	_, page := b.get("/")
+	return e, b, id, url.Values{"csrf": {csrf(t, page)}, "dir": {"up"}, "return": {"/"}}
+}
+
+func (e *testEnv) votes(id string) float64 {
+	e.t.Helper()
+	var it itemJSON
+	e.get("/api/news/"+id, &it)
+	return it.Votes
 }

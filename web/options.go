@@ -2,8 +2,11 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/netip"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/newsrank/newsrank/board"
@@ -49,8 +52,13 @@ type Options struct {
 	AdminSessionTTL time.Duration
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For tells
 	// the client's address, which the limit on wrong tokens counts by
-	// (authlimit.go); without them it is the connection's peer.
+	// (auth_limit.go); without them it is the connection's peer.
 	TrustedProxies []netip.Prefix
+	// PublicURL is the address readers reach the server at (web.public_url,
+	// CheckPublicURL): the feeds' absolute links start with it. Empty: the
+	// request's own scheme and host, X-Forwarded-Proto and
+	// X-Forwarded-Host taken from TrustedProxies only (feeds.go, baseURL).
+	PublicURL string
 	// Window is the news window (news.window): votes are open on younger
 	// articles.
 	Window time.Duration
@@ -111,4 +119,20 @@ func DefaultOptions() Options {
 		PageSize:        n.PageSize,
 		MaxPageSize:     n.MaxPageSize,
 	}
+}
+
+// CheckPublicURL checks a web.public_url: an absolute http or https URL
+// with a host, a path allowed, no user, query or fragment.
+func CheckPublicURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" {
+		return fmt.Errorf("must be an absolute http(s) URL such as https://news.example.org, got %q", raw)
+	}
+	if u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.HasSuffix(raw, "#") {
+		return fmt.Errorf("must have no user, query or fragment (the feeds add paths to it), got %q", raw)
+	}
+	if !validHost(u.Host) {
+		return fmt.Errorf("host %q is not a host name or address with an optional port", u.Host)
+	}
+	return nil
 }

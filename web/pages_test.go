@@ -2,101 +2,17 @@ package web
 
 import (
 	"context"
-	"html"
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/newsrank/newsrank/internal/proctest"
 	"github.com/newsrank/newsrank/internal/rdb"
 )
-
-// browser is an HTTP client with a cookie jar that does not follow
-// redirects, as a browser without JavaScript would be seen by the server.
-type browser struct {
-	t *testing.T
-	e *testEnv
-	c *http.Client
-}
-
-func newBrowser(t *testing.T, e *testEnv) *browser {
-	jar, _ := cookiejar.New(nil)
-	return &browser{t: t, e: e, c: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
-		return http.ErrUseLastResponse
-	}}}
-}
-
-// send sends one request with the jar's cookies and keeps the cookies of
-// the reply. It goes through the transport, not the client, so that a
-// Location header is returned as sent, even one a client would not parse.
-func (b *browser) send(req *http.Request) (int, http.Header, string) {
-	b.t.Helper()
-	for _, c := range b.c.Jar.Cookies(req.URL) {
-		req.AddCookie(c)
-	}
-	res, err := b.e.ts.Client().Transport.RoundTrip(req)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	b.c.Jar.SetCookies(req.URL, res.Cookies())
-	defer res.Body.Close()
-	body, _ := io.ReadAll(res.Body)
-	return res.StatusCode, res.Header, string(body)
-}
-
-func (b *browser) get(path string) (int, string) {
-	b.t.Helper()
-	req, _ := http.NewRequest("GET", b.e.ts.URL+path, nil)
-	code, _, body := b.send(req)
-	return code, body
-}
-
-func (b *browser) postForm(path string, form url.Values, hdr ...string) (int, http.Header, string) {
-	b.t.Helper()
-	req, _ := http.NewRequest("POST", b.e.ts.URL+path, strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
-	}
-	return b.send(req)
-}
-
-var csrfRE = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
-
-// csrf finds the form token in a page.
-func csrf(t *testing.T, page string) string {
-	t.Helper()
-	m := csrfRE.FindStringSubmatch(page)
-	if m == nil {
-		t.Fatalf("no CSRF token in the page")
-	}
-	return html.UnescapeString(m[1])
-}
-
-// newVoter starts a server with one article and a visitor who has loaded
-// the home page: the visitor's browser, the article and an up-vote form for
-// it that returns to "/".
-func newVoter(t *testing.T) (e *testEnv, b *browser, id string, form url.Values) {
-	t.Helper()
-	e = newEnv(t)
-	id = e.seed(1)[0]
-	b = newBrowser(t, e)
-	_, page := b.get("/")
-	return e, b, id, url.Values{"csrf": {csrf(t, page)}, "dir": {"up"}, "return": {"/"}}
-}
-
-func (e *testEnv) votes(id string) float64 {
-	e.t.Helper()
-	var it itemJSON
-	e.get("/api/news/"+id, &it)
-	return it.Votes
-}
 
 func TestHomePage(t *testing.T) {
 	e := newEnv(t)
@@ -435,19 +351,129 @@ func TestEmbeddedRedis(t *testing.T) {
 	}
 }
 
-func TestOpsPageShowsRunningJob(t *testing.T) {
-	e := newEnv(t, func(c *envConfig) { c.web.RequestTimeout = 300 * time.Millisecond })
-	if r := e.do("POST", "/api/jobs/slow/run", adminToken, ""); r.status != http.StatusAccepted {
-		t.Fatalf("run slow = %d %s", r.status, r.body)
+// TestPagesShowPointsAndComments: the number beside an article is its
+// points (up-votes minus down-votes), with crawled comments shown apart
+// and no raw score anywhere.
+func TestPagesShowPointsAndComments(t *testing.T) {
+	e := newEnv(t)
+	ids := e.seed(5) // article 3 has 3 comments
+	id := ids[3]
+	for _, v := range []struct{ user, dir string }{{"a", "up"}, {"b", "up"}, {"c", "up"}, {"d", "down"}} {
+		if r := e.do("POST", "/api/news/"+id+"/vote", writerToken, `{"user":"`+v.user+`","dir":"`+v.dir+`"}`); r.status != 200 {
+			t.Fatalf("vote = %d %s", r.status, r.body)
+		}
 	}
 	b := newBrowser(t, e)
-	code, body := b.get("/ops")
-	if code != 200 || !strings.Contains(body, "running on ") {
-		t.Fatalf("ops page while slow runs = %d, lacks \"running on\":\n%s", code, body)
+	_, page := b.get("/")
+	item := between(t, page, `id="a-`+id+`"`, "</li>")
+	for _, want := range []string{`<b class="count">2</b>`, `<small class="unit">points</small>`, `3 comments`} {
+		if !strings.Contains(item, want) {
+			t.Errorf("home page item lacks %s:\n%s", want, item)
+		}
 	}
-	close(e.release)
-	proctest.WaitFor(t, 20*time.Second, "slow to finish", func() bool {
-		_, body := b.get("/ops")
-		return !strings.Contains(body, "running on ")
-	})
+	_, article := b.get("/news/" + id)
+	for _, want := range []string{`<b class="count">2</b>`, "2 points (3 up, 1 down)", "3 comments"} {
+		if !strings.Contains(article, want) {
+			t.Errorf("article page lacks %s", want)
+		}
+	}
+	for name, body := range map[string]string{"home": page, "article": article} {
+		if strings.Contains(strings.ToLower(body), "score") || strings.Contains(body, `title="votes"`) {
+			t.Errorf("%s page shows a score or \"votes\"", name)
+		}
+	}
+	// A vote moves the points by one; the reply carries up and down for
+	// the page script.
+	_, page = b.get("/")
+	code, _, body := b.postForm("/news/"+id+"/vote", url.Values{"csrf": {csrf(t, page)}, "dir": {"up"}}, "Accept", "application/json")
+	if code != 200 || !strings.Contains(body, `"up":4`) || !strings.Contains(body, `"down":1`) {
+		t.Fatalf("vote reply = %d %s", code, body)
+	}
+	if _, page = b.get("/"); !strings.Contains(between(t, page, `id="a-`+id+`"`, "</li>"), `<b class="count">3</b>`) {
+		t.Errorf("after an up-vote the item does not show 3 points")
+	}
+}
+
+// TestSectionLabels: the group filter, the list heading and the items
+// show a section's label (国内), not its config name.
+func TestSectionLabels(t *testing.T) {
+	e := newEnv(t, withSources(guoneiSource))
+	e.seed(2, "world")
+	e.ingest("guonei", 0, "国务院常务会议部署进一步扩大内需")
+	b := newBrowser(t, e)
+	_, page := b.get("/")
+	nav := between(t, page, `class="groups"`, "</nav>")
+	if !regexp.MustCompile(`href="/\?group=guonei"[^>]*>国内 <small>1</small>`).MatchString(nav) {
+		t.Errorf("the group filter does not show 国内 for guonei:\n%s", nav)
+	}
+	if !strings.Contains(nav, `>world <small>2</small>`) {
+		t.Errorf("a group without a label does not show its name:\n%s", nav)
+	}
+	_, page = b.get("/?group=guonei")
+	if !strings.Contains(page, "<small>in 国内</small>") || !strings.Contains(page, `<span class="source">国内</span>`) {
+		t.Errorf("the guonei list does not name 国内 in its heading and items")
+	}
+	if strings.Contains(between(t, page, "<main>", "</main>"), ">guonei<") {
+		t.Errorf("the guonei list shows the config name guonei")
+	}
+}
+
+// TestPastTheEnd: a page number past the last page says so and links to
+// the last page, instead of "page 99 of 2".
+func TestPastTheEnd(t *testing.T) {
+	e := newEnv(t)
+	e.seed(30, "world")
+	b := newBrowser(t, e)
+	for _, path := range []string{"/?page=99", "/latest?page=3", "/?group=world&page=7"} {
+		code, page := b.get(path)
+		if code != http.StatusOK {
+			t.Fatalf("GET %s = %d", path, code)
+		}
+		if !strings.Contains(page, "is past the end: there are only 2 pages.") || regexp.MustCompile(`page \d+ of`).MatchString(page) {
+			t.Errorf("GET %s does not say it is past the end:\n%s", path, between(t, page, "<main>", "</main>"))
+		}
+		if !strings.Contains(page, "page=2\">Go to the last page (2)") {
+			t.Errorf("GET %s has no link to the last page", path)
+		}
+	}
+	if _, page := b.get("/?page=2"); !strings.Contains(page, "page 2 of 2") {
+		t.Errorf("the last page lost its pager")
+	}
+}
+
+// TestFavicon: the pages name an icon and /favicon.ico serves it.
+func TestFavicon(t *testing.T) {
+	e := newEnv(t)
+	_, page := newBrowser(t, e).get("/")
+	if !strings.Contains(page, `<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">`) {
+		t.Errorf("the layout names no icon")
+	}
+	for _, path := range []string{"/favicon.ico", "/static/favicon.svg"} {
+		r := e.do("GET", path, "", "")
+		if r.status != 200 || r.header.Get("Content-Type") != "image/svg+xml" || !strings.Contains(string(r.body), "<svg") {
+			t.Errorf("GET %s = %d %q", path, r.status, r.header.Get("Content-Type"))
+		}
+	}
+}
+
+// TestArticlePageCountsAVisit: opening an article page is a visit of that
+// page for a returning visitor (with the cookie), once a day; a client
+// without the cookie earns nothing and puts nobody on the board.
+func TestArticlePageCountsAVisit(t *testing.T) {
+	e := newEnv(t)
+	id := e.seed(1)[0]
+	b := newBrowser(t, e)
+	for range 3 {
+		if code, _ := b.get("/news/" + id); code != http.StatusOK {
+			t.Fatalf("article page = %d", code)
+		}
+	}
+	if r := e.do("GET", "/news/"+id, "", ""); r.status != http.StatusOK {
+		t.Fatalf("article page without the cookie = %d", r.status)
+	}
+	var bj boardJSON
+	e.get("/api/boards/activity", &bj)
+	if len(bj.Entries) != 1 || bj.Entries[0].Score != 1 {
+		t.Fatalf("board after 3 views with the cookie and 1 without: %+v, want the visitor with 1 point", bj.Entries)
+	}
 }

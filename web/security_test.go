@@ -33,7 +33,7 @@ func browserResolve(t testing.TB, base *url.URL, loc string) *url.URL {
 // redirectAttacks are return addresses that try to leave the site; every
 // one must be answered with a Location on the server's own origin.
 var redirectAttacks = []string{
-	"/\t/evil.example",   // the %09 of the issue
+	"/\t/evil.example",   // %09: browsers drop it and read //evil.example
 	"/\n/evil.example",   // %0a
 	"/\r\n/evil.example", // %0d%0a
 	"/ /evil.example",
@@ -65,8 +65,7 @@ var redirectAttacks = []string{
 }
 
 // TestVoteFormReturnStaysOnSite: the vote form's return address never
-// sends the browser to another site (issue 12.9), and a proper one is
-// kept.
+// sends the browser to another site, and a proper one is kept.
 func TestVoteFormReturnStaysOnSite(t *testing.T) {
 	e, b, id, form := newVoter(t)
 	token := form.Get("csrf")
@@ -124,7 +123,7 @@ func TestServerRedirectsStayOnSite(t *testing.T) {
 
 // TestFormTokenExpires: a vote form older than web.form_ttl is refused
 // with a message that says it expired; a fresh page's form works; a
-// forged token is not called expired (issue 12.10).
+// forged token is not called expired.
 func TestFormTokenExpires(t *testing.T) {
 	e, b, id, old := newVoter(t)
 	ttl := e.cfg.web.FormTTL
@@ -158,8 +157,8 @@ func TestFormTokenExpires(t *testing.T) {
 
 // TestCrossOriginFormRefused: even with a valid cookie and form token, a
 // form posted from another origin (Sec-Fetch-Site or Origin) is refused;
-// same-origin posts and API clients without those headers work (issue
-// 12.10, the second layer).
+// same-origin posts and API clients without those headers work (a
+// second layer behind the form token).
 func TestCrossOriginFormRefused(t *testing.T) {
 	e, b, id, form := newVoter(t)
 	before := e.votes(id)
@@ -190,7 +189,7 @@ func TestCrossOriginFormRefused(t *testing.T) {
 }
 
 // TestStaticServesFilesOnly: /static/ serves the assets and never lists a
-// directory (issue 12.11).
+// directory.
 func TestStaticServesFilesOnly(t *testing.T) {
 	e := newEnv(t)
 	for _, path := range []string{"/static/", "/static", "/static//", "/static/./", "/static/%2e/", "/static/nope.css", "/static/../static/"} {

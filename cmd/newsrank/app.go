@@ -111,8 +111,8 @@ func (a *app) build() error {
 // Close closes the Redis connection (and stops an embedded Redis).
 func (a *app) Close() error { return a.rdb.Close() }
 
-// webServer builds the HTTP server over the app's parts. The daemon serves
-// it on web.listen; the demo does the same.
+// webServer builds the HTTP server over the app's parts, which serve
+// (the daemon, the demo) serves on web.listen.
 func (a *app) webServer() (*web.Server, error) {
 	o := a.cfg.WebOptions()
 	o.Redis = a.rdb

@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// threeMistakes is the file of issue 13: every mistake must be reported in
-// one run.
+// threeMistakes is a file of three mistakes: every one must be reported
+// in one run.
 const threeMistakes = "crawler:\n  workers: \"eight\"\n  delai: 1s\n  request_timeout: 15 seconds\n"
 
 func TestConfigProblemsOnePerLineForEveryCommand(t *testing.T) {
@@ -93,5 +93,31 @@ func TestConfigFromTheEnvironment(t *testing.T) {
 	code, out, _ = runCLI(t, "config", "check", "-config", "")
 	if code != exitOK || !strings.Contains(out, "from the built-in defaults: valid") || !strings.Contains(out, "workers: 8\n") {
 		t.Errorf("-config \"\": exit %d\n%s", code, out)
+	}
+}
+
+func TestConfigCheck(t *testing.T) {
+	t.Setenv("NEWSRANK_TEST_TOKEN", "very-secret-token")
+	good := writeFile(t, "good.yaml", "crawler:\n  workers: 3\nweb:\n  tokens: [\"${NEWSRANK_TEST_TOKEN}\"]\n")
+	code, out, errOut := runCLI(t, "config", "check", "-config", good)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "workers: 3") {
+		t.Errorf("effective config lacks workers: 3:\n%s", out)
+	}
+	if strings.Contains(out, "very-secret-token") || !strings.Contains(out, "******") {
+		t.Errorf("token not masked:\n%s", out)
+	}
+
+	bad := writeFile(t, "bad.yaml", "crawler:\n  workers: 0\n")
+	code, _, errOut = runCLI(t, "config", "check", "-config", bad)
+	if code != exitUsage || !strings.Contains(errOut, "crawler.workers: must be >= 1, got 0") {
+		t.Fatalf("bad config: exit %d, stderr:\n%s", code, errOut)
+	}
+
+	code, _, errOut = runCLI(t, "config", "check", "-config", filepath.Join(t.TempDir(), "missing.yaml"))
+	if code != exitUsage || !strings.Contains(errOut, "missing.yaml") {
+		t.Fatalf("missing config: exit %d, stderr:\n%s", code, errOut)
 	}
 }

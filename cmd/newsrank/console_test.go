@@ -2,11 +2,20 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"log/slog"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/newsrank/newsrank/config"
+	"github.com/newsrank/newsrank/demosite"
+	"github.com/newsrank/newsrank/internal/redistest"
 )
 
 // screen plays a byte stream the way a terminal shows it: "\r" goes back
@@ -140,20 +149,63 @@ func TestConsoleOffTerminalDrawsNoStatus(t *testing.T) {
 	}
 }
 
-func TestProseHandler(t *testing.T) {
-	var buf bytes.Buffer
-	log := slog.New(proseHandler{slog.NewTextHandler(&buf, nil)})
-	var err error
-	var nilPtr *int
-	log.Info("produced", "source", "world", "err", err, "ptr", nilPtr)
-	log.With("err", err).Info("job done", "counts", map[string]int64{"updated": 0, "created": 116})
-	out := buf.String()
-	for _, bad := range []string{"<nil>", "map[", "err=", "ptr="} {
-		if strings.Contains(out, bad) {
-			t.Errorf("log has %q:\n%s", bad, out)
+// runCLITerminal runs the command line with a standard error that says it
+// is a terminal, and returns the exit status, stdout and the stderr bytes.
+func runCLITerminal(t *testing.T, args ...string) (int, string, []byte) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	con := newConsole(&errb, true, nil)
+	code := run(context.Background(), &stdio{out: &out, err: con}, args)
+	return code, out.String(), errb.Bytes()
+}
+
+// TestCrawlOnTerminalKeepsLogsOffTheProgressLine crawls the demo site with
+// a politeness delay and info logs on a (fake) terminal: the progress line
+// is drawn, and no log record ever lands on its row.
+func TestCrawlOnTerminalKeepsLogsOffTheProgressLine(t *testing.T) {
+	site := demosite.New(demosite.Options{Articles: 40, Now: time.Now(), Seed: 3})
+	srv := httptest.NewServer(site)
+	defer srv.Close()
+	r := redistest.Start(t)
+	b, err := yaml.Marshal(map[string]any{
+		"redis":   map[string]any{"url": r.URL()},
+		"log":     map[string]any{"level": "debug"},
+		"crawler": map[string]any{"workers": 4, "per_host_parallelism": 2, "delay": "30ms", "jitter": "0s", "sources": config.DemoSources(site.Sources(srv.URL))},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := writeFile(t, "config.yaml", string(b))
+
+	code, out, stderr := runCLITerminal(t, "crawl", "-once", "-config", cfg)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%q", code, out, stderr)
+	}
+	if !bytes.Contains(stderr, []byte(clearLine+"fetched ")) {
+		t.Fatalf("no progress line drawn:\n%q", stderr)
+	}
+	rows := screen(t, stderr)
+	if rows[len(rows)-1] != "" {
+		t.Errorf("the progress line was left on the screen: %q", rows[len(rows)-1])
+	}
+	records := 0
+	for _, row := range rows[:len(rows)-1] {
+		if !strings.HasPrefix(row, "time=") || strings.Count(row, "level=") != 1 ||
+			strings.Contains(row, "pages/s") || strings.Contains(row, "reading lists") {
+			t.Fatalf("row %q is not one whole log record\nscreen:\n%s", row, strings.Join(rows, "\n"))
+		}
+		records++
+	}
+	if records < 10 {
+		t.Errorf("only %d log records at debug level", records)
+	}
+	// robots.txt-disallowed URLs are counted, and said at debug level only.
+	for _, row := range rows {
+		if (strings.Contains(row, "reason=robots") || strings.Contains(row, "robots.txt")) && !strings.Contains(row, "level=DEBUG") {
+			t.Errorf("robots.txt-disallowed URL logged above debug: %s", row)
 		}
 	}
-	if !strings.Contains(out, "counts.created=116 counts.updated=0") {
-		t.Errorf("map not written as its pairs in key order:\n%s", out)
+	if !strings.Contains(out, "disallowed by robots.txt, not fetched") {
+		t.Errorf("summary lacks the robots count:\n%s", out)
 	}
 }

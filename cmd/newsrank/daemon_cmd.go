@@ -44,33 +44,77 @@ articles of stories left by rank_by: story. On start it prints "newsrank daemon:
 		return err
 	}
 	defer a.Close()
+	embeddedServingNotice(std.err, "daemon", a.rdb, cfg.Redis)
+	return a.serve(ctx, service{name: "daemon", serving: func(_ context.Context, url string) bool {
+		fmt.Fprintf(std.out, "newsrank daemon: serving %s\n", url)
+		return true
+	}})
+}
+
+// service is what a process that serves adds to the daemon's parts:
+// newsrank daemon adds nothing, newsrank demo a first crawl and its
+// simulated users.
+type service struct {
+	// name is the command, in the log: "daemon" or "demo".
+	name string
+	// listenHint follows the error of a listen on web.listen that failed.
+	listenHint string
+	// serving runs once the HTTP server serves at url (http://HOST:PORT),
+	// before the other parts start: it says where, and it may do work
+	// first. It returns false when ctx ended meanwhile.
+	serving func(ctx context.Context, url string) bool
+	// more returns the parts started after the daemon's, given the URL
+	// the HTTP server serves at; nil: none.
+	more func(url string) []part
+}
+
+// part is one long-lived part of a process, run by its supervisor.
+type part struct {
+	name string
+	run  func(context.Context) error
+}
+
+// serve runs the daemon's parts until ctx ends (a signal) or one of them
+// stops on its own, then stops them all within jobs.shutdown_timeout. It
+// is the one list of parts: the HTTP server on web.listen, then the job
+// scheduler, the crawl consumers and the source poller, then svc.more's.
+// With news.rank_by: article, it first ranks by themselves the articles of
+// stories left by rank_by: story.
+func (a *app) serve(ctx context.Context, svc service) error {
+	cfg, log := a.cfg, a.log
 	if _, err := a.ungroup(ctx); err != nil {
 		return err
 	}
-	embeddedServingNotice(std.err, "daemon", a.rdb, cfg.Redis)
 	srv, err := a.webServer()
 	if err != nil {
 		return fmt.Errorf("%w: %w", errConfig, err)
 	}
 	l, err := net.Listen("tcp", cfg.Web.Listen)
 	if err != nil {
-		return fmt.Errorf("web.listen %s: %w", cfg.Web.Listen, err)
+		return fmt.Errorf("web.listen %s: %w%s", cfg.Web.Listen, err, svc.listenHint)
 	}
 
 	// Every part runs until the first signal or until one of them stops
 	// on its own, which stops the others.
 	sup := newSupervisor(ctx, log)
 	sup.Go("http", func(ctx context.Context) error { return srv.Serve(ctx, l) })
-	sup.Go("scheduler", a.jobs.Schedule)
-	if len(a.crawler.Sources()) > 0 {
-		sup.Go("consumers", a.crawler.Consume)
-		sup.Go("poller", a.crawler.Poll)
-	} else {
-		log.Warn("no crawler.sources configured: no consumers run")
+	url := "http://" + l.Addr().String()
+	if svc.serving(sup.Context(), url) {
+		sup.Go("scheduler", a.jobs.Schedule)
+		if len(a.crawler.Sources()) > 0 {
+			sup.Go("consumers", a.crawler.Consume)
+			sup.Go("poller", a.crawler.Poll)
+		} else {
+			log.Warn("no crawler.sources configured: no consumers run")
+		}
+		if svc.more != nil {
+			for _, p := range svc.more(url) {
+				sup.Go(p.name, p.run)
+			}
+		}
+		log.Info(svc.name+" started", "http", l.Addr().String(), "parts", strings.Join(sup.Names(), ","),
+			"sources", len(a.crawler.Sources()), "workers", cfg.Crawler.Workers, "redis", a.rdb.Addr)
 	}
-	fmt.Fprintf(std.out, "newsrank daemon: serving http://%s\n", l.Addr())
-	log.Info("daemon started", "http", l.Addr().String(), "parts", strings.Join(sup.Names(), ","),
-		"sources", len(a.crawler.Sources()), "workers", cfg.Crawler.Workers, "redis", a.rdb.Addr)
 
 	<-sup.Done()
 	if ctx.Err() != nil {
@@ -82,7 +126,7 @@ articles of stories left by rank_by: story. On start it prints "newsrank daemon:
 		log.Warn("jobs.shutdown_timeout passed with parts still stopping; exiting anyway "+
 			"(URLs still leased return to their queue when their lease expires)", "still_running", running)
 	case err == nil:
-		log.Info("daemon stopped")
+		log.Info(svc.name + " stopped")
 	}
 	return err
 }

@@ -23,25 +23,39 @@ import (
 )
 
 const demoAbout = `
-Runs everything in one process with nothing to install: an embedded
-in-memory Redis (redis.url "embedded", the default), the bundled demo news
-site on another local port as the crawl target, a first crawl of it, the job
-schedule, and the web server. A few simulated users read, vote, comment and
-invite so that the rankings and leaderboards move. Open the printed URL;
-Ctrl-C stops it (the data is kept in memory only). The embedded Redis
-serves on a local port, which the demo prints: other commands (newsrank
-jobs, queue stats, ...) reach the demo's data with
+Runs the daemon (newsrank daemon -h: the web server, the crawl consumers,
+the poller that reads each source's lists as they come due, and the job
+schedule) with nothing to install: on an embedded in-memory Redis
+(redis.url "embedded", the default) and with the bundled demo news site on
+another local port as the crawl target, which it crawls once before the
+other parts start. A few simulated users read, vote, comment and invite so
+that the rankings and leaderboards move. Open the printed URL; Ctrl-C stops
+it as it stops the daemon (the data is kept in memory only). The embedded
+Redis serves on a local port, which the demo prints: other commands
+(newsrank jobs, queue stats, ...) reach the demo's data with
 -set redis.url=redis://127.0.0.1:PORT.
 
-Without -config the demo crawls every 15 minutes, rescores every minute and
-prunes hourly; API tokens are generated and printed when the configuration
-has none. With -set news.rank_by=story the demo site also publishes copies
-of labelled stories (one per 12 articles) in several of its sections, so
-that the rankings show stories with "also: ..." their other outlets.`
+The demo crawls its own site: crawler.sources are the site's sections,
+fetched with no politeness delay (crawler.delay and crawler.jitter 0,
+crawler.per_host_parallelism at least crawler.workers). Its jobs run more
+often than the daemon's by default: a crawl every 15 minutes, a rescore
+every minute, a prune hourly; a schedule given in a -config file or with
+-set replaces the demo's (-set 'jobs.rescore.schedule=@every 10s'). API
+tokens are generated and printed when the configuration has none. With
+-set news.rank_by=story the demo site also publishes copies of labelled
+stories (one per 12 articles) in several of its sections, so that the
+rankings show stories with "also: ..." their other outlets.`
 
-// demoSchedules are the job schedules of a demo without -config: short, so
-// the operations page shows runs.
-var demoSchedules = map[string]string{jobs.Crawl: "@every 15m", jobs.Rescore: "@every 1m", jobs.Prune: "@every 1h"}
+// demoDefaults is the configuration the demo reads its -config files and
+// -set flags over: the built-in defaults with short job schedules, so that
+// the operations page shows runs. A schedule a file or -set gives wins.
+func demoDefaults() config.Config {
+	c := config.DefaultConfig()
+	c.Jobs.Crawl.Schedule = "@every 15m"
+	c.Jobs.Rescore.Schedule = "@every 1m"
+	c.Jobs.Prune.Schedule = "@every 1h"
+	return c
+}
 
 // runDemo is "newsrank demo".
 func runDemo(ctx context.Context, std *stdio, args []string) error {
@@ -62,7 +76,7 @@ func runDemo(ctx context.Context, std *stdio, args []string) error {
 	case *every < 10*time.Millisecond:
 		return usageError("-every must be at least 10ms, got %s", *every)
 	}
-	cfg, log, err := c.load(std)
+	cfg, log, err := c.loadOver(std, demoDefaults)
 	if err != nil {
 		return err
 	}
@@ -72,26 +86,8 @@ func runDemo(ctx context.Context, std *stdio, args []string) error {
 		}
 		cfg.Web.Listen = *listen
 	}
-	if len(c.configs.paths) == 0 {
-		for name, spec := range demoSchedules {
-			j := demoJob(&cfg.Jobs, name)
-			j.Schedule, j.Enabled = spec, true
-		}
-	}
 	d := &demo{std: std, log: log, cfg: cfg, articles: *articles, users: *users, every: *every}
 	return d.run(ctx)
-}
-
-func demoJob(j *config.Jobs, name string) *config.Job {
-	switch name {
-	case jobs.Crawl:
-		return &j.Crawl
-	case jobs.Rescore:
-		return &j.Rescore
-	case jobs.Archive:
-		return &j.Archive
-	}
-	return &j.Prune
 }
 
 // demo is one run of "newsrank demo".
@@ -148,52 +144,34 @@ func (d *demo) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// a.serve stops the parts, then Redis closes (a.Close) and then the
+	// demo site (the defers above run after this one).
 	defer a.Close()
-	// Stop in order: the web server, the consumers, the scheduler and the
-	// simulated users (sup.Stop), then Redis (a.Close) and the demo site
-	// (the defers above run after this one).
-	sup := newSupervisor(ctx, nil)
-	defer sup.Stop(0)
-	ws, err := a.webServer()
-	if err != nil {
-		return err
+	err = a.serve(ctx, service{name: "demo",
+		listenHint: " (choose another address with -listen, e.g. -listen 127.0.0.1:0)",
+		// The web server serves while the first crawl runs; the scheduled
+		// crawl then only queues new URLs, as in the daemon.
+		serving: func(ctx context.Context, webURL string) bool {
+			d.printIntro(a, webURL, siteURL)
+			return d.firstCrawl(ctx, a)
+		},
+		more: d.simulatedUsers,
+	})
+	if ctx.Err() != nil {
+		fmt.Fprintln(d.std.out, "newsrank demo: stopped")
 	}
-
-	// The web server first, so the URL works while the first crawl runs.
-	wl, err := net.Listen("tcp", cfg.Web.Listen)
-	if err != nil {
-		return fmt.Errorf("web server on %s: %w (choose another address with -listen, e.g. -listen 127.0.0.1:0)", cfg.Web.Listen, err)
-	}
-	webURL := "http://" + wl.Addr().String()
-	sup.Go("web server", func(ctx context.Context) error { return ws.Serve(ctx, wl) })
-	d.printIntro(a, webURL, siteURL)
-	if !d.firstCrawl(sup.Context(), a) {
-		return d.stop(ctx, sup)
-	}
-
-	// From now on the consumers run all the time and the scheduled crawl
-	// only queues new URLs, as in the daemon.
-	sup.Go("consumers", a.crawler.Consume)
-	sup.Go("scheduler", a.jobs.Schedule)
-	if d.users > 0 {
-		sim := &simulator{base: webURL, token: d.token, users: demoUserNames(d.users), every: d.every, log: d.log,
-			client: &http.Client{Timeout: 10 * time.Second}}
-		sup.Go("simulated users", sim.run)
-	}
-	<-sup.Done()
-	return d.stop(ctx, sup)
+	return err
 }
 
-// stop ends the demo's parts: after a signal (ctx ended) it says so and
-// the demo ends well; otherwise a part stopped, and its error is the
-// demo's.
-func (d *demo) stop(ctx context.Context, sup *supervisor) error {
-	if ctx.Err() != nil {
-		fmt.Fprintln(d.std.out, "newsrank demo: stopping")
+// simulatedUsers is the demo's part that plays its users on the web
+// server at webURL; none with -users 0.
+func (d *demo) simulatedUsers(webURL string) []part {
+	if d.users == 0 {
 		return nil
 	}
-	_, err := sup.Stop(0)
-	return err
+	sim := &simulator{base: webURL, token: d.token, users: demoUserNames(d.users), every: d.every, log: d.log,
+		client: &http.Client{Timeout: 10 * time.Second}}
+	return []part{{"simulated users", sim.run}}
 }
 
 // printIntro prints where the demo, its news site and its Redis are.

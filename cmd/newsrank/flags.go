@@ -157,13 +157,18 @@ func parse(fs *flag.FlagSet, args []string, allowArgs bool) error {
 }
 
 // load reads the configuration (the -config files, the -set overrides,
-// -log-level) and sets up logging.
+// -log-level) over the built-in defaults and sets up logging.
 func (c *common) load(std *stdio) (config.Config, *slog.Logger, error) {
+	return c.loadOver(std, config.DefaultConfig)
+}
+
+// loadOver is load over a command's own defaults (config.LoadOver).
+func (c *common) loadOver(std *stdio, defaults func() config.Config) (config.Config, *slog.Logger, error) {
 	overrides := c.sets
 	if c.logLevel != "" {
 		overrides = append(slices.Clip(overrides), config.Override{Flag: "-log-level " + c.logLevel, Path: "log.level", Value: c.logLevel})
 	}
-	cfg, err := config.LoadWith(c.configs.paths, overrides)
+	cfg, err := config.LoadOver(defaults, c.configs.paths, overrides)
 	if err != nil {
 		return cfg, nil, &configError{err}
 	}

@@ -1,6 +1,8 @@
-// Package codesize holds a test that keeps the code lean: no non-test Go
-// file over maxFileLines lines and no function over maxFuncLines lines,
-// across the whole module.
+// Package codesize holds a test that keeps the code lean across the whole
+// module: no function over maxFuncLines lines, and a list of the non-test
+// Go files over fileGuide lines. A long file is worth a look, not a
+// failure: a file holds one concern, and splitting a concern across files
+// to stay under a count scatters it.
 package codesize
 
 import (
@@ -15,12 +17,13 @@ import (
 )
 
 const (
-	maxFileLines = 400
+	fileGuide    = 500
 	maxFuncLines = 80
 )
 
-// TestCodeSize walks the module (from its go.mod) and names every file and
-// function over the limits.
+// TestCodeSize walks the module (from its go.mod), fails on every function
+// over maxFuncLines and logs every file over fileGuide (go test -v shows
+// them).
 func TestCodeSize(t *testing.T) {
 	root := moduleRoot(t)
 	fset := token.NewFileSet()
@@ -42,8 +45,8 @@ func TestCodeSize(t *testing.T) {
 			return err
 		}
 		rel, _ := filepath.Rel(root, path)
-		if n := fset.File(f.Pos()).LineCount(); n > maxFileLines {
-			t.Errorf("%s: %d lines, over %d", rel, n, maxFileLines)
+		if n := fset.File(f.Pos()).LineCount(); n > fileGuide {
+			t.Logf("%s: %d lines, over %d: worth a look (does it hold one concern?)", rel, n, fileGuide)
 		}
 		for _, decl := range f.Decls {
 			fn, ok := decl.(*ast.FuncDecl)

@@ -39,11 +39,11 @@ var (
 	// StoryChunks counts the ingest script calls with news.rank_by: story
 	// by how their stories were decided: planned (in Go, the plan taken),
 	// stale (a plan refused: the index changed since it was read; the
-	// chunk is planned again) and script (decided in Lua after
-	// news.PlanAttempts stale plans).
+	// chunk is planned again) and locked (planned under the story lock,
+	// taken after news.PlanAttempts stale plans, the plan taken).
 	StoryChunks = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "newsrank_story_chunks_total",
-		Help: "Ingest script calls ranking by story, by how their stories were decided (planned, stale, script).",
+		Help: "Ingest script calls ranking by story, by how their stories were decided (planned, stale, locked).",
 	}, []string{"result"})
 	// Votes counts votes cast, by direction (up, down, none).
 	Votes = prometheus.NewCounterVec(prometheus.CounterOpts{

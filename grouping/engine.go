@@ -1,0 +1,279 @@
+package grouping
+
+import (
+	"slices"
+	"time"
+
+	"github.com/newsrank/newsrank/termvec"
+)
+
+// Freq is the document frequencies of the recent articles, which an
+// Engine reads and adds each article to.
+type Freq interface {
+	termvec.DocFreq
+	// Add counts one more article, posted at t (Unix s), with terms.
+	Add(terms map[string]float64, t int64)
+	// At sets the time (Unix s) the frequencies are read at: those of
+	// the window before it.
+	At(t int64)
+}
+
+// Engine groups articles one after another. Its state is what the news
+// store keeps in Redis: the document frequencies (Freq), an inverted
+// index of the recent stories by term (each term → the stories last
+// filed under it, PerKey at most), and the stories. A store primes an
+// Engine with what it read (SetList, SetStory, Absent) and runs it
+// with Complete false: a story an index lists that it was not given is
+// Missing, to be read and the batch run again.
+type Engine struct {
+	P Params
+	// Window is how long after its lead's post time a story takes
+	// members.
+	Window time.Duration
+	DF     Freq
+	// Complete: the Engine holds every story (in memory); else a story
+	// it does not hold is missing.
+	Complete bool
+
+	lists   map[string][]string
+	stories map[string]*Story
+	absent  map[string]bool
+	missing []string
+	// missingKeys: terms whose list e needed and was not given
+	missingKeys []string
+}
+
+// NewEngine returns an empty Engine holding every story itself.
+func NewEngine(p Params, window time.Duration, df Freq) *Engine {
+	return &Engine{P: p, Window: window, DF: df, Complete: true,
+		lists: make(map[string][]string), stories: make(map[string]*Story), absent: make(map[string]bool)}
+}
+
+// SetList sets the stories term lists (latest filed first; none when
+// empty).
+func (e *Engine) SetList(term string, leads []string) { e.lists[term] = leads }
+
+// List returns the stories term lists.
+func (e *Engine) List(term string) []string { return e.lists[term] }
+
+// SetStory gives e story s.
+func (e *Engine) SetStory(s *Story) { e.stories[s.Lead] = s }
+
+// Absent tells e that story lead is gone.
+func (e *Engine) Absent(lead string) { e.absent[lead] = true }
+
+// Story returns story lead, nil when e does not hold it.
+func (e *Engine) Story(lead string) *Story { return e.stories[lead] }
+
+// Missing returns the stories e needed and did not hold (Complete
+// false), sorted, each once.
+func (e *Engine) Missing() []string {
+	slices.Sort(e.missing)
+	return slices.Compact(e.missing)
+}
+
+// MissingKeys returns the terms whose list e needed and was not given
+// (Complete false; SetList with an empty list gives one), sorted, each
+// once.
+func (e *Engine) MissingKeys() []string {
+	slices.Sort(e.missingKeys)
+	return slices.Compact(e.missingKeys)
+}
+
+// Decision is where an article went.
+type Decision struct {
+	// Story is the lead of the article's story: its own id when it
+	// starts one.
+	Story string
+	// Score is the article's score against it (0 for a new story).
+	Score float64
+	// Vector is the article's term vector; Keys its index terms, under
+	// which its story is filed.
+	Vector termvec.Vector
+	Keys   []string
+}
+
+// Joined tells whether the article joined another article's story.
+func (d Decision) Joined(id string) bool { return d.Story != id }
+
+// candidate is a story an article's keys list.
+type candidate struct {
+	lead  string
+	w     float64 // the weight of the article's keys that list it, each over its list's length squared
+	order int     // when first met
+}
+
+// Decide returns the story article a joins, or "" when it starts its
+// own, with its score, vector and keys; it changes nothing.
+func (e *Engine) Decide(a Article) Decision {
+	e.DF.At(a.Time)
+	v := a.Doc.Vector(e.DF, e.P.MaxTerms)
+	keys := Keys(v, e.P.Keys)
+	d := Decision{Story: a.ID, Vector: v, Keys: keys}
+	weight := make(map[string]float64, len(v))
+	for _, x := range v {
+		weight[x.Term] = x.W
+	}
+	var cands []candidate
+	at := make(map[string]int)
+	for _, k := range keys {
+		l, ok := e.lists[k]
+		if !ok && !e.Complete {
+			e.missingKeys = append(e.missingKeys, k)
+		}
+		for _, lead := range l {
+			if lead == a.ID {
+				continue
+			}
+			i, ok := at[lead]
+			if !ok {
+				i = len(cands)
+				at[lead] = i
+				cands = append(cands, candidate{lead: lead, order: i})
+			}
+			// a key listing n stories tells less of each: a common word's
+			// list is full of other events' stories
+			cands[i].w += weight[k] / float64(len(l)*len(l))
+		}
+	}
+	slices.SortFunc(cands, func(x, y candidate) int {
+		switch {
+		case x.w > y.w:
+			return -1
+		case x.w < y.w:
+			return 1
+		}
+		return x.order - y.order
+	})
+	cutoff := a.Time - int64(e.Window/time.Second)
+	best := 0.0
+	for _, c := range cands[:min(len(cands), e.P.Candidates)] {
+		s := e.stories[c.lead]
+		if s == nil {
+			if !e.Complete && !e.absent[c.lead] {
+				e.missing = append(e.missing, c.lead)
+			}
+			continue
+		}
+		if s.First < cutoff {
+			continue
+		}
+		min := e.P.MinSimilarity
+		if a.Doc.CJK != s.CJK {
+			min = e.P.CrossMinSimilarity
+		}
+		if sc := e.P.Score(a, v, s); sc >= min && sc > best {
+			best, d.Story, d.Score = sc, c.lead, sc
+		}
+	}
+	return d
+}
+
+// Add decides article a's story (Decide) and applies the decision: the
+// article joins the story (its centroid grows by the article's vector)
+// or starts one, the story is filed first under the article's keys, and
+// the article's terms count in the document frequencies.
+func (e *Engine) Add(a Article) Decision {
+	d := e.Decide(a)
+	e.Apply(a, d)
+	return d
+}
+
+// Apply applies decision d on article a (Add).
+func (e *Engine) Apply(a Article, d Decision) {
+	if s := e.stories[d.Story]; s != nil && d.Story != a.ID {
+		s.Centroid = termvec.Add(s.Centroid, d.Vector, e.P.MaxCentroid)
+		s.Last = max(s.Last, a.Time)
+	} else {
+		e.stories[a.ID] = &Story{Lead: a.ID, Centroid: d.Vector, First: a.Time, Last: a.Time,
+			Facts: a.Doc.Facts, CJK: a.Doc.CJK}
+		d.Story = a.ID
+	}
+	for _, k := range d.Keys {
+		l := e.lists[k]
+		if len(l) > 0 && l[0] == d.Story {
+			continue
+		}
+		nl := make([]string, 1, e.P.PerKey)
+		nl[0] = d.Story
+		for _, x := range l {
+			if x != d.Story && len(nl) < e.P.PerKey {
+				nl = append(nl, x)
+			}
+		}
+		e.lists[k] = nl
+	}
+	e.DF.Add(a.Doc.Counts, a.Time)
+}
+
+// MemFreq is a Freq in memory: the articles' terms counted per day of
+// their post time, the days of the window summed.
+type MemFreq struct {
+	// Window is how long an article counts (days, rounded up).
+	Window time.Duration
+	now    int64 // the day of the latest article
+	days   map[int64]*day
+}
+
+type day struct {
+	docs  int
+	terms map[string]int
+}
+
+// NewMemFreq returns an empty MemFreq over window.
+func NewMemFreq(window time.Duration) *MemFreq {
+	return &MemFreq{Window: window, days: make(map[int64]*day)}
+}
+
+// Day is the day number of Unix time t, as the document frequencies
+// count them.
+func Day(t int64) int64 { return t / 86400 }
+
+// WindowDays is how many days of counts the document frequencies of a
+// window sum: the current day and those before it that the window
+// reaches.
+func WindowDays(window time.Duration) int64 {
+	return int64((window+24*time.Hour-1)/(24*time.Hour)) + 1
+}
+
+func (f *MemFreq) each(fn func(*day)) {
+	n := WindowDays(f.Window)
+	for d := f.now - n + 1; d <= f.now; d++ {
+		if x := f.days[d]; x != nil {
+			fn(x)
+		}
+	}
+}
+
+// DF is how many articles of the window have term.
+func (f *MemFreq) DF(term string) int {
+	n := 0
+	f.each(func(d *day) { n += d.terms[term] })
+	return n
+}
+
+// Docs is how many articles the window has.
+func (f *MemFreq) Docs() int {
+	n := 0
+	f.each(func(d *day) { n += d.docs })
+	return n
+}
+
+// At reads the frequencies of the window before t (and after, an
+// article posted later than the latest).
+func (f *MemFreq) At(t int64) { f.now = max(f.now, Day(t)) }
+
+// Add counts an article posted at t.
+func (f *MemFreq) Add(terms map[string]float64, t int64) {
+	d := Day(t)
+	f.now = max(f.now, d)
+	x := f.days[d]
+	if x == nil {
+		x = &day{terms: make(map[string]int)}
+		f.days[d] = x
+	}
+	x.docs++
+	for term := range terms {
+		x.terms[term]++
+	}
+}

@@ -1,0 +1,235 @@
+// Package grouping groups news articles into stories as they come: each
+// article is compared with the recent stories it shares rare terms with,
+// as a whole (the centroid of their members' term vectors, package
+// termvec), and joins the most similar one when it is similar enough, or
+// starts a story of its own. It is pure Go and keeps its state in memory
+// (Engine); the news store runs the same Engine on what it reads from
+// Redis, so that what is measured in memory is what the store does.
+package grouping
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/newsrank/newsrank/termvec"
+)
+
+// Params tune the grouping.
+type Params struct {
+	// Weights weigh an article's terms by field and kind.
+	Weights termvec.Weights
+	// MaxTerms is how many terms an article's vector keeps (those of most
+	// weight); MaxCentroid how many a story's centroid keeps.
+	MaxTerms, MaxCentroid int
+	// Keys is how many of an article's terms of most weight it looks its
+	// candidate stories up by, and files its story under; PerKey is how
+	// many stories one term lists at most (the latest filed first);
+	// Candidates is how many stories an article is compared with at most
+	// (those whose shared keys weigh most, a key listing n stories
+	// counting its weight over n²).
+	Keys, PerKey, Candidates int
+	// MinSimilarity is the least Score that makes an article a member of
+	// a story in its own language.
+	MinSimilarity float64
+	// Stale is how long after a story's latest member an article is
+	// compared with it at full weight; past it the score decays by half
+	// every HalfLife.
+	Stale, HalfLife time.Duration
+	// CrossMinSimilarity is the least Score for an article to join a
+	// story in another language (a Chinese and an English report), on
+	// the terms both languages write alike (CrossScore), and
+	// CrossMinShared how many such terms, facts among them, they must
+	// share at least.
+	CrossMinSimilarity float64
+	CrossMinShared     int
+	// FigureVeto: an article whose title has figures (or dates) and a
+	// story whose lead's title has some, none shared, are other events,
+	// unless a title's figures are among the other's terms (a copy that
+	// puts another of the event's figures in its title still tells the
+	// first one); WeekdayVeto: the same for weekdays, titles only.
+	FigureVeto, WeekdayVeto bool
+	// FigurePenalty multiplies the score of an article and a story whose
+	// figures disagree so, when FigureVeto is off (1: nothing).
+	FigurePenalty float64
+}
+
+// DefaultParams are the parameters tuned on the tuning half of the
+// labelled coverage set (internal/coverage; bench/stories.md).
+var DefaultParams = Params{
+	Weights:            termvec.DefaultWeights,
+	MaxTerms:           48,
+	MaxCentroid:        128,
+	Keys:               10,
+	PerKey:             8,
+	Candidates:         8,
+	MinSimilarity:      0.12,
+	Stale:              12 * time.Hour,
+	HalfLife:           24 * time.Hour,
+	CrossMinSimilarity: 0.5,
+	CrossMinShared:     3,
+	FigureVeto:         true,
+	WeekdayVeto:        true,
+	FigurePenalty:      0.5,
+}
+
+// Story is a story as the grouping sees it.
+type Story struct {
+	// Lead is the id of its first article, which names the story.
+	Lead string
+	// Centroid is the sum of its members' vectors (MaxCentroid terms).
+	Centroid termvec.Vector
+	// First is its lead's post time, Last its latest member's (Unix s).
+	First, Last int64
+	// Facts are the lead's title facts (termvec.Doc.Facts); CJK its
+	// language.
+	Facts []string
+	CJK   bool
+}
+
+// Article is an article to group.
+type Article struct {
+	ID   string
+	Time int64 // post time, Unix s
+	Doc  termvec.Doc
+}
+
+// Score is how similar article a, of vector v, is to story s: the cosine
+// of v and s's centroid, lowered when s's latest member is older than
+// Stale before a; -1 when a veto applies (FigureVeto, WeekdayVeto). Between
+// languages it is CrossScore.
+func (p Params) Score(a Article, v termvec.Vector, s *Story) float64 {
+	if !agree(a.Doc.Facts, s.Facts, false, p.WeekdayVeto) {
+		return -1
+	}
+	var sim float64
+	penalty := 1.0
+	if !agree(a.Doc.Facts, s.Facts, true, false) && !crossFigures(a.Doc.Facts, s.Centroid) && !crossFigures(s.Facts, v) {
+		if p.FigureVeto {
+			return -1
+		}
+		penalty = p.FigurePenalty
+	}
+	if a.Doc.CJK != s.CJK {
+		sim = p.CrossScore(v, s.Centroid)
+	} else {
+		sim = termvec.Cosine(v, s.Centroid)
+	}
+	sim *= penalty
+	if d := time.Duration(a.Time-s.Last) * time.Second; d > p.Stale && p.HalfLife > 0 {
+		sim *= math.Exp2(-float64(d-p.Stale) / float64(p.HalfLife))
+	}
+	return sim
+}
+
+// CrossScore compares vectors of texts in two languages on the terms
+// they can share (names in Latin letters, figures, weekdays, dates: no
+// CJK bigram): the cosine of the two vectors without their bigrams,
+// 0 when they share fewer than CrossMinShared terms or no fact besides
+// names.
+func (p Params) CrossScore(a, b termvec.Vector) float64 {
+	a, b = latin(a), latin(b)
+	n, facts := 0, 0
+	termvec.Shared(a, b, func(t string, _, _ float64) {
+		n++
+		if isFact(t) {
+			facts++
+		}
+	})
+	if n < p.CrossMinShared || facts == 0 {
+		return 0
+	}
+	return termvec.Cosine(a, b)
+}
+
+// latin returns the entries of v that are no CJK bigram.
+func latin(v termvec.Vector) termvec.Vector {
+	out := make(termvec.Vector, 0, len(v))
+	for _, e := range v {
+		if r := []rune(e.Term); len(r) > 0 && r[0] < 0x2e80 {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// isFact tells a figure, weekday or date term from a word.
+func isFact(t string) bool {
+	return t != "" && (t[0] == '@' || t[0] == '-' || '0' <= t[0] && t[0] <= '9')
+}
+
+// agree tells whether two lists of title facts, sorted, agree: they
+// share one, or either has none; facts of one kind only are compared
+// (a weekday with weekdays, a figure or date with figures and dates),
+// figures when figures is set, weekdays when weekdays is.
+func agree(a, b []string, figures, weekdays bool) bool {
+	for _, weekday := range []bool{false, true} {
+		if weekday && !weekdays || !weekday && !figures {
+			continue
+		}
+		na, nb, both := 0, 0, 0
+		for _, x := range a {
+			if isWeekday(x) == weekday {
+				na++
+				if slices.Contains(b, x) {
+					both++
+				}
+			}
+		}
+		for _, x := range b {
+			if isWeekday(x) == weekday {
+				nb++
+			}
+		}
+		if na > 0 && nb > 0 && both == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// crossFigures tells whether one of the figures (or dates) of facts is a
+// term of v.
+func crossFigures(facts []string, v termvec.Vector) bool {
+	for _, f := range facts {
+		if isWeekday(f) {
+			continue
+		}
+		if _, ok := slices.BinarySearchFunc(v, f, func(e termvec.Entry, t string) int { return strings.Compare(e.Term, t) }); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func isWeekday(t string) bool { return len(t) > 2 && t[0] == '@' && t[1] == 'w' }
+
+// Keys returns the index terms of vector v: its n terms of most weight
+// (ties by term), weekdays left out (many stories of a day share one).
+func Keys(v termvec.Vector, n int) []string {
+	es := make([]termvec.Entry, 0, len(v))
+	for _, e := range v {
+		if !isWeekday(e.Term) {
+			es = append(es, e)
+		}
+	}
+	slices.SortFunc(es, func(a, b termvec.Entry) int {
+		switch {
+		case a.W > b.W:
+			return -1
+		case a.W < b.W:
+			return 1
+		case a.Term < b.Term:
+			return -1
+		case a.Term > b.Term:
+			return 1
+		}
+		return 0
+	})
+	keys := make([]string, 0, n)
+	for _, e := range es[:min(n, len(es))] {
+		keys = append(keys, e.Term)
+	}
+	return keys
+}

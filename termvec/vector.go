@@ -1,0 +1,266 @@
+// Package termvec turns a news article's text into a weighted term
+// vector and compares such vectors, for grouping copies of one event
+// written by different outlets in their own words.
+//
+// Terms (Tokens) are Latin words (lower case, stop words dropped, lightly
+// stemmed), CJK character bigrams, and facts: names, figures in one
+// canonical notation, weekdays and dates (the same term in Chinese and
+// English). A Doc counts an article's terms in its title, summary and
+// lead, names and figures counting more (Weights); Doc.Vector weighs
+// them by how rare they are among recent articles (TF-IDF against a
+// DocFreq) into a unit Vector. A story's centroid is the sum of its
+// members' vectors (Add), and Cosine compares an article with it.
+package termvec
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Weights are how much a term counts by where it is and what it is.
+type Weights struct {
+	// Title, Summary and Lead weigh an occurrence by its field.
+	Title, Summary, Lead float64
+	// Name and Figure multiply an occurrence of a name, and of a figure,
+	// date or weekday.
+	Name, Figure float64
+	// MaxLead is how many bytes of the lead are read at most.
+	MaxLead int
+}
+
+// DefaultWeights are the weights tuned on the tuning half of the
+// labelled coverage set (internal/coverage).
+var DefaultWeights = Weights{Title: 2, Summary: 1, Lead: 1, Name: 3, Figure: 2, MaxLead: 2000}
+
+// Doc is an article's terms before weighting.
+type Doc struct {
+	// Counts holds each term's weighted occurrences (Weights).
+	Counts map[string]float64
+	// Facts are the figures, weekdays and dates of the title, sorted:
+	// two titles that both have some and share none tell of other
+	// events (another score, another day's close).
+	Facts []string
+	// CJK is set when the title is mostly CJK (a Chinese, Japanese or
+	// Korean report): its language for grouping.
+	CJK bool
+}
+
+// NewDoc returns the terms of an article's title, summary and lead.
+func NewDoc(title, summary, lead string, w Weights) Doc {
+	d := Doc{Counts: make(map[string]float64)}
+	if w.MaxLead > 0 && len(lead) > w.MaxLead {
+		lead = lead[:w.MaxLead]
+		for len(lead) > 0 && lead[len(lead)-1]&0xc0 == 0x80 {
+			lead = lead[:len(lead)-1] // a cut rune
+		}
+	}
+	var cjk, latin int
+	add := func(text string, fw float64, title bool) {
+		Tokens(text, func(t string, k Kind) {
+			x := fw
+			switch k {
+			case Name:
+				x *= w.Name
+			case Figure, Weekday, Date:
+				x *= w.Figure
+				if title {
+					d.Facts = append(d.Facts, t)
+				}
+			}
+			if title {
+				if k == Bigram {
+					cjk++
+				} else {
+					latin++
+				}
+			}
+			d.Counts[t] += x
+		})
+	}
+	add(title, w.Title, true)
+	add(summary, w.Summary, false)
+	add(lead, w.Lead, false)
+	slices.Sort(d.Facts)
+	d.Facts = slices.Compact(d.Facts)
+	d.CJK = cjk > latin
+	return d
+}
+
+// DocFreq tells in how many of the recent articles (Docs) a term is.
+type DocFreq interface {
+	DF(term string) int
+	Docs() int
+}
+
+// IDF is the inverse document frequency of a term in df of docs
+// articles: ln((docs+1)/(df+1)) + 1, so that a term no other article
+// has weighs most and one every article has weighs 1.
+func IDF(df, docs int) float64 {
+	return math.Log(float64(docs+1)/float64(df+1)) + 1
+}
+
+// Entry is one term of a Vector and its weight.
+type Entry struct {
+	Term string
+	W    float64
+}
+
+// Vector is a sparse vector of terms, sorted by term.
+type Vector []Entry
+
+// Vector returns d weighted: each term's count, damped (1 + ln count
+// above one), times its IDF in df, the max of most weight kept, scaled
+// to unit length.
+func (d Doc) Vector(df DocFreq, max int) Vector {
+	v := make(Vector, 0, len(d.Counts))
+	docs := df.Docs()
+	for t, c := range d.Counts {
+		if c > 1 {
+			c = 1 + math.Log(c)
+		}
+		v = append(v, Entry{t, c * IDF(df.DF(t), docs)})
+	}
+	return v.top(max).unit()
+}
+
+// top keeps the max entries of most weight (ties by term), sorted by
+// term; all when max is 0 or more than there are.
+func (v Vector) top(max int) Vector {
+	if max > 0 && len(v) > max {
+		slices.SortFunc(v, func(a, b Entry) int {
+			if c := cmp.Compare(b.W, a.W); c != 0 {
+				return c
+			}
+			return strings.Compare(a.Term, b.Term)
+		})
+		v = v[:max]
+	}
+	slices.SortFunc(v, func(a, b Entry) int { return strings.Compare(a.Term, b.Term) })
+	return v
+}
+
+// unit scales v to length 1 in place.
+func (v Vector) unit() Vector {
+	if n := v.Norm(); n > 0 {
+		for i := range v {
+			v[i].W /= n
+		}
+	}
+	return v
+}
+
+// Norm is v's length.
+func (v Vector) Norm() float64 {
+	s := 0.0
+	for _, e := range v {
+		s += e.W * e.W
+	}
+	return math.Sqrt(s)
+}
+
+// Dot is the dot product of a and b.
+func Dot(a, b Vector) float64 {
+	s := 0.0
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch c := strings.Compare(a[i].Term, b[j].Term); {
+		case c < 0:
+			i++
+		case c > 0:
+			j++
+		default:
+			s += a[i].W * b[j].W
+			i, j = i+1, j+1
+		}
+	}
+	return s
+}
+
+// Cosine is the cosine of the angle between a and b (0 when either is
+// empty).
+func Cosine(a, b Vector) float64 {
+	na, nb := a.Norm(), b.Norm()
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return Dot(a, b) / (na * nb)
+}
+
+// Shared calls fn with each term a and b share and its weights.
+func Shared(a, b Vector, fn func(term string, wa, wb float64)) {
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch c := strings.Compare(a[i].Term, b[j].Term); {
+		case c < 0:
+			i++
+		case c > 0:
+			j++
+		default:
+			fn(a[i].Term, a[i].W, b[j].W)
+			i, j = i+1, j+1
+		}
+	}
+}
+
+// Add returns the sum of c and v, the max entries of most weight kept (a
+// centroid of bounded size): c + v for a story's centroid c and a new
+// member's vector v.
+func Add(c, v Vector, max int) Vector {
+	out := make(Vector, 0, len(c)+len(v))
+	i, j := 0, 0
+	for i < len(c) || j < len(v) {
+		switch {
+		case j == len(v) || i < len(c) && c[i].Term < v[j].Term:
+			out = append(out, c[i])
+			i++
+		case i == len(c) || v[j].Term < c[i].Term:
+			out = append(out, v[j])
+			j++
+		default:
+			out = append(out, Entry{c[i].Term, c[i].W + v[j].W})
+			i, j = i+1, j+1
+		}
+	}
+	return out.top(max)
+}
+
+// String encodes v as "term weight term weight ...", weights with 4
+// significant digits: what the store keeps (terms hold no space).
+func (v Vector) String() string {
+	var b strings.Builder
+	for i, e := range v {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(e.Term)
+		b.WriteByte(' ')
+		b.WriteString(strconv.FormatFloat(e.W, 'g', 4, 64))
+	}
+	return b.String()
+}
+
+// Parse decodes a Vector that String encoded.
+func Parse(s string) (Vector, error) {
+	if s == "" {
+		return nil, nil
+	}
+	f := strings.Fields(s)
+	if len(f)%2 != 0 {
+		return nil, errors.New("term vector: a term without its weight")
+	}
+	v := make(Vector, 0, len(f)/2)
+	for i := 0; i < len(f); i += 2 {
+		w, err := strconv.ParseFloat(f[i+1], 64)
+		if err != nil {
+			return nil, fmt.Errorf("term vector: weight of %q: %w", f[i], err)
+		}
+		if len(v) > 0 && v[len(v)-1].Term >= f[i] {
+			return nil, fmt.Errorf("term vector: %q out of order", f[i])
+		}
+		v = append(v, Entry{f[i], w})
+	}
+	return v, nil
+}

@@ -1,0 +1,78 @@
+package termvec
+
+// Weekdays tell events apart as figures do: "Stocks close at a record
+// high on Monday" and "… on Tuesday" are two days' closes, as "2.1%" and
+// "3.1%" are two months' rates, so titles that both name a weekday and
+// share none are other events (Doc.Facts). A weekday is one term, the
+// same in every form and language ("周五", "星期五", "礼拜五", "Friday":
+// "@w5"), so that it is also a fact a Chinese and an English copy share.
+
+// weekdays are the English weekdays' numbers (1 Monday … 7 Sunday); the
+// abbreviations are left out: "wed", "sat" and "sun" are words too.
+var weekdays = map[string]int{"monday": 1, "tuesday": 2, "wednesday": 3, "thursday": 4, "friday": 5,
+	"saturday": 6, "sunday": 7}
+
+// weekdayTerm returns the term of weekday d (1 Monday … 7 Sunday).
+func weekdayTerm(d int) string { return "@w" + string(rune('0'+d)) }
+
+// cjkWeekday is the weekday (1..7) the CJK pair a b ends ("周五",
+// "星期五" read from its last two characters "期五", "礼拜五" from "拜五"),
+// 0 for none.
+func cjkWeekday(a, b rune) int {
+	if a != '周' && a != '期' && a != '拜' {
+		return 0
+	}
+	switch b {
+	case '一':
+		return 1
+	case '二':
+		return 2
+	case '三':
+		return 3
+	case '四':
+		return 4
+	case '五':
+		return 5
+	case '六':
+		return 6
+	case '日', '天':
+		return 7
+	}
+	return 0
+}
+
+// notWeekdayAfter says whether the character r after a weekday's last
+// character d ("一" of "周一") makes it no weekday: "每周一次" is once a
+// week, "本周日本" this week in Japan, "三周年" an anniversary.
+func notWeekdayAfter(d, r rune) bool {
+	switch r {
+	case '次', '年', '岁', '个', '內', '内':
+		return true
+	case '本':
+		return d == '日'
+	}
+	return false
+}
+
+// months are the English months' numbers, for dates (dateTerm).
+var months = map[string]int{"january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6,
+	"july": 7, "august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
+	"jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9,
+	"oct": 10, "nov": 11, "dec": 12}
+
+// dateTerm is the term of day d of month m, the same in every language:
+// "March 5", "5 March" and "3月5日" are "@d3-5".
+func dateTerm(m, d int) string {
+	return "@d" + itoa(m) + "-" + itoa(d)
+}
+
+// monthTerm is the term of month m (1..12), the same in every language:
+// "March" and "3月" are "@m3".
+func monthTerm(m int) string { return "@m" + itoa(m) }
+
+func itoa(n int) string {
+	if n < 10 {
+		return string(rune('0' + n))
+	}
+	return itoa(n/10) + string(rune('0'+n%10))
+}
