@@ -15,6 +15,9 @@ Run newsrank as a service, in one process:
   - the poller, reading each source's lists as it comes due (every
     crawler.poll.min..max, adapted to how often the source has new
     articles; newsrank jobs shows each source's next poll and why);
+  - with crawler.websub on (web.public_url set), the WebSub subscriber:
+    feeds that announce a hub are subscribed to it, and the hub's pushes,
+    served under web.public_url/websub/, queue new articles at once;
   - the job schedule (jobs.*): crawl (queue new URLs), prune, rescore and
     archive (snapshot closed boards), each under its Redis lock, with a
     missed run caught up at start.
@@ -104,6 +107,9 @@ func (a *app) serve(ctx context.Context, svc service) error {
 		if len(a.crawler.Sources()) > 0 {
 			sup.Go("consumers", a.crawler.Consume)
 			sup.Go("poller", a.crawler.Poll)
+			if a.websub != nil {
+				sup.Go("websub", a.websub.Run)
+			}
 		} else {
 			log.Warn("no crawler.sources configured: no consumers run")
 		}
