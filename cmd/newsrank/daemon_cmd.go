@@ -62,6 +62,9 @@ type service struct {
 	name string
 	// listenHint follows the error of a listen on web.listen that failed.
 	listenHint string
+	// listener, when set, is web.listen's listener, opened by the caller
+	// (the demo, to know its address first); nil: serve opens it.
+	listener net.Listener
 	// serving runs once the HTTP server serves at url (http://HOST:PORT),
 	// before the other parts start: it says where, and it may do work
 	// first. It returns false when ctx ended meanwhile.
@@ -92,9 +95,11 @@ func (a *app) serve(ctx context.Context, svc service) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", errConfig, err)
 	}
-	l, err := net.Listen("tcp", cfg.Web.Listen)
-	if err != nil {
-		return fmt.Errorf("web.listen %s: %w%s", cfg.Web.Listen, err, svc.listenHint)
+	l := svc.listener
+	if l == nil {
+		if l, err = net.Listen("tcp", cfg.Web.Listen); err != nil {
+			return fmt.Errorf("web.listen %s: %w%s", cfg.Web.Listen, err, svc.listenHint)
+		}
 	}
 
 	// Every part runs until the first signal or until one of them stops
