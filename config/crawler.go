@@ -13,6 +13,8 @@ import (
 	"golang.org/x/net/html/charset"
 
 	"github.com/newsrank/newsrank/crawler"
+	"github.com/newsrank/newsrank/crawler/extract"
+	"github.com/newsrank/newsrank/crawler/fetch"
 	"github.com/newsrank/newsrank/crawler/websub"
 	"github.com/newsrank/newsrank/internal/redact"
 )
@@ -66,7 +68,7 @@ type Crawler struct {
 
 	// selectors holds the sources' selectors Validate compiled, by their
 	// text, for Options to hand over without compiling them again.
-	selectors map[string]crawler.Selector
+	selectors map[string]extract.Selector
 }
 
 // Poll bounds each source's poll interval: shorter after a poll that
@@ -209,8 +211,8 @@ type Extract struct {
 
 // checkSelector validates a "css" or "css@attr" selector with the
 // crawler's own rule, and keeps it compiled.
-func checkSelector(v *validator, compiled map[string]crawler.Selector, name, sel string) {
-	c, err := crawler.CompileSelector(sel)
+func checkSelector(v *validator, compiled map[string]extract.Selector, name, sel string) {
+	c, err := extract.CompileSelector(sel)
 	if err == nil {
 		compiled[sel] = c
 		return
@@ -261,7 +263,7 @@ func (c *Crawler) validate(v *validator) {
 	v.minDur("websub.lease", c.WebSub.Lease, time.Minute)
 	v.minDur("websub.poll", c.WebSub.Poll, time.Minute)
 	seen := map[string]bool{}
-	c.selectors = map[string]crawler.Selector{}
+	c.selectors = map[string]extract.Selector{}
 	for i, s := range c.Sources {
 		sv := v.at(fmt.Sprintf("sources[%d]", i))
 		if seen[s.Name] {
@@ -272,7 +274,7 @@ func (c *Crawler) validate(v *validator) {
 	}
 }
 
-func (s *Source) validate(v *validator, compiled map[string]crawler.Selector) {
+func (s *Source) validate(v *validator, compiled map[string]extract.Selector) {
 	if !sourceName.MatchString(s.Name) {
 		v.addf("name", "must be 1-64 letters, digits, '-' or '_', got %q", s.Name)
 	}
@@ -298,7 +300,7 @@ func (s *Source) validate(v *validator, compiled map[string]crawler.Selector) {
 	v.min("max_pages", s.MaxPages, 0)
 	v.min("first_page", s.FirstPage, 0)
 	for i, d := range s.AllowedDomains {
-		if _, err := crawler.ParseAllowedDomain(d); err != nil {
+		if _, err := fetch.ParseAllowedDomain(d); err != nil {
 			v.addf(fmt.Sprintf("allowed_domains[%d]", i), "%v", err)
 		}
 	}
@@ -328,9 +330,9 @@ func (s *Source) validate(v *validator, compiled map[string]crawler.Selector) {
 			v.addf("json.url_template", "is required unless json.fields.url is set")
 		}
 		for _, k := range slices.Sorted(maps.Keys(s.JSON.Fields)) {
-			if !slices.Contains(crawler.JSONFields, k) {
-				msg := fmt.Sprintf("unknown article field: must be one of %s", strings.Join(crawler.JSONFields, ", "))
-				if s := suggest(k, crawler.JSONFields); s != "" {
+			if !slices.Contains(extract.JSONFields, k) {
+				msg := fmt.Sprintf("unknown article field: must be one of %s", strings.Join(extract.JSONFields, ", "))
+				if s := suggest(k, extract.JSONFields); s != "" {
 					msg += ", did you mean " + s + "?"
 				}
 				v.addf("json.fields."+k, "%s", msg)

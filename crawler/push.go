@@ -1,15 +1,15 @@
 package crawler
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"time"
 
+	"github.com/newsrank/newsrank/crawler/extract"
+	"github.com/newsrank/newsrank/crawler/fetch"
 	"github.com/newsrank/newsrank/internal/metrics"
 )
 
@@ -63,21 +63,21 @@ func (c *Crawler) FetchFeed(ctx context.Context, source, feedURL string) (string
 	if s == nil {
 		return "", nil, nil, fmt.Errorf("%w %q", ErrUnknownSource, source)
 	}
-	resp, err := c.fetch.fetch(ctx, fetchReq{url: feedURL, allowed: s.allowed, charset: s.cfg.Charset, cond: &listValidators{}})
+	resp, err := c.fetcher.Fetch(ctx, fetch.Request{URL: feedURL, Allowed: s.allowed, Charset: s.cfg.Charset, Cond: &fetch.Validators{}})
 	if err != nil {
 		metrics.PagesFailed.WithLabelValues(source, reasonOf(err)).Inc()
 		return "", nil, nil, err
 	}
 	metrics.PagesFetched.WithLabelValues(source, "list").Inc()
-	return resp.url, resp.header, resp.body, nil
+	return resp.URL, resp.Header, resp.Body, nil
 }
 
 func reasonOf(err error) string {
-	var fe *FetchError
+	var fe *fetch.Error
 	if errors.As(err, &fe) {
 		return fe.Reason
 	}
-	return ReasonConn
+	return fetch.ReasonConn
 }
 
 // ErrPushedFeed is a pushed body that cannot be read as a feed. It says
@@ -103,31 +103,29 @@ func (c *Crawler) Pushed(ctx context.Context, source, topic string, header http.
 	if s == nil {
 		return 0, fmt.Errorf("%w %q", ErrUnknownSource, source)
 	}
-	if err := checkEncoding(header.Get("Content-Encoding")); err != nil {
-		return 0, fmt.Errorf("%w: %w", ErrPushedFeed, err)
-	}
-	limit := c.cfg.MaxBodySize
-	b := &boundedBody{raw: io.NopCloser(bytes.NewReader(body)), left: limit, limit: limit}
-	text, err := io.ReadAll(b)
-	b.closeGzip()
+	text, err := fetch.Inflate(body, header.Get("Content-Encoding"), c.cfg.MaxBodySize)
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrPushedFeed, err)
 	}
+	// Decoded by its charset (the source's forced one, else the header's),
+	// it says UTF-8, as a fetched feed does: the XML declaration is then
+	// not believed.
 	ct := header.Get("Content-Type")
-	if s.cfg.Charset != "" {
-		if text, err = DecodeWith(text, s.cfg.Charset); err != nil {
+	label := s.cfg.Charset
+	mt, params, perr := mime.ParseMediaType(ct)
+	if label == "" && perr == nil {
+		label = params["charset"]
+	}
+	if label != "" {
+		if text, err = extract.DecodeWith(text, label); err != nil {
 			return 0, fmt.Errorf("%w: %w", ErrPushedFeed, err)
 		}
-		text = stripXMLDecl(text)
-	} else if mt, params, err := mime.ParseMediaType(ct); err == nil && params["charset"] != "" {
-		// The header's charset wins over the XML declaration, as for a
-		// fetched feed: decode, and say UTF-8 from now on.
-		if text, err = DecodeWith(text, params["charset"]); err != nil {
-			return 0, fmt.Errorf("%w: %w", ErrPushedFeed, err)
+		if perr != nil || mt == "" {
+			mt = "application/xml"
 		}
 		ct = mt + "; charset=utf-8"
 	}
-	l, err := ParseXMLList(text, ct, topic, s.rules, c.clock.Now())
+	l, err := extract.ParseXMLList(text, ct, topic, s.rules, c.clock.Now())
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrPushedFeed, err)
 	}
