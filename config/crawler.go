@@ -271,6 +271,9 @@ func (c *Crawler) validate(v *validator) {
 		}
 		seen[s.Name] = true
 		s.validate(sv, c.selectors)
+		if s.WebSub != "" {
+			sv.oneOf("websub", s.WebSub, "auto", "off")
+		}
 	}
 }
 
@@ -352,8 +355,5 @@ func (s *Source) validate(v *validator, compiled map[string]extract.Selector) {
 	}
 	if s.TimeZone != "" {
 		checkZone(v, "time_zone", s.TimeZone)
-	}
-	if s.WebSub != "" {
-		v.oneOf("websub", s.WebSub, "auto", "off")
 	}
 }
