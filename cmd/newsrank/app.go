@@ -9,6 +9,7 @@ import (
 	"github.com/newsrank/newsrank/board"
 	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/crawler"
+	"github.com/newsrank/newsrank/crawler/websub"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/jobs"
@@ -46,6 +47,8 @@ type app struct {
 	activity *board.Activity
 	invites  *board.Invites
 	jobs     *jobs.Manager
+	// websub is the WebSub subscriber (crawler.websub); nil when off.
+	websub *websub.Subscriber
 }
 
 // newApp connects to Redis and builds every part. Close it when done.
@@ -84,6 +87,9 @@ func (a *app) build() error {
 	for _, name := range a.crawler.Sources() {
 		a.queues = append(a.queues, a.crawler.Queue(name))
 	}
+	if err := a.buildWebSub(); err != nil {
+		return err
+	}
 	if a.invites, err = board.NewInvites(c, c.Prefix, bopts, board.WithClock(a.clock), board.WithLogger(a.log)); err != nil {
 		return fmt.Errorf("%w: %w", errConfig, err)
 	}
@@ -110,6 +116,27 @@ func (a *app) build() error {
 	return nil
 }
 
+// buildWebSub builds the WebSub subscriber when crawler.websub is on:
+// its hub requests go through the crawler's guarded transport, and the
+// crawler's poll schedule asks it which sources are pushed.
+func (a *app) buildWebSub() error {
+	cfg := a.cfg
+	if !cfg.WebSubOn() {
+		return nil
+	}
+	var err error
+	a.websub, err = websub.New(a.rdb, a.rdb.Prefix, cfg.Crawler.WebSubFeeds(), a.crawler, websub.Options{
+		PublicURL: cfg.Web.PublicURL, Lease: cfg.Crawler.WebSub.Lease.D(), Poll: cfg.Crawler.WebSub.Poll.D(),
+		MaxBody: int64(cfg.Crawler.MaxBodySize), Transport: a.crawler.Transport(), RequestTimeout: cfg.Crawler.RequestTimeout.D(),
+		UserAgent: cfg.Crawler.UserAgent, Clock: a.clock, Log: a.log,
+	})
+	if err != nil {
+		return fmt.Errorf("%w: %w", errConfig, err)
+	}
+	a.crawler.SetPushPolls(a.websub)
+	return nil
+}
+
 // Close closes the Redis connection (and stops an embedded Redis).
 func (a *app) Close() error { return a.rdb.Close() }
 
@@ -124,6 +151,10 @@ func (a *app) webServer() (*web.Server, error) {
 	o.Queues = a.queues
 	o.Jobs = a.jobs
 	o.Polls = a.crawler
+	if a.websub != nil {
+		o.WebSub = a.websub.Handler()
+		o.Subscriptions = a.websub
+	}
 	o.Clock = a.clock
 	o.Log = a.log
 	return web.New(o)
