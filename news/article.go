@@ -25,6 +25,10 @@ type Article struct {
 	Comments int64
 	// BodyLen is the length in characters of the article body text.
 	BodyLen int
+	// Lead is the first paragraphs of the article's body (one a line,
+	// about 600 characters at most), used to group stories; it is not
+	// stored in the article hash.
+	Lead string
 	// Groups the article joins (config crawler.sources[].groups).
 	Groups []string
 	// Aliases are other canonical URLs that lead to this article, such
