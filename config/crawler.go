@@ -207,6 +207,9 @@ type Extract struct {
 	Image    string `yaml:"image"`
 	Comments string `yaml:"comments"`
 	Body     string `yaml:"body"`
+	// Lead selects the first paragraphs of the body (a standfirst, the
+	// paragraphs the site marks); empty: found in body, else in the page.
+	Lead string `yaml:"lead"`
 }
 
 // checkSelector validates a "css" or "css@attr" selector with the
@@ -312,7 +315,7 @@ func (s *Source) validate(v *validator, compiled map[string]extract.Selector) {
 	for _, f := range []struct{ name, sel string }{
 		{"title", s.Extract.Title}, {"post_time", s.Extract.PostTime}, {"source", s.Extract.Source},
 		{"summary", s.Extract.Summary}, {"image", s.Extract.Image}, {"comments", s.Extract.Comments},
-		{"body", s.Extract.Body},
+		{"body", s.Extract.Body}, {"lead", s.Extract.Lead},
 	} {
 		checkSelector(v, compiled, "extract."+f.name, f.sel)
 	}

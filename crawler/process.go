@@ -130,6 +130,7 @@ func (c *Crawler) read(j job, resp *fetch.Response) (news.Article, *fetch.Error)
 		Summary:   clip(f.Summary, 2000),
 		Image:     f.Image,
 		BodyLen:   page.BodyLen,
+		Lead:      page.Lead,
 		Groups:    s.cfg.Groups,
 		CrawlTime: now,
 	}

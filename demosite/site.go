@@ -217,6 +217,16 @@ func (s *Site) PrivateArticles() []ArticleInfo {
 	return infos(s.private)
 }
 
+// Paragraphs returns the paragraphs of the body of the article page at
+// path (ArticleInfo.Path), as the page shows them; nil for no article.
+func (s *Site) Paragraphs(path string) []string {
+	a, ok := s.byPath[path]
+	if !ok {
+		return nil
+	}
+	return bodyOf(words, s.opts.Seed, a)
+}
+
 // Now returns the time the site's post times are anchored to.
 func (s *Site) Now() time.Time { return s.opts.Now }
 

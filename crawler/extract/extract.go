@@ -144,6 +144,7 @@ func extract(body []byte, contentType, pageURL string, r *Rules, now time.Time, 
 		p.Canonical = absURL(base, metas.get("property=og:url", "name=og:url"))
 	}
 
+	p.Lead = lead(doc, r, ld)
 	switch {
 	case r.sel.Body.css != nil:
 		p.BodyLen = textLen(r.sel.Body.selectAll(doc))
