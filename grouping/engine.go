@@ -109,7 +109,14 @@ func (e *Engine) Decide(a Article) Decision {
 	e.DF.At(a.Time)
 	v := e.P.vector(a.Doc, e.DF)
 	look := Keys(v, max(e.P.Keys, e.P.LookupKeys))
-	d := Decision{Story: a.ID, Vector: v, Keys: look[:min(len(look), e.P.Keys)]}
+	d := Decision{Story: a.ID, Vector: v, Keys: slices.Clone(look[:min(len(look), e.P.Keys)])}
+	if e.P.LookupFigures {
+		for _, x := range v {
+			if Telling(x.Term) && !slices.Contains(look, x.Term) {
+				look = append(look, x.Term)
+			}
+		}
+	}
 	cands := e.candidates(a.ID, v, look)
 	cutoff := a.Time - int64(e.Window/time.Second)
 	best := 0.0

@@ -2,6 +2,7 @@ package grouping
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -158,16 +159,62 @@ func TestSpan(t *testing.T) {
 }
 
 // TestLookupKeys: an article looks its stories up by LookupKeys terms
-// and files its story under Keys.
+// and its telling figures, and files its story under Keys.
 func TestLookupKeys(t *testing.T) {
-	p := DefaultParams
-	e := NewEngine(p, 7*24*time.Hour, NewMemFreq(7*24*time.Hour))
-	e.Complete = false
 	a := article("a", at(5, 10, 0), "Quantix raises $1.2bn in funding led by Northwind as Contoso and Fabrikam join",
 		"The Oslo start-up, valued at $9bn, will hire 400 engineers in Bergen, Trondheim and Stavanger.",
 		"Quantix said on Thursday it raised $1.2 billion from Northwind Capital, Contoso Ventures and Fabrikam.")
-	d := e.Decide(a)
-	if len(d.Keys) != p.Keys || len(e.MissingKeys()) != p.LookupKeys {
-		t.Errorf("%d keys filed, %d looked up; want %d and %d", len(d.Keys), len(e.MissingKeys()), p.Keys, p.LookupKeys)
+	for _, figures := range []bool{false, true} {
+		p := DefaultParams
+		p.LookupFigures = figures
+		p.Keys, p.LookupKeys = 3, 4 // the names weigh most: the figures are not among them
+		e := NewEngine(p, 7*24*time.Hour, NewMemFreq(7*24*time.Hour))
+		e.Complete = false
+		d := e.Decide(a)
+		looked := e.MissingKeys()
+		if len(d.Keys) != p.Keys {
+			t.Errorf("figures %t: %d keys filed, want %d", figures, len(d.Keys), p.Keys)
+		}
+		want := Keys(d.Vector, p.LookupKeys)
+		if figures {
+			// "1.2bn" and "$9bn" in figures, "400" engineers
+			for _, f := range []string{"1200000000", "9000000000", "400"} {
+				if !slices.Contains(want, f) {
+					want = append(want, f)
+				}
+			}
+		}
+		slices.Sort(want)
+		if !slices.Equal(looked, want) {
+			t.Errorf("figures %t: looked up %v, want %v", figures, looked, want)
+		}
+	}
+}
+
+// TestCrossLanguage: a Chinese and an English report of one event that
+// share its telling figures group; a Chinese report of another event
+// that shares only the day's date and small counts does not.
+func TestCrossLanguage(t *testing.T) {
+	p := DefaultParams
+	e, s := storyOf(t, p, article("en", at(4, 8, 35), "Tesla's China-made EV sales fall 11.6% in February",
+		"Sales from the Shanghai factory dropped for a second month, the China Passenger Car Association said.",
+		"Tesla sold 27,140 China-made electric vehicles in February, down 11.6% from a year earlier, data from the CPCA showed on March 4."))
+	zh := article("zh", at(4, 9, 12), "乘联会：特斯拉中国2月批发销量27140辆，同比下滑11.6%", "",
+		"3月4日，乘联会发布数据显示，特斯拉中国2月批发销量为27140辆，同比下降11.6%，环比下降约39%。")
+	if sc := score(e, p, zh, s); sc < p.CrossMinSimilarity {
+		t.Errorf("the Chinese copy scores %.3f, want at least %.2f", sc, p.CrossMinSimilarity)
+	}
+	other := article("other", at(4, 9, 30), "3月4日：2月新能源汽车销量同比下降4%", "",
+		"3月4日，数据显示，2月全国新能源乘用车销量同比下降4%，环比下降2成，12家车企销量下滑。")
+	if sc := score(e, p, other, s); sc >= p.CrossMinSimilarity {
+		t.Errorf("another event's Chinese report scores %.3f, want under %.2f", sc, p.CrossMinSimilarity)
+	}
+	for _, tt := range []struct {
+		term string
+		want bool
+	}{{"27140", true}, {"11.6", true}, {"1500000000000", true}, {"50bp", true}, {"2026", false}, {"16", false}, {"@d3-4", false}, {"percent", false}} {
+		if got := Telling(tt.term); got != tt.want {
+			t.Errorf("Telling(%q) = %t, want %t", tt.term, got, tt.want)
+		}
 	}
 }

@@ -34,6 +34,13 @@ func TestSweep(t *testing.T) {
 		set  func(p *Params)
 	}{
 		{"default", func(p *Params) {}},
+		{"no telling figures looked up", func(p *Params) { p.LookupFigures = false }},
+		{"cross 2 figures, 2 terms, 0.5", func(p *Params) { p.CrossMinFigures, p.CrossMinShared = 2, 2 }},
+		{"cross 2 figures, 2 terms, 0.3", func(p *Params) { p.CrossMinFigures, p.CrossMinShared, p.CrossMinSimilarity = 2, 2, 0.3 }},
+		{"cross 2 figures, 2 terms, 0.2", func(p *Params) { p.CrossMinFigures, p.CrossMinShared, p.CrossMinSimilarity = 2, 2, 0.2 }},
+		{"cross 2 figures, 2 terms, 0.15", func(p *Params) { p.CrossMinFigures, p.CrossMinShared, p.CrossMinSimilarity = 2, 2, 0.15 }},
+		{"cross 1 figure, 2 terms, 0.2", func(p *Params) { p.CrossMinFigures, p.CrossMinShared, p.CrossMinSimilarity = 1, 2, 0.2 }},
+		{"cross 3 figures, 3 terms, 0.15", func(p *Params) { p.CrossMinFigures, p.CrossMinShared, p.CrossMinSimilarity = 3, 3, 0.15 }},
 		{"stale 12h half 24h, no span", func(p *Params) { p.Stale, p.HalfLife, p.SpanHalfLife = 12*h, 24*h, 0 }},
 		{"span 12h half 12h", func(p *Params) { p.Span, p.SpanHalfLife = 12*h, 12*h }},
 		{"span 12h half 24h", func(p *Params) { p.Span, p.SpanHalfLife = 12*h, 24*h }},
@@ -84,7 +91,8 @@ func TestSweep(t *testing.T) {
 		}
 		slices.Sort(look)
 		slices.Reverse(look)
-		line += fmt.Sprintf(" | look-alikes' best %.3f", look[:8])
+		q := measure(t, tune, withVariant(v.set))
+		line += fmt.Sprintf(" | cross R %.3f (%d of %d) wrong %d | look-alikes' best %.3f", q.CrossRecall, q.CrossFound, q.CrossPairs, q.CrossWrong, look[:8])
 		t.Log(line)
 	}
 }
