@@ -86,9 +86,11 @@ type Params struct {
 	// copies that put other stats of one match in their titles.
 	FigureRescue int
 	// NameVeto: an article and a story whose lead both have title names
-	// (termvec.Doc.TitleNames), none of either's among the other's
-	// terms, are reports of other actors or places (two companies'
-	// results, two cities' floods).
+	// (termvec.Doc.TitleNames) are reports of other actors or places (two
+	// companies' results, two cities' floods) when none of the article's
+	// is among the story's terms and the article writes none of the
+	// story's in its title or twice: a rival named once in passing
+	// ("after rival Broadcom's results") does not make them one.
 	NameVeto bool
 	// FigurePenalty multiplies the score of an article and a story whose
 	// figures disagree so, when FigureVeto is off (1: nothing).
@@ -167,8 +169,7 @@ func (p Params) Score(a Article, v termvec.Vector, s *Story) float64 {
 		}
 	}
 	if p.NameVeto && len(a.Doc.TitleNames) > 0 && len(s.TitleNames) > 0 {
-		in, back := anyIn(a.Doc.TitleNames, s.Centroid), anyIn(s.TitleNames, v)
-		if !in && !back {
+		if !anyIn(a.Doc.TitleNames, s.Centroid) && !p.prominent(s.TitleNames, a.Doc) {
 			return -1
 		}
 	}
@@ -363,6 +364,17 @@ func sharedFigures(a, b termvec.Vector) int {
 		}
 	})
 	return n
+}
+
+// prominent tells whether doc d writes one of names in its title or
+// twice at least: what it is about, not a rival named in passing.
+func (p Params) prominent(names []string, d termvec.Doc) bool {
+	for _, n := range names {
+		if d.Counts[n] >= 2*p.Weights.Name*min(p.Weights.Title, p.Weights.Summary, p.Weights.Lead) {
+			return true
+		}
+	}
+	return false
 }
 
 // anyIn tells whether one of terms is a term of v.

@@ -1,8 +1,10 @@
 package grouping
 
 import (
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -104,20 +106,44 @@ func TestDayVeto(t *testing.T) {
 }
 
 // TestNameVeto: two reports of one kind on other companies share the
-// template's words, not the names of their titles; a copy that names
-// another actor in its title but the story's elsewhere is no other event.
+// template's words, not the names of their titles, even when one names
+// the other in passing; a copy that names another actor in its title
+// and the story's twice is no other event.
 func TestNameVeto(t *testing.T) {
 	p := DefaultParams
 	const tmpl = " forecast second-quarter revenue above Wall Street expectations on Thursday, as demand for artificial intelligence chips from cloud companies stayed strong."
-	e, s := storyOf(t, p, article("broadcom", at(5, 21, 0), "Broadcom forecasts revenue above estimates",
-		"", "Chipmaker Broadcom on Thursday"+tmpl+" Shares of Broadcom rose."))
+	e := NewEngine(p, 7*24*time.Hour, NewMemFreq(7*24*time.Hour))
+	// a day of other companies' results: the template's words are common
+	for i := range 30 {
+		e.Add(article(fmt.Sprint("bg", i), at(4, 10, i), fmt.Sprintf("Company%c forecasts revenue above estimates", 'a'+i),
+			"", fmt.Sprintf("Company%c on Wednesday", 'a'+i)+strings.ReplaceAll(tmpl, "Thursday", "Wednesday")+" Shares rose."))
+	}
+	s := e.Story(e.Add(article("broadcom", at(5, 21, 0), "Broadcom forecasts revenue above estimates",
+		"", "Chipmaker Broadcom on Thursday"+tmpl+" Shares of Broadcom rose.")).Story)
+	if s.Lead != "broadcom" {
+		t.Fatalf("Broadcom's results joined %s", s.Lead)
+	}
 	other := article("marvell", at(5, 21, 30), "Marvell forecasts revenue above estimates",
 		"", "Chipmaker Marvell on Thursday"+tmpl+" Shares of Marvell rose.")
 	if sc := score(e, p, other, s); sc != -1 {
 		t.Errorf("the other company's results score %.3f, want the veto (-1)", sc)
 	}
+	// the second report of the other company's results, which names the
+	// story's once, in passing
+	e.Add(article("marvell1", at(5, 21, 30), "Marvell sees custom chip sales doubling",
+		"", "Marvell chief executive Matt Murphy said on Thursday that custom chips for Amazon, Microsoft and Meta would double, "+
+			"with Teralynx switches and Structera chips from Santa Clara, and finance chief Willem Meintjes agreed."))
+	rival := article("rival", at(5, 21, 40), "Marvell forecasts revenue above estimates",
+		"Marvell chief executive Matt Murphy said custom chips for Amazon and Microsoft would double.",
+		"Chipmaker Marvell on Thursday"+tmpl+" Matt Murphy said Marvell's custom chips for Amazon and Microsoft "+
+			"would double. Marvell's Teralynx switches and Structera chips, designed in Santa Clara, ship to Amazon, "+
+			"Microsoft and Meta, Murphy said, and finance chief Willem Meintjes said Teralynx and Structera orders doubled. "+
+			"Shares of Marvell rose, after rival Broadcom's results an hour earlier.")
+	if sc := score(e, p, rival, s); sc != -1 {
+		t.Errorf("the other company's results naming the story's in passing score %.3f, want the veto (-1)", sc)
+	}
 	peer := article("peer", at(5, 22, 0), "Hock Tan bets on custom chips",
-		"", "Chief executive Hock Tan said Broadcom"+tmpl)
+		"", "Chief executive Hock Tan said Broadcom"+tmpl+" Broadcom shares rose.")
 	if sc := score(e, p, peer, s); sc <= 0 {
 		t.Errorf("a copy naming its chief in the title scores %.3f, want a score", sc)
 	}
