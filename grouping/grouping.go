@@ -157,7 +157,8 @@ type Article struct {
 
 // Score is how similar article a, of vector v, is to story s: the cosine
 // of v and s's centroid, lowered when s's latest member is older than
-// Stale before a; -1 when a veto applies (FigureVeto, WeekdayVeto). Between
+// Stale before a or its first report older than Span; -1 when a veto
+// applies (WeekdayVeto, DayVeto, NameVeto, FigureVeto). Between
 // languages it is CrossScore.
 func (p Params) Score(a Article, v termvec.Vector, s *Story) float64 {
 	if !agree(a.Doc.Facts, s.Facts, false, p.WeekdayVeto) {
@@ -199,8 +200,7 @@ func (p Params) Score(a Article, v termvec.Vector, s *Story) float64 {
 }
 
 // DaySlack is how long before a calendar day's start in UTC it begins
-// in the earliest time zone news is written in (UTC+14), and after it
-// it ends in the latest.
+// in the earliest time zone (UTC+14).
 const DaySlack = 14 * time.Hour
 
 // DayBegins returns when the earliest day doc d states begins, in the
