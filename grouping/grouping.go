@@ -156,8 +156,9 @@ type Article struct {
 }
 
 // Score is how similar article a, of vector v, is to story s: the cosine
-// of v and s's centroid, lowered when s's latest member is older than
-// Stale before a or its first report older than Span; -1 when a veto
+// of v and s's centroid, lowered when a is more than Stale away from s's
+// reports (before its first or after its latest) or when s with a would
+// span more than Span; -1 when a veto
 // applies (WeekdayVeto, DayVeto, NameVeto, FigureVeto). Between
 // languages it is CrossScore.
 func (p Params) Score(a Article, v termvec.Vector, s *Story) float64 {
@@ -190,13 +191,30 @@ func (p Params) Score(a Article, v termvec.Vector, s *Story) float64 {
 		sim = termvec.Cosine(v, s.Centroid)
 	}
 	sim *= penalty
-	if d := time.Duration(a.Time-s.Last) * time.Second; d > p.Stale && p.HalfLife > 0 {
+	// Both decays look at times, not at the order of arrival: a crawl
+	// takes pages in no particular order, so an article may come after
+	// a story of a later day; it is as far from that story as one that
+	// came after it the other way round.
+	if d := time.Duration(gap(a.Time, s.First, s.Last)) * time.Second; d > p.Stale && p.HalfLife > 0 {
 		sim *= math.Exp2(-float64(d-p.Stale) / float64(p.HalfLife))
 	}
-	if d := time.Duration(a.Time-s.First) * time.Second; d > p.Span && p.SpanHalfLife > 0 {
+	span := max(a.Time, s.Last) - min(a.Time, s.First)
+	if d := time.Duration(span) * time.Second; d > p.Span && p.SpanHalfLife > 0 {
 		sim *= math.Exp2(-float64(d-p.Span) / float64(p.SpanHalfLife))
 	}
 	return sim
+}
+
+// gap is how far time t is from the span [first, last] of a story's
+// reports (Unix s): 0 within it.
+func gap(t, first, last int64) int64 {
+	switch {
+	case t > last:
+		return t - last
+	case t < first:
+		return first - t
+	}
+	return 0
 }
 
 // DaySlack is how long before a calendar day's start in UTC it begins

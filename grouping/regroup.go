@@ -158,8 +158,12 @@ type RegroupOptions struct {
 // coverage set (internal/coverage; BenchmarkStoryRegroup).
 const (
 	DefaultMargin      = 0.1
-	DefaultMergeMargin = 0.04
+	DefaultMergeMargin = 0.2
 )
+
+// regroupRounds is how many rounds of merges and moves one Regroup plans
+// at most.
+const regroupRounds = 4
 
 // DefaultMaxKeyStories is RegroupOptions.MaxKeyStories by default.
 const DefaultMaxKeyStories = 200
@@ -358,8 +362,17 @@ func (p Params) Regroup(cs []Cluster, o RegroupOptions) Plan {
 			r.byKey[k] = append(r.byKey[k], i)
 		}
 	}
-	plan.Steps = append(plan.Steps, r.merges()...)
-	plan.Steps = append(plan.Steps, r.moves()...)
+	// a move can leave an article alone or change a story's centroid so
+	// that a merge or join now holds: plan again on the result until a
+	// round finds nothing (bounded), so that the next run has nothing left
+	for range regroupRounds {
+		n := len(plan.Steps)
+		plan.Steps = append(plan.Steps, r.merges()...)
+		plan.Steps = append(plan.Steps, r.moves()...)
+		if len(plan.Steps) == n {
+			break
+		}
+	}
 	return plan
 }
 
