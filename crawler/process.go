@@ -129,6 +129,7 @@ func (c *Crawler) read(j job, resp *fetch.Response) (news.Article, *fetch.Error)
 		Source:    clip(cmp.Or(f.Source, s.cfg.Name), 200),
 		Summary:   clip(f.Summary, 2000),
 		Image:     f.Image,
+		Lead:      page.Lead,
 		BodyLen:   page.BodyLen,
 		Groups:    s.cfg.Groups,
 		CrawlTime: now,

@@ -8,9 +8,9 @@
 //
 // Where to look: Extract and its fallbacks here, the selectors in
 // selector.go, the fields a page or list item carries in fields.go,
-// JSON-LD in jsonld.go, the dates a page's data claim in post_time.go,
-// charsets in charset.go, lists in lists.go (HTML lists, sitemaps),
-// feeds.go and json_lists.go.
+// JSON-LD in jsonld.go, the body's first paragraphs in lead.go, the dates
+// a page's data claim in post_time.go, charsets in charset.go, lists in
+// lists.go (HTML lists, sitemaps), feeds.go and json_lists.go.
 package extract
 
 import (
@@ -152,6 +152,7 @@ func extract(body []byte, contentType, pageURL string, r *Rules, now time.Time, 
 	default:
 		p.BodyLen = fallbackBodyLen(doc)
 	}
+	p.Lead = readLead(doc, r.sel.Body, ld.body)
 	return p, ev, nil
 }
 

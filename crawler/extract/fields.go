@@ -67,6 +67,9 @@ type Page struct {
 	Canonical string
 	// BodyLen is the length in characters of the body text.
 	BodyLen int
+	// Lead is the first paragraphs of the body (LeadParagraphs, LeadMax),
+	// separated by a blank line: what story grouping reads of the body.
+	Lead string
 	// Charset is the charset the page was decoded from.
 	Charset string
 	// timeFrom says where Fallback.PostTime came from (tests report it).
