@@ -42,8 +42,10 @@ often than the daemon's by default: a crawl every 15 minutes, a rescore
 every minute, a prune hourly; a schedule given in a -config file or with
 -set replaces the demo's (-set 'jobs.rescore.schedule=@every 10s'). API
 tokens are generated and printed when the configuration has none. With
--set news.rank_by=story the demo site also publishes copies of labelled
-stories (one per 12 articles) in several of its sections, so that the
+-set news.rank_by=story the demo site also publishes the reports of the
+latest events of a labelled set of hand-written news coverage (one event
+per 12 articles, each reported by several outlets in their own words, in
+Chinese or English) in the sections of their language, so that the
 rankings show stories with "also: ..." their other outlets.`
 
 // demoDefaults is the configuration the demo reads its -config files and
@@ -98,8 +100,8 @@ type demo struct {
 	articles int
 	users    int
 	every    time.Duration
-	// stories and copies: the labelled stories the demo site publishes
-	// (ranking by story) and their copies.
+	// stories and copies: the events of the labelled coverage set the
+	// demo site publishes (ranking by story) and their reports.
 	stories, copies int
 
 	// token is what the simulated users send; shownToken and shownAdmin
@@ -109,15 +111,21 @@ type demo struct {
 
 func (d *demo) run(ctx context.Context) error {
 	// The demo news site, on a free local port. Ranking by story, it also
-	// publishes copies of labelled stories (one story per 12 articles),
-	// each copy an article of a section in its language, so that the
-	// rankings show stories of several outlets.
+	// publishes the reports of the latest events of the labelled coverage
+	// set (one event per 12 articles), each report an article of a section
+	// in its language, so that the rankings show stories of several
+	// outlets.
 	so := demosite.Options{Articles: d.articles}
 	if d.cfg.News.RankBy == news.RankByStory {
 		so.Stories = max(1, d.articles/12)
 	}
 	site := demosite.New(so)
-	d.stories, d.copies = so.Stories, len(site.Articles())-d.articles
+	reports, _ := site.StoryCopies()
+	events := map[string]bool{}
+	for _, a := range reports.Articles {
+		events[a.Event] = true
+	}
+	d.stories, d.copies = len(events), len(reports.Articles)
 	sl, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("demo site: %w", err)
@@ -180,7 +188,7 @@ func (d *demo) printIntro(a *app, webURL, siteURL string) {
 	fmt.Fprintf(out, "newsrank demo: open %s/\n", webURL)
 	fmt.Fprintf(out, "  demo news site (the crawl target): %s/ (%d articles)\n", siteURL, d.articles)
 	if d.stories > 0 {
-		fmt.Fprintf(out, "  ranking by story: the site also publishes %d copies of %d stories in several sections\n", d.copies, d.stories)
+		fmt.Fprintf(out, "  ranking by story: the site also publishes %d reports of %d events by several outlets\n", d.copies, d.stories)
 	}
 	if addr := a.rdb.EmbeddedAddr(); addr != "" {
 		fmt.Fprintf(out, "  redis: embedded, in memory only, on %s; other commands (jobs, queue, ...) reach it with %s\n",
