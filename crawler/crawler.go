@@ -155,6 +155,7 @@ type Crawler struct {
 	tr      http.RoundTripper
 	sources []*source
 	fetcher *fetch.Fetcher
+	push    PushPolls // nil: no source is pushed (push.go)
 }
 
 // source is one configured source, compiled.

@@ -227,7 +227,7 @@ func (c *Crawler) pollOne(ctx context.Context, cl pollClaim) error {
 	now := c.clock.Now()
 	var fields []any
 	if ctx.Err() == nil {
-		fields = c.schedule(cl.prev, p, now).fields()
+		fields = c.pushSchedule(ctx, c.schedule(cl.prev, p, now), p, now).fields()
 	} else {
 		incomplete := 0
 		if cl.prev.Incomplete || p.Pages > 0 {

@@ -63,6 +63,7 @@ func generate(w wordLists, secs []*section, opts Options) (public, private, copi
 		public = append(public, a)
 		sec.entries = append(sec.entries, a)
 	}
+	upcoming(public, opts)
 	next := opts.Articles
 	copies = g.storyCopies(secs, next)
 	for _, a := range copies {
@@ -273,4 +274,26 @@ func bodyOf(w wordLists, seed int64, a *article) []string {
 		paras[i] = b.String()
 	}
 	return paras
+}
+
+// upcoming posts the last Options.Upcoming articles made of the feed
+// sections after Now, one every Options.UpcomingEvery, in the order they
+// were made.
+func upcoming(as []*article, opts Options) {
+	if opts.Upcoming <= 0 {
+		return
+	}
+	every := opts.UpcomingEvery
+	if every <= 0 {
+		every = time.Minute
+	}
+	var picked []*article
+	for i := len(as) - 1; i >= 0 && len(picked) < opts.Upcoming; i-- {
+		if id := as[i].sec.id; id == "world" || id == "sports" {
+			picked = append(picked, as[i])
+		}
+	}
+	for k, a := range picked {
+		a.post = opts.Now.Add(time.Duration(len(picked)-k) * every).UTC()
+	}
 }

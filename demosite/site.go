@@ -66,6 +66,16 @@ type Options struct {
 	// only if it read the feeds when they were new. 0: every article, so
 	// that one crawl of Sources finds every article.
 	FeedItems int
+	// Hub, when set, is the WebSub hub the RSS and Atom feeds announce
+	// (a Link rel="hub" header and a hub link in the feed, with the
+	// feed's self link): an absolute URL, or a path on the site itself.
+	Hub string
+	// Upcoming, when > 0 (and with a Clock), is how many articles of the
+	// feed sections (world, sports) are posted after Now, one every
+	// UpcomingEvery (default a minute): the site publishes them while it
+	// runs (Publications says when), as a news site does.
+	Upcoming      int
+	UpcomingEvery time.Duration
 	// Stories, when > 0, is how many events of the labelled coverage set
 	// (internal/coverage: events reported by several outlets, each in its
 	// own words, in Chinese and English, both halves of the set) the site
