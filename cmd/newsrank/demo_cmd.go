@@ -46,8 +46,10 @@ every minute, a prune hourly, a regroup of the stories (with
 news.rank_by: story) every 15 minutes; a schedule given in a -config file or with
 -set replaces the demo's (-set 'jobs.rescore.schedule=@every 10s'). API
 tokens are generated and printed when the configuration has none. With
--set news.rank_by=story the demo site also publishes copies of labelled
-stories (one per 12 articles) in several of its sections, so that the
+-set news.rank_by=story the demo site also publishes the reports of the
+latest events of a labelled set of hand-written news coverage (one event
+per 12 articles, each reported by several outlets in their own words, in
+Chinese or English) in the sections of their language, so that the
 rankings show stories with "also: ..." their other outlets.`
 
 // demoDefaults is the configuration the demo reads its -config files and
@@ -109,8 +111,8 @@ type demo struct {
 	// publishEvery: the demo site publishes an article this often
 	// (demoUpcoming of them), through its WebSub hub.
 	publishEvery time.Duration
-	// stories and copies: the labelled stories the demo site publishes
-	// (ranking by story) and their copies.
+	// stories and copies: the events of the labelled coverage set the
+	// demo site publishes (ranking by story) and their reports.
 	stories, copies int
 
 	// token is what the simulated users send; shownToken and shownAdmin
@@ -120,10 +122,10 @@ type demo struct {
 
 func (d *demo) run(ctx context.Context) error {
 	// The demo news site, on a free local port. Ranking by story, it also
-	// publishes copies of labelled stories (one story per 12 articles),
-	// each copy an article of a section in its language, so that the
-	// rankings show stories of several outlets.
-	// The site runs on the real clock and publishes a few World and
+	// publishes the reports of the latest events of the labelled coverage
+	// set (one event per 12 articles), each report an article of a section
+	// in its language, so that the rankings show stories of several
+	// outlets. The site runs on the real clock and publishes a few World and
 	// Sports articles while the demo runs, announcing a WebSub hub
 	// served beside it (/hub) that pushes them to newsrank.
 	so := demosite.Options{Articles: d.articles, Clock: clock.Real{}, Hub: "/hub",
@@ -132,7 +134,12 @@ func (d *demo) run(ctx context.Context) error {
 		so.Stories = max(1, d.articles/12)
 	}
 	site := demosite.New(so)
-	d.stories, d.copies = so.Stories, len(site.Articles())-d.articles
+	reports, _ := site.StoryCopies()
+	events := map[string]bool{}
+	for _, a := range reports.Articles {
+		events[a.Event] = true
+	}
+	d.stories, d.copies = len(events), len(reports.Articles)
 	sl, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("demo site: %w", err)
@@ -263,7 +270,7 @@ func (d *demo) printIntro(a *app, webURL, siteURL string) {
 	fmt.Fprintf(out, "newsrank demo: open %s/\n", webURL)
 	fmt.Fprintf(out, "  demo news site (the crawl target): %s/ (%d articles)\n", siteURL, d.articles)
 	if d.stories > 0 {
-		fmt.Fprintf(out, "  ranking by story: the site also publishes %d copies of %d stories in several sections\n", d.copies, d.stories)
+		fmt.Fprintf(out, "  ranking by story: the site also publishes %d reports of %d events by several outlets\n", d.copies, d.stories)
 	}
 	if addr := a.rdb.EmbeddedAddr(); addr != "" {
 		fmt.Fprintf(out, "  redis: embedded, in memory only, on %s; other commands (jobs, queue, ...) reach it with %s\n",
