@@ -24,18 +24,14 @@ const storyWindow = 14 * 24 * time.Hour
 // grouped at ingest in the order the crawl brings them. Every report is
 // stored with its title and summary. Measured pairwise over the reports
 // of one language, a report grouped with an ordinary article counting
-// against precision: precision at least 0.33, recall at least 0.62.
+// against precision: precision at least 0.65, recall at least 0.65.
 //
-// The set fed to the store directly in publication order
-// (news.TestStoryQuality's way, both halves at once) gives P 0.76 R 0.76.
-// A crawl brings the pages in the queue's order, random, and measures P
-// 0.42 to 0.61, R 0.69 to 0.75 from run to run; in reverse publication
-// order the store gives P 0.37. The grouping lowers a story's score by
-// the time from its latest report to a later article, but a report older
-// than a story's first is compared at full score: another day's event of
-// the same kind (the look-alikes: another day's close, another round's
-// result) joins the newer story. The floors are under the reverse order's
-// figure.
+// A crawl brings the pages in the queue's order, random, not in
+// publication order; the grouping's time decays measure the distance
+// between an article and a story's reports whichever came first, so the
+// order moves the figures little (P 0.79 to 0.83, R 0.73 to 0.78 over
+// five runs, against P 0.82 R 0.80 for the set fed to the store in
+// publication order). The floors leave room for the order's spread.
 func TestDemoStories(t *testing.T) {
 	e := newEnv(t)
 	o := news.DefaultOptions()
@@ -101,7 +97,7 @@ func TestDemoStories(t *testing.T) {
 	if q.Reports != q.Published || q.Published != len(set.Articles) {
 		t.Fatalf("%d of %d reports stored", q.Reports, q.Published)
 	}
-	if q.Precision < 0.33 || q.Recall < 0.62 {
-		t.Errorf("P %.3f R %.3f, want at least 0.33 and 0.62", q.Precision, q.Recall)
+	if q.Precision < 0.65 || q.Recall < 0.65 {
+		t.Errorf("P %.3f R %.3f, want at least 0.65 and 0.65", q.Precision, q.Recall)
 	}
 }
