@@ -74,7 +74,7 @@ func measureCoverage(tb testing.TB, c *redistest.Server, split string) coverage.
 // 2 of them wrongly.
 func TestStoryQuality(t *testing.T) {
 	q := measureCoverage(t, redistest.Start(t), coverage.HeldOut)
-	t.Logf("held out: %s", q)
+	t.Logf("held out: %s; look-alikes merged: %v", q, q.Merged)
 	if q.F1 < 0.78 {
 		t.Errorf("held-out pair F1 %.3f, want at least 0.78", q.F1)
 	}
