@@ -160,10 +160,13 @@ type Crawler struct {
 
 // source is one configured source, compiled.
 type source struct {
-	cfg     Source
-	rules   *extract.Rules
-	allowed fetch.Allowed
-	queue   *queue.Queue
+	cfg   Source
+	rules *extract.Rules
+	// pageRules are rules for an article page, which the fetch decoded
+	// from a forced charset already.
+	pageRules *extract.Rules
+	allowed   fetch.Allowed
+	queue     *queue.Queue
 	// items: the kind's list items carry fields (feeds, sitemaps, APIs).
 	items bool
 }
@@ -245,7 +248,7 @@ func (c *Crawler) compile(sc Source) (*source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("source %s: %w", sc.Name, err)
 	}
-	s := &source{cfg: sc, rules: rules}
+	s := &source{cfg: sc, rules: rules, pageRules: rules.Decoded()}
 	if s.allowed, err = fetch.NewAllowed(sc.AllowedDomains, sc.configuredURLs()); err != nil {
 		return nil, fmt.Errorf("source %s: %w", sc.Name, err)
 	}
