@@ -65,6 +65,7 @@ func (s Source) options(compiled map[string]extract.Selector) (crawler.Source, e
 		{"extract.image", x.Image, &o.Selectors.Image},
 		{"extract.comments", x.Comments, &o.Selectors.Comments},
 		{"extract.body", x.Body, &o.Selectors.Body},
+		{"extract.lead", x.Lead, &o.Selectors.Lead},
 	} {
 		sel, ok := compiled[f.sel]
 		var err error

@@ -169,8 +169,13 @@ func naiveCrawl(b *testing.B, rdb *redis.Client, origin string, srcs []demosite.
 // delays.
 func demoBench(b *testing.B, articles, workers int) (*redis.Client, *httptest.Server, []demosite.Source, Options) {
 	b.Helper()
+	return demoBenchOf(b, demosite.New(demosite.Options{Articles: articles, Now: time.Now(), Seed: 1}), workers)
+}
+
+// demoBenchOf is demoBench on site.
+func demoBenchOf(b *testing.B, site *demosite.Site, workers int) (*redis.Client, *httptest.Server, []demosite.Source, Options) {
+	b.Helper()
 	rdb := redistest.Start(b).Client()
-	site := demosite.New(demosite.Options{Articles: articles, Now: time.Now(), Seed: 1})
 	srv := httptest.NewServer(site)
 	b.Cleanup(srv.Close)
 	srcs := site.HTMLSources(srv.URL)

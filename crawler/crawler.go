@@ -157,14 +157,18 @@ type Crawler struct {
 	tr      http.RoundTripper
 	sources []*source
 	fetcher *fetch.Fetcher
+	push    PushPolls // nil: no source is pushed (push.go)
 }
 
 // source is one configured source, compiled.
 type source struct {
-	cfg     Source
-	rules   *extract.Rules
-	allowed fetch.Allowed
-	queue   *queue.Queue
+	cfg   Source
+	rules *extract.Rules
+	// pageRules are rules for an article page, which the fetch decoded
+	// from a forced charset already.
+	pageRules *extract.Rules
+	allowed   fetch.Allowed
+	queue     *queue.Queue
 	// items: the kind's list items carry fields (feeds, sitemaps, APIs).
 	items bool
 	// loc is the zone of its times (time_zone; UTC): its rhythm's hours
@@ -249,7 +253,7 @@ func (c *Crawler) compile(sc Source) (*source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("source %s: %w", sc.Name, err)
 	}
-	s := &source{cfg: sc, rules: rules, loc: time.UTC}
+	s := &source{cfg: sc, rules: rules, pageRules: rules.Decoded(), loc: time.UTC}
 	if sc.TimeZone != "" {
 		if s.loc, err = time.LoadLocation(sc.TimeZone); err != nil {
 			return nil, fmt.Errorf("source %s: time_zone: %w", sc.Name, err)

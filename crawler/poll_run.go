@@ -231,7 +231,7 @@ func (c *Crawler) pollOne(ctx context.Context, cl pollClaim) error {
 		if err != nil {
 			c.log.Warn("the source's rhythm is not known: its next poll follows its last polls only", "source", cl.s.cfg.Name, "err", err)
 		}
-		fields = c.schedule(cl.prev, p, now, rh).fields()
+		fields = c.pushSchedule(ctx, c.schedule(cl.prev, p, now, rh), p, now).fields()
 	} else {
 		incomplete := 0
 		if cl.prev.Incomplete || p.Pages > 0 {

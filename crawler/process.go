@@ -110,7 +110,7 @@ func (c *Crawler) article(ctx context.Context, j job) (a news.Article, fetched b
 func (c *Crawler) read(j job, resp *fetch.Response) (news.Article, *fetch.Error) {
 	s := j.s
 	now := c.clock.Now()
-	page, err := extract.Extract(resp.Body, resp.ContentType, resp.URL, s.rules, now, j.item)
+	page, err := extract.Extract(resp.Body, resp.ContentType, resp.URL, s.pageRules, now, j.item)
 	if err != nil {
 		return news.Article{}, &fetch.Error{URL: j.url, Reason: fetch.ReasonDecode, Status: resp.Status, Err: err}
 	}
@@ -130,6 +130,7 @@ func (c *Crawler) read(j job, resp *fetch.Response) (news.Article, *fetch.Error)
 		Summary:   clip(f.Summary, 2000),
 		Image:     f.Image,
 		BodyLen:   page.BodyLen,
+		Lead:      page.Lead,
 		Groups:    s.cfg.Groups,
 		CrawlTime: now,
 	}

@@ -107,44 +107,17 @@ type candidate struct {
 // own, with its score, vector and keys; it changes nothing.
 func (e *Engine) Decide(a Article) Decision {
 	e.DF.At(a.Time)
-	v := a.Doc.Vector(e.DF, e.P.MaxTerms)
-	keys := Keys(v, e.P.Keys)
-	d := Decision{Story: a.ID, Vector: v, Keys: keys}
-	weight := make(map[string]float64, len(v))
-	for _, x := range v {
-		weight[x.Term] = x.W
-	}
-	var cands []candidate
-	at := make(map[string]int)
-	for _, k := range keys {
-		l, ok := e.lists[k]
-		if !ok && !e.Complete {
-			e.missingKeys = append(e.missingKeys, k)
-		}
-		for _, lead := range l {
-			if lead == a.ID {
-				continue
+	v := e.P.vector(a.Doc, e.DF)
+	look := Keys(v, max(e.P.Keys, e.P.LookupKeys))
+	d := Decision{Story: a.ID, Vector: v, Keys: slices.Clone(look[:min(len(look), e.P.Keys)])}
+	if e.P.LookupFigures {
+		for _, x := range v {
+			if Telling(x.Term) && !slices.Contains(look, x.Term) {
+				look = append(look, x.Term)
 			}
-			i, ok := at[lead]
-			if !ok {
-				i = len(cands)
-				at[lead] = i
-				cands = append(cands, candidate{lead: lead, order: i})
-			}
-			// a key listing n stories tells less of each: a common word's
-			// list is full of other events' stories
-			cands[i].w += weight[k] / float64(len(l)*len(l))
 		}
 	}
-	slices.SortFunc(cands, func(x, y candidate) int {
-		switch {
-		case x.w > y.w:
-			return -1
-		case x.w < y.w:
-			return 1
-		}
-		return x.order - y.order
-	})
+	cands := e.candidates(a.ID, v, look)
 	cutoff := a.Time - int64(e.Window/time.Second)
 	best := 0.0
 	for _, c := range cands[:min(len(cands), e.P.Candidates)] {
@@ -169,6 +142,50 @@ func (e *Engine) Decide(a Article) Decision {
 	return d
 }
 
+// candidates returns the stories the index lists under keys (an
+// article's, of vector v) that are not id's own, those whose shared keys
+// weigh most first (ties: the first met), all of them: Decide compares
+// the first Candidates. A key missing from the index is noted (Complete
+// false).
+func (e *Engine) candidates(id string, v termvec.Vector, keys []string) []candidate {
+	weight := make(map[string]float64, len(v))
+	for _, x := range v {
+		weight[x.Term] = x.W
+	}
+	var cands []candidate
+	at := make(map[string]int)
+	for _, k := range keys {
+		l, ok := e.lists[k]
+		if !ok && !e.Complete {
+			e.missingKeys = append(e.missingKeys, k)
+		}
+		for _, lead := range l {
+			if lead == id {
+				continue
+			}
+			i, ok := at[lead]
+			if !ok {
+				i = len(cands)
+				at[lead] = i
+				cands = append(cands, candidate{lead: lead, order: i})
+			}
+			// a key listing n stories tells less of each: a common word's
+			// list is full of other events' stories
+			cands[i].w += weight[k] / float64(len(l)*len(l))
+		}
+	}
+	slices.SortFunc(cands, func(x, y candidate) int {
+		switch {
+		case x.w > y.w:
+			return -1
+		case x.w < y.w:
+			return 1
+		}
+		return x.order - y.order
+	})
+	return cands
+}
+
 // Add decides article a's story (Decide) and applies the decision: the
 // article joins the story (its centroid grows by the article's vector)
 // or starts one, the story is filed first under the article's keys, and
@@ -186,7 +203,7 @@ func (e *Engine) Apply(a Article, d Decision) {
 		s.Last = max(s.Last, a.Time)
 	} else {
 		e.stories[a.ID] = &Story{Lead: a.ID, Centroid: d.Vector, First: a.Time, Last: a.Time,
-			Facts: a.Doc.Facts, CJK: a.Doc.CJK}
+			Facts: a.Doc.Facts, CJK: a.Doc.CJK, TitleNames: a.Doc.TitleNames}
 		d.Story = a.ID
 	}
 	for _, k := range d.Keys {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/newsrank/newsrank/board"
 	"github.com/newsrank/newsrank/crawler"
+	"github.com/newsrank/newsrank/crawler/websub"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/jobs"
@@ -89,10 +91,21 @@ type Options struct {
 	// articles, next poll and why) for the operations page; nil: not
 	// shown. *crawler.Crawler is one.
 	Polls PollSchedules
+	// WebSub answers the WebSub hubs' callbacks under /websub/ (package
+	// crawler/websub, web.public_url); nil: not served (404).
+	WebSub http.Handler
+	// Subscriptions tells each feed's WebSub subscription for the
+	// operations page; nil: not shown. *websub.Subscriber is one.
+	Subscriptions WebSubStatuses
 	// Clock tells the time for ages and boards; nil is the real clock.
 	Clock clock.Clock
 	// Log receives request errors; nil is slog.Default().
 	Log *slog.Logger
+}
+
+// WebSubStatuses tells the feeds' WebSub subscriptions.
+type WebSubStatuses interface {
+	Statuses(ctx context.Context) ([]websub.Status, error)
 }
 
 // PollSchedules tells the crawl sources' adaptive poll schedules.

@@ -26,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/newsrank/newsrank/crawler/websub"
 	"github.com/newsrank/newsrank/internal/clock"
 )
 
@@ -274,6 +275,11 @@ func (s *Server) routes() {
 	s.handle(s.opsRoutes()...)
 	s.handle(append(s.opsPageRoutes(), s.opsAdminRoutes()...)...)
 	s.handle(s.pageRoutes()...)
+	if s.opts.WebSub != nil {
+		// The hubs' callbacks: the subscriber reads (and bounds) the
+		// bodies itself, and answers as the WebSub protocol says.
+		s.mux.Handle(websub.CallbackPath, s.opts.WebSub)
+	}
 	s.handle(s.feedRoutes()...)
 	s.handle(route{method: "GET", path: openAPIPath, h: s.openAPI})
 	// Anything else: JSON 404 under /api/, an HTML 404 page elsewhere.

@@ -54,6 +54,16 @@ type Rules struct {
 	charset string
 }
 
+// Decoded returns the rules for a page the fetch has decoded already (a
+// forced charset is applied by the fetch, which hands over UTF-8): the
+// same rules without the forced charset, so that the page is not decoded
+// a second time.
+func (r *Rules) Decoded() *Rules {
+	d := *r
+	d.charset = ""
+	return &d
+}
+
 // NewRules returns the extraction rules of a source's Config (its
 // selectors compiled already). It fails on an unknown time zone.
 func NewRules(c Config) (*Rules, error) {
@@ -144,6 +154,7 @@ func extract(body []byte, contentType, pageURL string, r *Rules, now time.Time, 
 		p.Canonical = absURL(base, metas.get("property=og:url", "name=og:url"))
 	}
 
+	p.Lead = lead(doc, r, ld)
 	switch {
 	case r.sel.Body.css != nil:
 		p.BodyLen = textLen(r.sel.Body.selectAll(doc))

@@ -196,17 +196,25 @@ var extractFixtures = []extractFixture{
 	},
 }
 
+// fixture reads a page of testdata/extract and compiles its source's
+// rules.
+func fixture(t testing.TB, file string, src Config) ([]byte, *Rules) {
+	t.Helper()
+	body, err := os.ReadFile(filepath.Join("testdata", "extract", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, err := NewRules(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body, rules
+}
+
 func TestExtractFixtures(t *testing.T) {
 	for _, tt := range extractFixtures {
 		t.Run(tt.file, func(t *testing.T) {
-			body, err := os.ReadFile(filepath.Join("testdata", "extract", tt.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			rules, err := NewRules(tt.src)
-			if err != nil {
-				t.Fatal(err)
-			}
+			body, rules := fixture(t, tt.file, tt.src)
 			page, err := Extract(body, tt.contentType, tt.pageURL, rules, testNow, tt.item)
 			if err != nil {
 				t.Fatalf("Extract: %v", err)
@@ -294,14 +302,7 @@ func TestParseCount(t *testing.T) {
 func BenchmarkExtract(b *testing.B) {
 	var fixtures, real []benchPage
 	for _, f := range extractFixtures {
-		body, err := os.ReadFile(filepath.Join("testdata", "extract", f.file))
-		if err != nil {
-			b.Fatal(err)
-		}
-		rules, err := NewRules(f.src)
-		if err != nil {
-			b.Fatal(err)
-		}
+		body, rules := fixture(b, f.file, f.src)
 		fixtures = append(fixtures, benchPage{body, f.contentType, f.pageURL, rules, f.item})
 	}
 	rules, err := NewRules(Config{})

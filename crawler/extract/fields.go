@@ -67,6 +67,10 @@ type Page struct {
 	Canonical string
 	// BodyLen is the length in characters of the body text.
 	BodyLen int
+	// Lead is the first paragraphs of the body, one a line, furniture
+	// aside (bylines, captions, share and "Read more" lines), at most
+	// three and about 600 characters (300 CJK ones): see lead.go.
+	Lead string
 	// Charset is the charset the page was decoded from.
 	Charset string
 	// timeFrom says where Fallback.PostTime came from (tests report it).

@@ -11,9 +11,12 @@ import (
 	"golang.org/x/net/html"
 )
 
-// Selectors are the selectors for the fields of an article page.
+// Selectors are the selectors for the fields of an article page. Lead
+// selects the first paragraphs of the body (a standfirst, or paragraphs
+// the site marks); empty, they are found in Body's match, else in the
+// page (lead.go).
 type Selectors struct {
-	Title, PostTime, Source, Summary, Image, Comments, Body Selector
+	Title, PostTime, Source, Summary, Image, Comments, Body, Lead Selector
 }
 
 // Selector is a compiled "css" or "css@attr" rule (CompileSelector); the

@@ -206,3 +206,17 @@ func (b *boundedBody) Close() error {
 	b.closeGzip()
 	return b.raw.Close()
 }
+
+// Inflate reads a body that came some other way than a fetch (a WebSub
+// hub's push) as fetched bodies are read: a Content-Encoding other than
+// gzip refused, gzip layers inflated by their magic bytes, and at most
+// limit bytes after inflation (ErrTooLarge past it; a bomb costs its
+// compressed size).
+func Inflate(body []byte, contentEncoding string, limit int64) ([]byte, error) {
+	if err := checkEncoding(contentEncoding); err != nil {
+		return nil, err
+	}
+	b := &boundedBody{raw: io.NopCloser(bytes.NewReader(body)), left: limit, limit: limit}
+	defer b.closeGzip()
+	return io.ReadAll(b)
+}

@@ -126,12 +126,14 @@ func pick(r *rand.Rand, words []string, p float64) string {
 	return words[0]
 }
 
-// StorySet is a labelled set for near-duplicate detection: n stories, each
-// published by 1 to 4 outlets, every copy after the first with a
-// paraphrased title (synonyms, words reordered or dropped) over the wire
-// summary (its last sentence sometimes dropped); about one story in ten
-// has a copy in the other language (English and Chinese: Bilingual). The
-// same seed gives the same set. Post times are within an hour before now.
+// StorySet is a generated labelled set for near-duplicate detection: n
+// stories, each published by 1 to 4 outlets, every copy after the first
+// with a paraphrased title (synonyms, words reordered or dropped) over the
+// wire summary (its last sentence sometimes dropped); about one story in
+// ten has a copy in the other language (English and Chinese: Bilingual).
+// The same seed gives the same set. Post times are within an hour before
+// now. Its stories share templates, so all of them look alike: the site
+// publishes the hand-written coverage set instead (Options.Stories).
 func StorySet(seed int64, n int, now time.Time) []LabelledArticle {
 	r := rand.New(rand.NewPCG(uint64(seed), 0x5707))
 	var out []LabelledArticle
