@@ -86,12 +86,12 @@ func (lw *listWalk) sequence(ctx context.Context, tmpl string, first int, budget
 	ra := lw.readAhead(pages, fetch.IsHTML)
 	defer ra.stop()
 	for {
-		page, resp, unchanged, err, ok := ra.next(ctx)
+		a, ok := ra.next(ctx)
 		if !ok {
 			return nil
 		}
 		*budget--
-		p, err := lw.htmlAnswer(ctx, page, resp, unchanged, err, extract.Selector{})
+		p, err := lw.htmlAnswer(ctx, a.page, a.resp, a.unchanged, a.err, extract.Selector{})
 		if err != nil || p == nil || p.unchanged {
 			return err
 		}
@@ -99,7 +99,7 @@ func (lw *listWalk) sequence(ctx context.Context, tmpl string, first int, budget
 		if err != nil {
 			return err
 		}
-		lw.cache.seen(page, p.resp, lw.c.clock.Now(), nil)
+		lw.cache.seen(a.page, p.resp, lw.c.clock.Now(), nil)
 		if pu.found == 0 || lw.poll && !pu.more() {
 			return nil // nothing new to this run (a poll: past it)
 		}
@@ -244,15 +244,16 @@ func (lw *listWalk) jsonPages(ctx context.Context, pages []string, tried *int) e
 	ra := lw.readAhead(pages, nil)
 	defer ra.stop()
 	for {
-		page, resp, unchanged, err, ok := ra.next(ctx)
+		a, ok := ra.next(ctx)
 		if !ok {
 			return nil
 		}
 		*tried++
-		if err != nil {
+		if a.err != nil {
 			return ctx.Err() // (nil: the next start URL)
 		}
-		if unchanged {
+		page, resp := a.page, a.resp
+		if a.unchanged {
 			lw.cache.seen(page, resp, lw.c.clock.Now(), nil)
 			return nil // as it was: so are the pages after it
 		}

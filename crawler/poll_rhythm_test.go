@@ -8,8 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/newsrank/newsrank/internal/clock"
+	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/news"
+	"github.com/newsrank/newsrank/queue"
 )
 
 var shanghai = mustLoad("Asia/Shanghai")
@@ -211,28 +215,47 @@ func TestRhythmLearnedFromStoredPostTimes(t *testing.T) {
 
 // TestRhythmNotesFromAnEarlierClock: counts from a process whose clock is
 // behind the rhythm's are decayed to the rhythm's time, not the other way
-// round, and an earlier post time moves since.
+// round, and an earlier post time moves since; on a redis-server and on
+// the embedded Redis of newsrank demo.
 func TestRhythmNotesFromAnEarlierClock(t *testing.T) {
-	e := newEnv(t)
-	c := e.crawler(htmlSource("r"))
-	s := c.sources[0]
-	now := time.Date(2024, 5, 11, 12, 0, 0, 0, time.UTC)
-	post := now.Add(-2 * time.Hour) // hour 10
-	var ahead, behind rhythmNotes
-	ahead.note(s, post, now)
-	ahead.flush(context.Background(), c)
-	older := now.Add(-rhythmHalfLife - time.Hour) // hour 11
-	behind.note(s, older, now.Add(-rhythmHalfLife))
-	behind.flush(context.Background(), c)
-	got, err := c.loadRhythm(context.Background(), s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w := decay(2 * time.Hour); math.Abs(got.counts[10]-w) > 1e-6 {
-		t.Errorf("hour 10: %.6f, want %.6f", got.counts[10], w)
-	}
-	if w := decay(rhythmHalfLife + time.Hour); math.Abs(got.counts[11]-w) > 1e-6 || !got.at.Equal(now) || !got.since.Equal(older) {
-		t.Errorf("hour 11: %.6f as of %v since %v, want %.6f as of %v since %v", got.counts[11], got.at, got.since, w, now, older)
+	for _, embedded := range []bool{false, true} {
+		t.Run(fmt.Sprintf("embedded=%v", embedded), func(t *testing.T) {
+			e := newEnv(t)
+			var client redis.UniversalClient = e.rdb
+			prefix := testPrefix
+			if embedded {
+				rc, err := rdb.Open(context.Background(), rdb.DefaultOptions(), quietLog())
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { rc.Close() })
+				client, prefix = rc, rc.Prefix
+			}
+			e.opts.Sources = []Source{htmlSource("r")}
+			c, err := New(e.opts, e.qopts, client, prefix, e.store, WithLogger(quietLog()), WithQueueOptions(queue.WithLogger(quietLog())))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := c.sources[0]
+			now := time.Date(2024, 5, 11, 12, 0, 0, 0, time.UTC)
+			post := now.Add(-2 * time.Hour) // hour 10
+			var ahead, behind rhythmNotes
+			ahead.note(s, post, now)
+			ahead.flush(context.Background(), c)
+			older := now.Add(-rhythmHalfLife - time.Hour) // hour 11
+			behind.note(s, older, now.Add(-rhythmHalfLife))
+			behind.flush(context.Background(), c)
+			got, err := c.loadRhythm(context.Background(), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w := decay(2 * time.Hour); math.Abs(got.counts[10]-w) > 1e-6 {
+				t.Errorf("hour 10: %.6f, want %.6f", got.counts[10], w)
+			}
+			if w := decay(rhythmHalfLife + time.Hour); math.Abs(got.counts[11]-w) > 1e-6 || !got.at.Equal(now) || !got.since.Equal(older) {
+				t.Errorf("hour 11: %.6f as of %v since %v, want %.6f as of %v since %v", got.counts[11], got.at, got.since, w, now, older)
+			}
+		})
 	}
 }
 

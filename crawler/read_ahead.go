@@ -71,36 +71,48 @@ func (lw *listWalk) readAhead(urls []string, accept func(string) bool) *readAhea
 	return &readAhead{lw: lw, accept: accept, urls: urls, depth: lw.c.readAheadDepth(), window: 1, stopAt: len(urls)}
 }
 
-// next waits for the next page and returns it as getList would: its URL,
-// the response, whether it is unchanged, the error. ok is false past the
-// last page.
-func (ra *readAhead) next(ctx context.Context) (page string, resp *fetch.Response, unchanged bool, err error, ok bool) {
+// aheadAnswer is a page's turn in a read-ahead: what getList would return
+// for it.
+type aheadAnswer struct {
+	page      string
+	resp      *fetch.Response
+	unchanged bool
+	err       error
+}
+
+// next waits for the next page and returns it; ok is false past the last
+// page.
+func (ra *readAhead) next(ctx context.Context) (a aheadAnswer, ok bool) {
 	if ra.pos >= len(ra.urls) {
-		return "", nil, false, nil, false
+		return aheadAnswer{}, false
 	}
-	page = ra.urls[ra.pos]
+	a.page = ra.urls[ra.pos]
 	for n := len(ra.asked); n < min(len(ra.urls), ra.pos+ra.window); n++ {
 		if err := ra.ask(ctx, n); err != nil {
-			return page, nil, false, err, true
+			a.err = err
+			return a, true
 		}
 	}
 	if ra.pos >= len(ra.asked) { // past a Retry-After that ended the walk
 		ra.pos++
-		return page, nil, false, ra.lw.deferred, true
+		a.err = ra.lw.deferred
+		return a, true
 	}
 	p := ra.asked[ra.pos]
 	select {
 	case <-p.done:
 	case <-ctx.Done():
-		return page, nil, false, ctx.Err(), true
+		a.err = ctx.Err()
+		return a, true
 	}
 	ra.pos++
 	if p.deferred {
-		return page, nil, false, p.err, true
+		a.err = p.err
+		return a, true
 	}
-	resp, err = ra.lw.settle(ctx, page, ra.accept, p.cond, p.resp, p.err)
-	resp, unchanged, err = ra.lw.listAnswer(page, resp, err)
-	return page, resp, unchanged, err, true
+	resp, err := ra.lw.settle(ctx, a.page, ra.accept, p.cond, p.resp, p.err)
+	a.resp, a.unchanged, a.err = ra.lw.listAnswer(a.page, resp, err)
+	return a, true
 }
 
 // more widens the read-ahead: the walk goes on past the page it read.

@@ -22,8 +22,9 @@ const redisRetryMax = 5 * time.Second
 // again with backoff (queue.idle_poll doubling, at most redisRetryMax)
 // until it succeeds, the run's context ends (its deadline, a shutdown,
 // the job's lock lost) or maxPushOutage has passed since the first
-// failure. The list listWalk waits meanwhile, so it goes on from the page it
-// was at, skipping nothing. Each step is idempotent: items are SET, the
+// failure. The walk waits meanwhile (a crawl's, once its background sends
+// are all under way), so it goes on from the page it was at, skipping
+// nothing. Each step is idempotent: items are SET, the
 // queue takes a URL once, a comment count is set, not added.
 type redisRetry struct {
 	lw       *listWalk
