@@ -106,9 +106,24 @@ type candidate struct {
 // Decide returns the story article a joins, or "" when it starts its
 // own, with its score, vector and keys; it changes nothing.
 func (e *Engine) Decide(a Article) Decision {
+	v, keys := e.Terms(a)
+	return e.DecideTerms(a, v, keys)
+}
+
+// Terms returns article a's vector against e's document frequencies
+// at its post time, and its index keys: what Decide computes first.
+func (e *Engine) Terms(a Article) (termvec.Vector, []string) {
 	e.DF.At(a.Time)
 	v := a.Doc.Vector(e.DF, e.P.MaxTerms)
-	keys := Keys(v, e.P.Keys)
+	return v, Keys(v, e.P.Keys)
+}
+
+// DecideTerms is Decide with a's vector and keys given, as Terms
+// returned them on the same document frequencies: a caller that decides
+// the same articles again on more of the index (a store that read the
+// stories a first run found missing) computes them once. v is not
+// changed, and is a new story's centroid until a member joins it.
+func (e *Engine) DecideTerms(a Article, v termvec.Vector, keys []string) Decision {
 	d := Decision{Story: a.ID, Vector: v, Keys: keys}
 	weight := make(map[string]float64, len(v))
 	for _, x := range v {
@@ -175,6 +190,13 @@ func (e *Engine) Decide(a Article) Decision {
 // the article's terms count in the document frequencies.
 func (e *Engine) Add(a Article) Decision {
 	d := e.Decide(a)
+	e.Apply(a, d)
+	return d
+}
+
+// AddTerms is Add with a's vector and keys given (DecideTerms).
+func (e *Engine) AddTerms(a Article, v termvec.Vector, keys []string) Decision {
+	d := e.DecideTerms(a, v, keys)
 	e.Apply(a, d)
 	return d
 }
