@@ -68,6 +68,25 @@ type termDF struct {
 	sum  int
 }
 
+// newTermDF returns a termDF of days days from from, counts x (when not
+// nil) copied: in one allocation for a window of up to 8 days (a week).
+func newTermDF(from int64, days int, x []int32) *termDF {
+	var t *termDF
+	if days <= 8 {
+		w := new(struct {
+			termDF
+			a [8]int32
+		})
+		w.n = w.a[:days]
+		t = &w.termDF
+	} else {
+		t = &termDF{n: make([]int32, days)}
+	}
+	t.from = from
+	copy(t.n, x)
+	return t
+}
+
 // newStoryCache returns an empty cache of size entries of each kind.
 func newStoryCache(size int) *storyCache {
 	c := &storyCache{sem: make(chan struct{}, 1), size: size}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,8 +17,9 @@ import (
 type batchPlan struct {
 	chunks []chunkPlan
 	made   [][]int // per chunk, the calls it creates (in order)
-	// stories: each story the batch started or joined, after it, with
-	// its centroid as the batch wrote it last (the lead's tv or cv)
+	// stories: each story the batch started or joined, as the Engine
+	// left it, with its centroid as the batch wrote it last (the lead's
+	// tv or cv), which is what a read of it gives
 	stories map[string]storyWrite
 	lists   map[string][]string // the index lists the batch wrote
 	df      map[string]*termDF  // the document frequencies the batch wrote
@@ -73,9 +73,9 @@ func (s *Store) planStories(ctx context.Context, calls []ingestCall, parts [][]i
 		r.fromCache(s.stories, keys)
 	}
 	for {
-		runs, keys, leads := s.decide(calls, made, r, at)
+		e, runs, keys, leads := s.decide(calls, made, r, at)
 		if len(keys) == 0 && len(leads) == 0 {
-			b := s.planChunks(calls, made, at, runs, r, now)
+			b := s.planChunks(calls, made, e, runs, r, now)
 			var id [8]byte
 			_, _ = rand.Read(id[:])
 			name := hex.EncodeToString(id[:]) + ":"
@@ -157,9 +157,10 @@ type chunkRun struct {
 }
 
 // decide runs the Engine over the made calls on what r holds. It
-// returns each chunk's run, or the index lists and stories it needs
-// and r lacks (then the runs are not to be used).
-func (s *Store) decide(calls []ingestCall, made [][]int, r *planRead, at map[int]articleTerms) ([]chunkRun, []string, []string) {
+// returns the Engine after them and each chunk's run, or the index
+// lists and stories it needs and r lacks (then the runs are not to be
+// used).
+func (s *Store) decide(calls []ingestCall, made [][]int, r *planRead, at map[int]articleTerms) (*grouping.Engine, []chunkRun, []string, []string) {
 	e := grouping.NewEngine(s.opts.grouping(), s.opts.Window, noFreq{})
 	e.Complete = false
 	for _, t := range at {
@@ -203,15 +204,16 @@ func (s *Store) decide(calls []ingestCall, made [][]int, r *planRead, at map[int
 			run.lists = append(run.lists, e.List(k))
 		}
 	}
-	return runs, e.MissingKeys(), e.Missing()
+	return e, runs, e.MissingKeys(), e.Missing()
 }
 
-// planChunks makes the chunks' plans from the Engine's runs: each
-// created article's fields and story, the stories' new centroids, the
-// index's new lists and the document frequencies.
-func (s *Store) planChunks(calls []ingestCall, made [][]int, at map[int]articleTerms, runs []chunkRun, r *planRead, now time.Time) *batchPlan {
+// planChunks makes the chunks' plans from the Engine's runs (e after
+// them): each created article's fields and story, the stories' new
+// centroids, the index's new lists and the document frequencies.
+func (s *Store) planChunks(calls []ingestCall, made [][]int, e *grouping.Engine, runs []chunkRun, r *planRead, now time.Time) *batchPlan {
 	b := &batchPlan{chunks: make([]chunkPlan, len(made)), made: made, stories: make(map[string]storyWrite),
 		lists: make(map[string][]string)}
+	enc := make(map[string]string) // the last centroid written of each story
 	for c, part := range made {
 		p := &b.chunks[c]
 		p.count = r.n + int64(c)
@@ -234,19 +236,21 @@ func (s *Store) planChunks(calls []ingestCall, made [][]int, at map[int]articleT
 				p.want[i] = d.Story
 			} else {
 				p.want[i] = ""
-				b.stories[call.id] = storyWrite{grouping.Story{Lead: call.id, First: call.post, Last: call.post,
-					Facts: call.story.Facts, CJK: call.story.CJK}, tv}
+				enc[call.id] = tv
 			}
 		}
 		for _, st := range run.stories {
 			cv := st.Centroid.String()
 			p.stories = append(p.stories, st.Lead, cv, st.Last)
-			b.stories[st.Lead] = storyWrite{st, cv}
+			enc[st.Lead] = cv
 		}
 		for j, k := range run.terms {
 			p.lists = append(p.lists, k, strings.Join(run.lists[j], ","))
 			b.lists[k] = run.lists[j]
 		}
+	}
+	for lead, cv := range enc {
+		b.stories[lead] = storyWrite{*e.Story(lead), cv}
 	}
 	s.planDF(calls, b, r, now)
 	return b
@@ -256,44 +260,58 @@ func (s *Store) planChunks(calls []ingestCall, made [][]int, at map[int]articleT
 // day of their created articles, the count after the chunk of each term
 // of them (and of "*", the articles).
 func (s *Store) planDF(calls []ingestCall, b *batchPlan, r *planRead, now time.Time) {
-	b.df = make(map[string]*termDF)
 	window := int64((s.opts.Window + Grace) / time.Second)
+	// counted: a term's new frequencies, and where it was last listed
+	// to be written, to list it once a day per chunk (mostly)
+	type counted struct {
+		x          *termDF
+		chunk, day int64
+	}
+	own := make(map[string]int) // in cs
+	var cs []counted
 	for c, part := range b.made {
 		p := &b.chunks[c]
 		touched := make(map[int64][]string)
 		count := func(t string, day int64) {
-			x := b.df[t]
-			if x == nil {
+			k, ok := own[t]
+			if !ok {
 				y := r.tdf[t]
-				x = &termDF{from: y.from, n: slices.Clone(y.n), sum: y.sum}
-				b.df[t] = x
+				k = len(cs)
+				own[t] = k
+				cs = append(cs, counted{x: newTermDF(y.from, len(y.n), y.n), chunk: -1})
+				cs[k].x.sum = y.sum
 			}
-			x.n[day-x.from]++
-			x.sum++
-			touched[day] = append(touched[day], t)
+			m := &cs[k]
+			m.x.n[day-m.x.from]++
+			m.x.sum++
+			if m.chunk != int64(c) || m.day != day {
+				m.chunk, m.day = int64(c), day
+				touched[day] = append(touched[day], t) // a term listed twice is written twice, alike
+			}
 		}
+		var days []int64
 		for _, i := range part {
 			day := grouping.Day(calls[i].post)
+			if touched[day] == nil {
+				days = append(days, day)
+			}
 			count("*", day)
 			for t := range calls[i].story.Counts {
 				count(t, day)
 			}
 		}
-		days := make([]int64, 0, len(touched))
-		for d := range touched {
-			days = append(days, d)
-		}
-		slices.Sort(days)
 		for _, d := range days {
 			terms := touched[d]
-			slices.Sort(terms)
-			terms = slices.Compact(terms)
 			p.dfs = append(p.dfs, s.keys.TermDF(d), max((d+1)*86400+window-now.Unix(), 1), len(terms))
 			for _, t := range terms {
-				x := b.df[t]
+				x := cs[own[t]].x
 				p.dfs = append(p.dfs, t, x.n[d-x.from])
 			}
 			p.days++
 		}
+	}
+	b.df = make(map[string]*termDF, len(own))
+	for t, k := range own {
+		b.df[t] = cs[k].x
 	}
 }

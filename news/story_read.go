@@ -223,9 +223,9 @@ func (r *planRead) takeDF(c *storyCache, days []int64, terms []string, dfs []*re
 	if len(dfs) == 0 {
 		return
 	}
-	xs := make([]*termDF, len(terms)) // each its own allocation: the cache keeps some
+	xs := make([]*termDF, len(terms)) // each its own: the cache keeps some
 	for i := range xs {
-		xs[i] = &termDF{from: days[0], n: make([]int32, len(days))}
+		xs[i] = newTermDF(days[0], len(days), nil)
 	}
 	for j, cmd := range dfs {
 		for i, v := range cmd.Val() {
