@@ -222,22 +222,27 @@ func (s *Store) planChunks(calls []ingestCall, made [][]int, e *grouping.Engine,
 		run := &runs[c]
 		for j, i := range part {
 			call, d := &calls[i], run.ds[j]
+			// a story's own fields (storyOf): a member keeps none but
+			// when its join is refused
 			tv := d.Vector.String()
-			f := []any{"tv", tv, "tk", strings.Join(d.Keys, " ")}
+			own := []any{"tv", tv}
 			if len(call.story.Facts) > 0 {
-				f = append(f, "tf", strings.Join(call.story.Facts, " "))
+				own = append(own, "tf", strings.Join(call.story.Facts, " "))
 			}
 			if call.story.CJK {
-				f = append(f, "cjk", "1")
+				own = append(own, "cjk", "1")
 			}
-			p.fields[i] = f
+			f := []any{"tk", strings.Join(d.Keys, " ")}
 			if d.Joined(call.id) {
-				p.joins = append(p.joins, call.id, d.Story)
+				p.joins = append(append(p.joins, call.id, d.Story, len(own)/2), own...)
+				p.nj++
 				p.want[i] = d.Story
 			} else {
+				f = append(f, own...)
 				p.want[i] = ""
 				enc[call.id] = tv
 			}
+			p.fields[i] = f
 		}
 		for _, st := range run.stories {
 			cv := st.Centroid.String()

@@ -119,3 +119,40 @@ func TestStoryPrune(t *testing.T) {
 		t.Errorf("index left after prune: %v", f)
 	}
 }
+
+// TestStoryFields: a story's vector is kept once, on its lead: an
+// article alone keeps its vector (tv), a lead that took members its
+// story's centroid (cv) instead, and a member only its index terms (tk,
+// which the prune reads).
+func TestStoryFields(t *testing.T) {
+	e := newEnv(t, func(o *Options) { o.RankBy = RankByStory })
+	post := t0.Add(-time.Hour)
+	const sum = "The central bank raised its main interest rate by half a point on Tuesday, citing inflation of 5.2%."
+	lead := e.ingest(t, storyArticle("https://a.example.com/1", "Central bank raises interest rates to 4.5% to fight inflation", sum, "A", post))
+	member := e.ingest(t, storyArticle("https://b.example.com/1", "To fight inflation, central bank raises interest rates to 4.5%", sum, "B", post.Add(time.Minute)))
+	alone := e.ingest(t, storyArticle("https://c.example.com/1", "Local team wins football championship after extra time",
+		"A late goal settled the final in front of a full stadium.", "C", post))
+	if member.Story != lead.ID {
+		t.Fatalf("the copy joined %q, want %s", member.Story, lead.ID)
+	}
+	for _, c := range []struct {
+		id        string
+		has, hasn []string
+	}{
+		{lead.ID, []string{"cv", "slast", "tk", "tf"}, []string{"tv"}},
+		{member.ID, []string{"tk", "story"}, []string{"tv", "cv", "tf"}},
+		{alone.ID, []string{"tv", "tk"}, []string{"cv", "story"}},
+	} {
+		h := e.c.HGetAll(e.ctx, e.s.keys.Article(c.id)).Val()
+		for _, f := range c.has {
+			if h[f] == "" {
+				t.Errorf("%s has no %s", c.id, f)
+			}
+		}
+		for _, f := range c.hasn {
+			if _, ok := h[f]; ok {
+				t.Errorf("%s has %s %q", c.id, f, h[f])
+			}
+		}
+	}
+}
