@@ -2,6 +2,7 @@ package grouping
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/newsrank/newsrank/termvec"
@@ -34,6 +35,11 @@ type Engine struct {
 	// Complete: the Engine holds every story (in memory); else a story
 	// it does not hold is missing.
 	Complete bool
+	// Lookup, when set, gives a story the Engine needs and does not
+	// hold, which it then holds (and may change: Lookup gives its own
+	// copy): ok when Lookup knows it, s nil when it is gone. A store
+	// gives stories so as it needs them rather than all it read.
+	Lookup func(lead string) (s *Story, ok bool)
 
 	lists   map[string][]string
 	stories map[string]*Story
@@ -58,6 +64,23 @@ func (e *Engine) List(term string) []string { return e.lists[term] }
 
 // SetStory gives e story s.
 func (e *Engine) SetStory(s *Story) { e.stories[s.Lead] = s }
+
+// story returns story lead as e holds it, or as Lookup gives it (then
+// e holds it); nil when neither does, or it is gone.
+func (e *Engine) story(lead string) *Story {
+	if s := e.stories[lead]; s != nil || e.Lookup == nil || e.absent[lead] {
+		return s
+	}
+	s, ok := e.Lookup(lead)
+	switch {
+	case !ok:
+	case s == nil:
+		e.absent[lead] = true
+	default:
+		e.stories[lead] = s
+	}
+	return s
+}
 
 // Absent tells e that story lead is gone.
 func (e *Engine) Absent(lead string) { e.absent[lead] = true }
@@ -125,13 +148,13 @@ func (e *Engine) Terms(a Article) (termvec.Vector, []string) {
 // changed, and is a new story's centroid until a member joins it.
 func (e *Engine) DecideTerms(a Article, v termvec.Vector, keys []string) Decision {
 	d := Decision{Story: a.ID, Vector: v, Keys: keys}
-	weight := make(map[string]float64, len(v))
-	for _, x := range v {
-		weight[x.Term] = x.W
-	}
-	var cands []candidate
-	at := make(map[string]int)
+	cands := make([]candidate, 0, len(keys)*e.P.PerKey)
+	at := make(map[string]int, len(keys)*e.P.PerKey)
 	for _, k := range keys {
+		w := 0.0 // k's weight in v
+		if i, ok := slices.BinarySearchFunc(v, k, func(x termvec.Entry, t string) int { return strings.Compare(x.Term, t) }); ok {
+			w = v[i].W
+		}
 		l, ok := e.lists[k]
 		if !ok && !e.Complete {
 			e.missingKeys = append(e.missingKeys, k)
@@ -148,7 +171,7 @@ func (e *Engine) DecideTerms(a Article, v termvec.Vector, keys []string) Decisio
 			}
 			// a key listing n stories tells less of each: a common word's
 			// list is full of other events' stories
-			cands[i].w += weight[k] / float64(len(l)*len(l))
+			cands[i].w += w / float64(len(l)*len(l))
 		}
 	}
 	slices.SortFunc(cands, func(x, y candidate) int {
@@ -163,7 +186,7 @@ func (e *Engine) DecideTerms(a Article, v termvec.Vector, keys []string) Decisio
 	cutoff := a.Time - int64(e.Window/time.Second)
 	best := 0.0
 	for _, c := range cands[:min(len(cands), e.P.Candidates)] {
-		s := e.stories[c.lead]
+		s := e.story(c.lead)
 		if s == nil {
 			if !e.Complete && !e.absent[c.lead] {
 				e.missing = append(e.missing, c.lead)
