@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/newsrank/newsrank/grouping"
-	"github.com/newsrank/newsrank/termvec"
 )
 
 // The story index as this process last knew it.
@@ -134,14 +133,7 @@ func (c *storyCache) update(b *batchPlan, res []IngestResult) {
 			}
 		}
 	}
-	for lead, w := range b.stories {
-		cen, err := termvec.Parse(w.enc)
-		if err != nil {
-			c.reset()
-			return
-		}
-		st := w.st
-		st.Centroid = cen
+	for lead, st := range b.stories {
 		c.stories.put(lead, &st)
 	}
 	for k, l := range b.lists {

@@ -18,17 +18,11 @@ type batchPlan struct {
 	chunks []chunkPlan
 	made   [][]int // per chunk, the calls it creates (in order)
 	// stories: each story the batch started or joined, as the Engine
-	// left it, with its centroid as the batch wrote it last (the lead's
-	// tv or cv), which is what a read of it gives
-	stories map[string]storyWrite
+	// left it, its centroid as the batch wrote it last (the lead's tv or
+	// cv) reads back (termvec.Vector.Stored): what a read of it gives
+	stories map[string]grouping.Story
 	lists   map[string][]string // the index lists the batch wrote
 	df      map[string]*termDF  // the document frequencies the batch wrote
-}
-
-// storyWrite is a story as a batch left it, and its centroid as written.
-type storyWrite struct {
-	st  grouping.Story
-	enc string
 }
 
 // articleTerms is an article's vector and index keys on a plan's
@@ -70,7 +64,6 @@ func (s *Store) planStories(ctx context.Context, calls []ingestCall, parts [][]i
 		if err := s.readMore(ctx, need, nil, r); err != nil {
 			return nil, err
 		}
-		r.fromCache(s.stories, keys)
 	}
 	for {
 		e, runs, keys, leads := s.decide(calls, made, r, at)
@@ -90,7 +83,6 @@ func (s *Store) planStories(ctx context.Context, calls []ingestCall, parts [][]i
 		if err := s.readMore(ctx, keys, leads, r); err != nil {
 			return nil, err
 		}
-		r.fromCache(s.stories, keys)
 	}
 }
 
@@ -170,13 +162,7 @@ func (s *Store) decide(calls []ingestCall, made [][]int, r *planRead, at map[int
 			}
 		}
 	}
-	for _, st := range r.stories {
-		cp := *st
-		e.SetStory(&cp)
-	}
-	for id := range r.absent {
-		e.Absent(id)
-	}
+	e.Lookup = func(lead string) (*grouping.Story, bool) { return r.story(s.stories, lead) }
 	runs := make([]chunkRun, len(made))
 	for c, part := range made {
 		run := &runs[c]
@@ -211,9 +197,9 @@ func (s *Store) decide(calls []ingestCall, made [][]int, r *planRead, at map[int
 // them): each created article's fields and story, the stories' new
 // centroids, the index's new lists and the document frequencies.
 func (s *Store) planChunks(calls []ingestCall, made [][]int, e *grouping.Engine, runs []chunkRun, r *planRead, now time.Time) *batchPlan {
-	b := &batchPlan{chunks: make([]chunkPlan, len(made)), made: made, stories: make(map[string]storyWrite),
+	b := &batchPlan{chunks: make([]chunkPlan, len(made)), made: made, stories: make(map[string]grouping.Story),
 		lists: make(map[string][]string)}
-	enc := make(map[string]string) // the last centroid written of each story
+	stored := make(map[string]termvec.Vector) // the last centroid written of each story, as it reads back
 	for c, part := range made {
 		p := &b.chunks[c]
 		p.count = r.n + int64(c)
@@ -224,7 +210,12 @@ func (s *Store) planChunks(calls []ingestCall, made [][]int, e *grouping.Engine,
 			call, d := &calls[i], run.ds[j]
 			// a story's own fields (storyOf): a member keeps none but
 			// when its join is refused
-			tv := d.Vector.String()
+			var tv string
+			if d.Joined(call.id) {
+				tv = d.Vector.String()
+			} else {
+				tv, stored[call.id] = d.Vector.Stored()
+			}
 			own := []any{"tv", tv}
 			if len(call.story.Facts) > 0 {
 				own = append(own, "tf", strings.Join(call.story.Facts, " "))
@@ -240,22 +231,23 @@ func (s *Store) planChunks(calls []ingestCall, made [][]int, e *grouping.Engine,
 			} else {
 				f = append(f, own...)
 				p.want[i] = ""
-				enc[call.id] = tv
 			}
 			p.fields[i] = f
 		}
 		for _, st := range run.stories {
-			cv := st.Centroid.String()
+			cv, v := st.Centroid.Stored()
 			p.stories = append(p.stories, st.Lead, cv, st.Last)
-			enc[st.Lead] = cv
+			stored[st.Lead] = v
 		}
 		for j, k := range run.terms {
 			p.lists = append(p.lists, k, strings.Join(run.lists[j], ","))
 			b.lists[k] = run.lists[j]
 		}
 	}
-	for lead, cv := range enc {
-		b.stories[lead] = storyWrite{*e.Story(lead), cv}
+	for lead, v := range stored {
+		st := *e.Story(lead)
+		st.Centroid = v
+		b.stories[lead] = st
 	}
 	s.planDF(calls, b, r, now)
 	return b

@@ -99,7 +99,7 @@ func (s *Store) readPlan(ctx context.Context, calls []ingestCall, parts [][]int,
 	terms := batchTerms(calls, parts)
 	days := s.dfDays(now)
 	trust := c.valid && !c.foreign
-	var hitDF, hitLists, lists []string // what the cache gave; the lists read
+	var hitDF, lists []string // the frequencies the cache gave; the lists to read
 	pipe := s.c.Pipeline()
 	ver := pipe.HMGet(ctx, s.keys.StoryIndexVersion(), "n", "by")
 	urls := make(map[int]*redis.StringCmd)
@@ -112,11 +112,8 @@ func (s *Store) readPlan(ctx context.Context, calls []ingestCall, parts [][]int,
 	if trust {
 		ask, hitDF = r.dfFromCache(c, terms, days[0])
 		for _, t := range terms[1:] {
-			if l, ok := c.lists.get(t); ok {
-				r.lists[t] = l
-				hitLists = append(hitLists, t)
-			} else {
-				lists = append(lists, t)
+			if _, ok := c.lists.get(t); !ok {
+				lists = append(lists, t) // those of the keys among the others: fromCache
 			}
 		}
 	}
@@ -142,9 +139,6 @@ func (s *Store) readPlan(ctx context.Context, calls []ingestCall, parts [][]int,
 		// what the cache gave was another version's
 		c.reset()
 		c.valid, c.n, c.by = true, r.n, r.by
-		for _, t := range hitLists {
-			delete(r.lists, t)
-		}
 	}
 	r.takeDF(c, days, ask, dfs)
 	if listCmd != nil {
@@ -263,30 +257,31 @@ func (r *planRead) takeLists(c *storyCache, keys []string, cmd *redis.SliceCmd) 
 	}
 }
 
-// fromCache puts in r the index lists of keys that c holds, and the
-// stories they list that c holds.
+// fromCache puts in r the index lists of keys that c holds.
 func (r *planRead) fromCache(c *storyCache, keys []string) {
 	for _, k := range keys {
-		l, ok := r.lists[k]
-		if !ok {
-			if l, ok = c.lists.get(k); !ok {
-				continue
-			}
-			r.lists[k] = l
-		}
-		for _, lead := range l {
-			if r.stories[lead] != nil || r.absent[lead] {
-				continue
-			}
-			if st, ok := c.story(lead, r.oldest); ok {
-				if st == nil {
-					r.absent[lead] = true
-				} else {
-					r.stories[lead] = st
-				}
+		if _, ok := r.lists[k]; !ok {
+			if l, ok := c.lists.get(k); ok {
+				r.lists[k] = l
 			}
 		}
 	}
+}
+
+// story returns a copy of story lead as r read it or c holds it, and
+// whether either knows it (nil: gone): the Engine's Lookup.
+func (r *planRead) story(c *storyCache, lead string) (*grouping.Story, bool) {
+	st, ok := r.stories[lead]
+	if !ok {
+		if r.absent[lead] {
+			return nil, true
+		}
+		if st, ok = c.story(lead, r.oldest); !ok || st == nil {
+			return nil, ok
+		}
+	}
+	cp := *st
+	return &cp, true
 }
 
 // readMore reads the index lists of keys and the stories of leads into
