@@ -37,11 +37,10 @@
 // The article hash holds title, url, source, summary, image, user (who
 // posted it; empty for crawled articles), time (post time, Unix seconds),
 // crawled (crawl time, Unix seconds), comments, up, down and votes; with
-// rank_by story also tk (its index terms) and, on an article alone, tv,
-// tf and cjk (its term vector, its title's figures and weekdays, "1"
-// when it is in CJK), which a story's lead keeps, with cv and slast (the
-// story's centroid, in place of tv, and its latest member's post time),
-// and a story's other articles do not keep,
+// rank_by story also tv, tk, tf and cjk (its term vector, its index
+// terms, its title's figures and weekdays, "1" when it is in CJK), on a
+// story's lead cv and slast (the story's centroid and latest member's
+// post time),
 // story (its story's lead) and, on a lead, svotes (the story's votes:
 // story_rank.go). With rank_by story, votes: and score: of a lead hold its
 // story's votes and score, and a story's other articles are not ranked.

@@ -208,31 +208,26 @@ func (s *Store) planChunks(calls []ingestCall, made [][]int, e *grouping.Engine,
 		run := &runs[c]
 		for j, i := range part {
 			call, d := &calls[i], run.ds[j]
-			// a story's own fields (storyOf): a member keeps none but
-			// when its join is refused
 			var tv string
 			if d.Joined(call.id) {
 				tv = d.Vector.String()
 			} else {
 				tv, stored[call.id] = d.Vector.Stored()
 			}
-			own := []any{"tv", tv}
+			f := []any{"tv", tv, "tk", strings.Join(d.Keys, " ")}
 			if len(call.story.Facts) > 0 {
-				own = append(own, "tf", strings.Join(call.story.Facts, " "))
+				f = append(f, "tf", strings.Join(call.story.Facts, " "))
 			}
 			if call.story.CJK {
-				own = append(own, "cjk", "1")
-			}
-			f := []any{"tk", strings.Join(d.Keys, " ")}
-			if d.Joined(call.id) {
-				p.joins = append(append(p.joins, call.id, d.Story, len(own)/2), own...)
-				p.nj++
-				p.want[i] = d.Story
-			} else {
-				f = append(f, own...)
-				p.want[i] = ""
+				f = append(f, "cjk", "1")
 			}
 			p.fields[i] = f
+			if d.Joined(call.id) {
+				p.joins = append(p.joins, call.id, d.Story)
+				p.want[i] = d.Story
+			} else {
+				p.want[i] = ""
+			}
 		}
 		for _, st := range run.stories {
 			cv, v := st.Centroid.Stored()

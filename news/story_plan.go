@@ -71,8 +71,7 @@ type chunkPlan struct {
 	// name is its own, which the next chunk expects
 	count       int64
 	after, name string
-	nj          int   // the joins
-	joins       []any // article id, its story's lead, m, then its m fields (field, value) kept should it be alone
+	joins       []any // article id, its story's lead
 	lists       []any // index term, its list after the chunk
 	stories     []any // lead, its centroid, its latest member's post time
 	days        int   // the TermDF keys dfs writes
@@ -86,7 +85,7 @@ type chunkPlan struct {
 // args returns the plan as ingestPlanCmd's ARGV[8] on.
 func (p chunkPlan) args() []any {
 	out := make([]any, 0, 7+len(p.joins)+len(p.lists)+len(p.stories)+len(p.dfs))
-	out = append(out, p.count, p.after, p.name, p.nj, len(p.lists)/2, len(p.stories)/3, p.days)
+	out = append(out, p.count, p.after, p.name, len(p.joins)/2, len(p.lists)/2, len(p.stories)/3, p.days)
 	out = append(out, p.joins...)
 	out = append(out, p.lists...)
 	out = append(out, p.stories...)

@@ -319,14 +319,12 @@ func (s *Store) readMore(ctx context.Context, keys, leads []string, r *planRead)
 }
 
 // storyOf is the story led by id from its hash's fields tv, cv, time,
-// slast, tf, cjk, story; nil when there is none: no vector (tv, or cv
-// once the story has members: a member has neither) or post time, or a
-// member of another story.
+// slast, tf, cjk, story; nil when there is none.
 func storyOf(id string, v []any) (*grouping.Story, error) {
 	str := func(i int) string { x, _ := v[i].(string); return x }
 	tv, cv, ts, slast, tf, cjk, story := str(0), str(1), str(2), str(3), str(4), str(5), str(6)
 	t, err := strconv.ParseInt(ts, 10, 64)
-	if tv == "" && cv == "" || err != nil || story != "" && story != id {
+	if tv == "" || err != nil || story != "" && story != id {
 		return nil, nil
 	}
 	c := cv

@@ -42,17 +42,12 @@ import "github.com/redis/go-redis/v9"
 // ARGV[11] -> np, the planned joins; ARGV[12] -> nf, the planned lists;
 // ARGV[13] -> ns, the planned stories; ARGV[14] -> nd, the days whose
 // document frequencies change
-// then np runs (article id, its story's lead, m, then m pairs of a field
-// and its value: the article's tv, and tf and cjk when set, written only
-// should the article be alone), nf pairs (index term, the list it holds
-// after the call), ns triples (lead, its centroid, its latest member's
-// post time), nd runs (a df:<day> key, its TTL in s, m, then m pairs of
-// a term and its count), then per article those of ingestCmd, whose
-// optional fields end with tk (and, for an article planned alone, tv,
-// and tf, cjk when set): the article's index terms, vector, title
-// facts, language. A story's fields are those of its lead: a member
-// keeps only its index terms (the prune's), and a lead that takes a
-// member its centroid (cv) instead of its vector.
+// then np pairs (article id, its story's lead), nf pairs (index term,
+// the list it holds after the call), ns triples (lead, its centroid, its
+// latest member's post time), nd runs (a df:<day> key, its TTL in s, m,
+// then m pairs of a term and its count), then per article those of
+// ingestCmd, whose optional fields end with tv, tk (and tf, cjk when
+// set): the article's vector, index terms, title facts, language.
 //
 // Returns "stale", or the reply of ingestCmd followed, per created
 // article, by its story id ("" when it is alone so far).
@@ -63,11 +58,8 @@ local v = redis.call('HMGET', KEYS[#KEYS], 'n', 'by')
 if (tonumber(v[1]) or 0) ~= count or (ARGV[9] ~= '' and v[2] ~= ARGV[9]) then return {'stale'} end
 local plan, cents, dfs = {}, {}, {}
 local at = 15
-for _ = 1, np do
-  local m = tonumber(ARGV[at+2])
-  plan[ARGV[at]] = {ARGV[at+1], at + 3, m}
-  at = at + 3 + 2*m
-end
+for i = at, at + 2*np - 1, 2 do plan[ARGV[i]] = ARGV[i+1] end
+at = at + 2*np
 local lists = at
 at = at + 2*nf
 for i = at, at + 3*ns - 1, 3 do cents[ARGV[i]] = {ARGV[i+1], ARGV[i+2]} end
@@ -81,21 +73,16 @@ local k, a, track = 6, at, true
 ` + ingestLoopLua + storyJoinLua + `
 for _, m in ipairs(made) do
   local art = artOf(m)
-  local p, best = plan[art.id], nil
-  if p then
-    best = p[1]
+  local best = plan[art.id]
+  if best then
     local lk = base .. 'news:' .. best
     local lh = redis.call('HMGET', lk, 'url', 'time', 'votes', 'svotes', 'source', 'story')
     if lh[1] and tonumber(lh[2]) and tonumber(lh[2]) >= cutoff and (not lh[6] or lh[6] == best) then
       join(art, best, lk, lh)
       local c = cents[best]
-      if c then
-        redis.call('HSET', lk, 'cv', c[1], 'slast', c[2])
-        redis.call('HDEL', lk, 'tv')
-      end
+      if c then redis.call('HSET', lk, 'cv', c[1], 'slast', c[2]) end
     else
       best = nil
-      redis.call('HSET', KEYS[art.k], unpack(ARGV, p[2], p[2] + 2*p[3] - 1))
     end
   end
   out[#out+1] = best or ''
