@@ -24,7 +24,7 @@ type Board struct {
 	DayRetention   Duration `yaml:"day_retention"`
 	MonthRetention Duration `yaml:"month_retention"`
 	// Cap, when > 0, keeps only the top Cap members in each board's ranking
-	// (see the README on huge boards); 0 keeps everyone. Activity boards
+	// (see docs/leaderboards.md, "Huge boards"); 0 keeps everyone. Activity boards
 	// keep every other user's true total beside the board and admit by it;
 	// the invitation board admits an inviter only above the Cap-th score
 	// and keeps every count exactly.

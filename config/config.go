@@ -66,6 +66,11 @@ func (c *Config) problems(set func(path string) bool) []Problem {
 	c.Board.validate(v.at("board"))
 	c.Jobs.validate(v.at("jobs"))
 	c.Web.validate(v.at("web"))
+	if c.Crawler.WebSub.Enabled == "true" && c.Web.PublicURL == "" {
+		v.at("crawler").addf("websub.enabled", "is true but web.public_url is empty: hubs call newsrank back at "+
+			"web.public_url/websub/..., so set web.public_url to the address they reach newsrank's HTTP server at "+
+			"(a public URL, or a reverse proxy's: docs/operations.md), or set crawler.websub.enabled to auto or false")
+	}
 	return *v.probs
 }
 

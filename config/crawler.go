@@ -13,6 +13,9 @@ import (
 	"golang.org/x/net/html/charset"
 
 	"github.com/newsrank/newsrank/crawler"
+	"github.com/newsrank/newsrank/crawler/extract"
+	"github.com/newsrank/newsrank/crawler/fetch"
+	"github.com/newsrank/newsrank/crawler/websub"
 	"github.com/newsrank/newsrank/internal/redact"
 )
 
@@ -57,12 +60,15 @@ type Crawler struct {
 	// TTL they were written with. Still accepted so that configs setting
 	// it load; goes with the crawler's legacy item reader.
 	ItemTTL Duration `yaml:"item_ttl"`
+	// WebSub subscribes the rss and atom sources to the hubs their feeds
+	// announce, for pushes within seconds (package crawler/websub).
+	WebSub WebSub `yaml:"websub"`
 	// Sources are the sites and sections to crawl.
 	Sources []Source `yaml:"sources"`
 
 	// selectors holds the sources' selectors Validate compiled, by their
 	// text, for Options to hand over without compiling them again.
-	selectors map[string]crawler.Selector
+	selectors map[string]extract.Selector
 }
 
 // Poll bounds each source's poll interval: shorter after a poll that
@@ -70,6 +76,46 @@ type Crawler struct {
 type Poll struct {
 	Min Duration `yaml:"min"`
 	Max Duration `yaml:"max"`
+}
+
+// WebSub configures the WebSub subscriber.
+type WebSub struct {
+	// Enabled is "auto" (on when web.public_url is set, the address the
+	// hubs call back at), "true" or "false".
+	Enabled string `yaml:"enabled"`
+	// Lease is the subscription lease asked of the hubs; a subscription
+	// is renewed when a fifth of the lease granted is left.
+	Lease Duration `yaml:"lease"`
+	// Poll is how often a source that its hub pushes is still polled, as
+	// a fallback (longer than its adaptive interval).
+	Poll Duration `yaml:"poll"`
+}
+
+// WebSubOn reports whether the WebSub subscriber runs: enabled "true",
+// or "auto" with web.public_url set.
+func (c Config) WebSubOn() bool {
+	switch c.Crawler.WebSub.Enabled {
+	case "true":
+		return true
+	case "auto", "":
+		return c.Web.PublicURL != ""
+	}
+	return false
+}
+
+// WebSubFeeds are the feeds the WebSub subscriber keeps subscribed: the
+// URLs of the rss and atom sources whose websub is auto.
+func (c Crawler) WebSubFeeds() []websub.Feed {
+	var out []websub.Feed
+	for _, s := range c.Sources {
+		if (s.Kind != "rss" && s.Kind != "atom") || s.WebSub == "off" {
+			continue
+		}
+		for _, u := range s.URLs {
+			out = append(out, websub.Feed{Source: s.Name, URL: u})
+		}
+	}
+	return out
 }
 
 // Source is one site section: where to find article URLs and how to read
@@ -125,6 +171,9 @@ type Source struct {
 	// Charset forces a page charset (e.g. "gbk") for sites that do not
 	// declare it; empty means detect from headers and <meta>.
 	Charset string `yaml:"charset"`
+	// WebSub (rss and atom sources) is "auto" (subscribe to the hub the
+	// feed announces, when crawler.websub is on; the default) or "off".
+	WebSub string `yaml:"websub"`
 }
 
 // JSONList reads a JSON or JSONP list API.
@@ -158,12 +207,15 @@ type Extract struct {
 	Image    string `yaml:"image"`
 	Comments string `yaml:"comments"`
 	Body     string `yaml:"body"`
+	// Lead selects the first paragraphs of the body (a standfirst, the
+	// paragraphs the site marks); empty: found in body, else in the page.
+	Lead string `yaml:"lead"`
 }
 
 // checkSelector validates a "css" or "css@attr" selector with the
 // crawler's own rule, and keeps it compiled.
-func checkSelector(v *validator, compiled map[string]crawler.Selector, name, sel string) {
-	c, err := crawler.CompileSelector(sel)
+func checkSelector(v *validator, compiled map[string]extract.Selector, name, sel string) {
+	c, err := extract.CompileSelector(sel)
 	if err == nil {
 		compiled[sel] = c
 		return
@@ -188,6 +240,7 @@ var sourceName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 func defaultCrawler() Crawler {
 	c := crawlerFromOptions(crawler.DefaultOptions())
 	c.ItemTTL = Duration(7 * 24 * time.Hour)
+	c.WebSub = WebSub{Enabled: "auto", Lease: Duration(7 * 24 * time.Hour), Poll: Duration(time.Hour)}
 	return c
 }
 
@@ -209,8 +262,11 @@ func (c *Crawler) validate(v *validator) {
 		v.addf("poll.max", "must be >= crawler.poll.min (%s), got %s", c.Poll.Min, c.Poll.Max)
 	}
 	v.minDur("item_ttl", c.ItemTTL, time.Minute)
+	v.oneOf("websub.enabled", c.WebSub.Enabled, "auto", "true", "false")
+	v.minDur("websub.lease", c.WebSub.Lease, time.Minute)
+	v.minDur("websub.poll", c.WebSub.Poll, time.Minute)
 	seen := map[string]bool{}
-	c.selectors = map[string]crawler.Selector{}
+	c.selectors = map[string]extract.Selector{}
 	for i, s := range c.Sources {
 		sv := v.at(fmt.Sprintf("sources[%d]", i))
 		if seen[s.Name] {
@@ -218,10 +274,13 @@ func (c *Crawler) validate(v *validator) {
 		}
 		seen[s.Name] = true
 		s.validate(sv, c.selectors)
+		if s.WebSub != "" {
+			sv.oneOf("websub", s.WebSub, "auto", "off")
+		}
 	}
 }
 
-func (s *Source) validate(v *validator, compiled map[string]crawler.Selector) {
+func (s *Source) validate(v *validator, compiled map[string]extract.Selector) {
 	if !sourceName.MatchString(s.Name) {
 		v.addf("name", "must be 1-64 letters, digits, '-' or '_', got %q", s.Name)
 	}
@@ -247,7 +306,7 @@ func (s *Source) validate(v *validator, compiled map[string]crawler.Selector) {
 	v.min("max_pages", s.MaxPages, 0)
 	v.min("first_page", s.FirstPage, 0)
 	for i, d := range s.AllowedDomains {
-		if _, err := crawler.ParseAllowedDomain(d); err != nil {
+		if _, err := fetch.ParseAllowedDomain(d); err != nil {
 			v.addf(fmt.Sprintf("allowed_domains[%d]", i), "%v", err)
 		}
 	}
@@ -256,7 +315,7 @@ func (s *Source) validate(v *validator, compiled map[string]crawler.Selector) {
 	for _, f := range []struct{ name, sel string }{
 		{"title", s.Extract.Title}, {"post_time", s.Extract.PostTime}, {"source", s.Extract.Source},
 		{"summary", s.Extract.Summary}, {"image", s.Extract.Image}, {"comments", s.Extract.Comments},
-		{"body", s.Extract.Body},
+		{"body", s.Extract.Body}, {"lead", s.Extract.Lead},
 	} {
 		checkSelector(v, compiled, "extract."+f.name, f.sel)
 	}
@@ -277,9 +336,9 @@ func (s *Source) validate(v *validator, compiled map[string]crawler.Selector) {
 			v.addf("json.url_template", "is required unless json.fields.url is set")
 		}
 		for _, k := range slices.Sorted(maps.Keys(s.JSON.Fields)) {
-			if !slices.Contains(crawler.JSONFields, k) {
-				msg := fmt.Sprintf("unknown article field: must be one of %s", strings.Join(crawler.JSONFields, ", "))
-				if s := suggest(k, crawler.JSONFields); s != "" {
+			if !slices.Contains(extract.JSONFields, k) {
+				msg := fmt.Sprintf("unknown article field: must be one of %s", strings.Join(extract.JSONFields, ", "))
+				if s := suggest(k, extract.JSONFields); s != "" {
 					msg += ", did you mean " + s + "?"
 				}
 				v.addf("json.fields."+k, "%s", msg)

@@ -35,6 +35,9 @@ type Jobs struct {
 	// is idempotent and catches up on every board that has not expired.
 	// Hourly by default.
 	Archive Job `yaml:"archive"`
+	// Regroup revisits the recent stories (news.rank_by: story): every 6
+	// hours at :30 by default, after the crawl.
+	Regroup RegroupJob `yaml:"regroup"`
 }
 
 // Job is one scheduled job.
@@ -59,6 +62,7 @@ func defaultJobs() Jobs {
 		Prune:           Job{Schedule: "0 0 * * 1", Enabled: true},
 		Rescore:         Job{Schedule: "5 0 * * 1", Enabled: true},
 		Archive:         Job{Schedule: "15 * * * *", Enabled: true},
+		Regroup:         defaultRegroup(),
 	}
 }
 
@@ -75,4 +79,5 @@ func (j *Jobs) validate(v *validator) {
 			v.addf(job.name+".schedule", "%v, got %q", err, job.job.Schedule)
 		}
 	}
+	j.Regroup.validate(v.at("regroup"))
 }

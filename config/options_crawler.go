@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/newsrank/newsrank/crawler"
+	"github.com/newsrank/newsrank/crawler/extract"
+	"github.com/newsrank/newsrank/crawler/fetch"
 )
 
 // Options translates the crawler section into crawler.Options, with the
@@ -11,19 +13,21 @@ import (
 // the error names the first).
 func (c Crawler) Options() (crawler.Options, error) {
 	o := crawler.Options{
-		Workers:             c.Workers,
-		UserAgent:           c.UserAgent,
-		RequestTimeout:      c.RequestTimeout.D(),
-		MaxBodySize:         int64(c.MaxBodySize),
-		MaxRedirects:        c.MaxRedirects,
-		DenyPrivateNetworks: c.DenyPrivateNetworks,
-		ObeyRobots:          c.ObeyRobots,
-		RobotsTTL:           c.RobotsTTL.D(),
-		PerHostParallelism:  c.PerHostParallelism,
-		Delay:               c.Delay.D(),
-		Jitter:              c.Jitter.D(),
-		ListAttempts:        c.ListAttempts,
-		Poll:                crawler.PollOptions{Min: c.Poll.Min.D(), Max: c.Poll.Max.D()},
+		Workers: c.Workers,
+		Options: fetch.Options{
+			UserAgent:           c.UserAgent,
+			RequestTimeout:      c.RequestTimeout.D(),
+			MaxBodySize:         int64(c.MaxBodySize),
+			MaxRedirects:        c.MaxRedirects,
+			DenyPrivateNetworks: c.DenyPrivateNetworks,
+			ObeyRobots:          c.ObeyRobots,
+			RobotsTTL:           c.RobotsTTL.D(),
+			PerHostParallelism:  c.PerHostParallelism,
+			Delay:               c.Delay.D(),
+			Jitter:              c.Jitter.D(),
+		},
+		ListAttempts: c.ListAttempts,
+		Poll:         crawler.PollOptions{Min: c.Poll.Min.D(), Max: c.Poll.Max.D()},
 	}
 	for i, s := range c.Sources {
 		src, err := s.options(c.selectors)
@@ -37,35 +41,36 @@ func (c Crawler) Options() (crawler.Options, error) {
 
 // options translates one source, with the selectors Validate compiled
 // (the others, in a source Validate did not see, compiled here).
-func (s Source) options(compiled map[string]crawler.Selector) (crawler.Source, error) {
+func (s Source) options(compiled map[string]extract.Selector) (crawler.Source, error) {
 	o := crawler.Source{
 		Name: s.Name, Label: s.Label, Kind: s.Kind, URLs: s.URLs,
 		AllowedDomains: s.AllowedDomains, Groups: s.Groups, MaxPages: s.MaxPages,
 		PageTemplate: s.PageTemplate, FirstPage: s.FirstPage,
-		JSON: crawler.JSONList{ItemsPath: s.JSON.ItemsPath, URLTemplate: s.JSON.URLTemplate, Fields: s.JSON.Fields,
-			Offset: crawler.OffsetPagination{Start: s.JSON.Offset.Start, Step: s.JSON.Offset.Step, Limit: s.JSON.Offset.Limit}},
-		TimeLayouts: s.TimeLayouts, TimeZone: s.TimeZone, Charset: s.Charset,
+		JSON: extract.JSONList{ItemsPath: s.JSON.ItemsPath, URLTemplate: s.JSON.URLTemplate, Fields: s.JSON.Fields,
+			Offset: extract.OffsetPagination{Start: s.JSON.Offset.Start, Step: s.JSON.Offset.Step, Limit: s.JSON.Offset.Limit}},
+		Config: extract.Config{TimeLayouts: s.TimeLayouts, TimeZone: s.TimeZone, Charset: s.Charset},
 	}
 	x := s.Extract
 	for _, f := range []struct {
 		name string
 		sel  string
-		dst  *crawler.Selector
+		dst  *extract.Selector
 	}{
 		{"link_selector", s.LinkSelector, &o.LinkSelector},
 		{"next_selector", s.NextSelector, &o.NextSelector},
-		{"extract.title", x.Title, &o.Extract.Title},
-		{"extract.post_time", x.PostTime, &o.Extract.PostTime},
-		{"extract.source", x.Source, &o.Extract.Source},
-		{"extract.summary", x.Summary, &o.Extract.Summary},
-		{"extract.image", x.Image, &o.Extract.Image},
-		{"extract.comments", x.Comments, &o.Extract.Comments},
-		{"extract.body", x.Body, &o.Extract.Body},
+		{"extract.title", x.Title, &o.Selectors.Title},
+		{"extract.post_time", x.PostTime, &o.Selectors.PostTime},
+		{"extract.source", x.Source, &o.Selectors.Source},
+		{"extract.summary", x.Summary, &o.Selectors.Summary},
+		{"extract.image", x.Image, &o.Selectors.Image},
+		{"extract.comments", x.Comments, &o.Selectors.Comments},
+		{"extract.body", x.Body, &o.Selectors.Body},
+		{"extract.lead", x.Lead, &o.Selectors.Lead},
 	} {
 		sel, ok := compiled[f.sel]
 		var err error
 		if !ok {
-			sel, err = crawler.CompileSelector(f.sel)
+			sel, err = extract.CompileSelector(f.sel)
 		}
 		if err != nil {
 			return crawler.Source{}, fmt.Errorf("source %s: %s: %w", s.Name, f.name, err)

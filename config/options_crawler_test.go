@@ -19,8 +19,8 @@ func TestCrawlerOptionsSelectors(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := o.Sources[0]
-	if s.LinkSelector.String() != "a.t@data-href" || s.Extract.Title.String() != "h1" || !s.NextSelector.IsZero() {
-		t.Errorf("selectors = %q, %q, %q", s.LinkSelector, s.Extract.Title, s.NextSelector)
+	if s.LinkSelector.String() != "a.t@data-href" || s.Selectors.Title.String() != "h1" || !s.NextSelector.IsZero() {
+		t.Errorf("selectors = %q, %q, %q", s.LinkSelector, s.Selectors.Title, s.NextSelector)
 	}
 	cfg.Crawler.Sources[0].LinkSelector = "ul["
 	if _, err := cfg.Crawler.Options(); err == nil || !strings.Contains(err.Error(), "link_selector") {

@@ -23,6 +23,7 @@ func (w Web) Options() web.Options {
 	o.CookieSecure = w.CookieSecure
 	o.FormTTL = w.FormTTL.D()
 	o.AdminSessionTTL = w.AdminSessionTTL.D()
+	o.PublicURL = w.PublicURL
 	for _, s := range w.TrustedProxies {
 		if p, err := proxyPrefix(s); err == nil { // validate reports the others
 			o.TrustedProxies = append(o.TrustedProxies, p)
@@ -65,6 +66,7 @@ func webFromOptions(listen string, o web.Options) Web {
 		FormTTL:         Duration(o.FormTTL),
 		AdminSessionTTL: Duration(o.AdminSessionTTL),
 		TrustedProxies:  proxyStrings(o.TrustedProxies),
+		PublicURL:       o.PublicURL,
 	}
 }
 

@@ -40,6 +40,7 @@ func TestInvalidConfigsNameTheirField(t *testing.T) {
 		{"listen", "web:\n  listen: 8080\n", `web.listen: must be host:port such as 127.0.0.1:8080, got "8080"`},
 		{"short token", "web:\n  tokens: [\"abc\"]\n", "web.tokens[0]: must be at least 8 characters, got 3"},
 		{"trusted proxy", "web:\n  trusted_proxies: [\"10.0.0.1\", \"proxy.lan\"]\n", `web.trusted_proxies[1]: must be an IP address or a CIDR prefix such as 10.0.0.0/8, got "proxy.lan"`},
+		{"public url", "web:\n  public_url: news.example.org\n", `web.public_url: must be an absolute http(s) URL such as https://news.example.org, got "news.example.org"`},
 		{"source kind", "crawler:\n  sources:\n    - name: s\n      kind: ftp\n      urls: [\"http://x/\"]\n", `crawler.sources[0].kind: must be one of html, rss, atom, sitemap, json, jsonp, got "ftp"`},
 		{"source url", "crawler:\n  sources:\n    - name: s\n      kind: rss\n      urls: [\"ftp://x/feed\"]\n", `crawler.sources[0].urls[0]: must be an absolute http(s) URL, got "ftp://x/feed"`},
 		{"source url user info", "crawler:\n  sources:\n    - name: s\n      kind: rss\n      urls: [\"http://u:secret@x/feed\"]\n", `crawler.sources[0].urls[0]: must not carry user info (user:password@), got "http://xxxxx@x/feed"`},

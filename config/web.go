@@ -45,6 +45,11 @@ type Web struct {
 	// limited per client address, which behind a proxy is the proxy's
 	// unless it is listed here.
 	TrustedProxies []string `yaml:"trusted_proxies"`
+	// PublicURL is the address readers reach newsrank at (an absolute
+	// http(s) URL, a path allowed when a proxy serves it under one); the
+	// feeds' links are built on it. Empty: on the scheme and host of each
+	// request (web.Options.PublicURL).
+	PublicURL string `yaml:"public_url"`
 }
 
 // proxyPrefix reads an entry of trusted_proxies: an address (one host)
@@ -96,6 +101,11 @@ func (w *Web) validate(v *validator) {
 	for i, p := range w.TrustedProxies {
 		if _, err := proxyPrefix(p); err != nil {
 			v.addf(fmt.Sprintf("trusted_proxies[%d]", i), "must be an IP address or a CIDR prefix such as 10.0.0.0/8, got %q", p)
+		}
+	}
+	if w.PublicURL != "" {
+		if err := web.CheckPublicURL(w.PublicURL); err != nil {
+			v.addf("public_url", "%v", err)
 		}
 	}
 }

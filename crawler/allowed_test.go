@@ -2,7 +2,6 @@ package crawler
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/newsrank/newsrank/crawler/extract"
+	"github.com/newsrank/newsrank/crawler/fetch"
 	"github.com/newsrank/newsrank/queue"
 )
 
@@ -96,7 +97,7 @@ func TestAllowedTargets(t *testing.T) {
 		Source{Name: "feed", Kind: "rss", URLs: []string{a + "/feed.xml"}},
 		Source{Name: "sitemap", Kind: "sitemap", URLs: []string{a + "/sitemap_index.xml"}},
 		Source{Name: "api", Kind: "json", URLs: []string{a + "/api.json"},
-			JSON: JSONList{ItemsPath: "items", Fields: map[string]string{"url": "u"}}},
+			JSON: extract.JSONList{ItemsPath: "items", Fields: map[string]string{"url": "u"}}},
 	)
 	// A URL queued before the allowed targets said no (or by hand).
 	if _, err := c.Queue("links").Push(context.Background(), b+"/queued.html"); err != nil {
@@ -127,8 +128,8 @@ func TestAllowedTargets(t *testing.T) {
 		t.Errorf("%d articles stored, want 6: %+v", tot.Created, tot)
 	}
 	want := map[string]string{
-		a + "/a/redirect.html":          ReasonOffsite,
-		a + "/a/userinfo-redirect.html": ReasonBadURL,
+		a + "/a/redirect.html":          fetch.ReasonOffsite,
+		a + "/a/userinfo-redirect.html": fetch.ReasonBadURL,
 		b + "/queued.html":              ReasonNotAllowed,
 	}
 	got := deadReasons(t, c.Queue("links"))
@@ -181,8 +182,8 @@ func TestDenyPrivateNetworks(t *testing.T) {
 				t.Errorf("the other local service was requested %d times", n)
 			}
 			for _, u := range []string{local + "/page.html", a + "/a/to-local.html"} {
-				if got[u] != ReasonPrivateNetwork {
-					t.Errorf("%s: dead for %q, want %q", u, got[u], ReasonPrivateNetwork)
+				if got[u] != fetch.ReasonPrivateNetwork {
+					t.Errorf("%s: dead for %q, want %q", u, got[u], fetch.ReasonPrivateNetwork)
 				}
 			}
 			for _, u := range []string{a + "/a/1.html", self + "/a/2.html"} {
@@ -191,49 +192,5 @@ func TestDenyPrivateNetworks(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func TestAllowedSet(t *testing.T) {
-	cases := []struct {
-		domains, start []string
-		ok, no         []string
-	}{
-		{ // from a start URL on the default port: http and https, subdomains
-			start: []string{"http://News.Example.com/list/{page}"},
-			ok:    []string{"http://news.example.com/a", "https://news.example.com/a", "http://m.news.example.com./a", "http://news.example.com:80/a", "https://news.example.com:443/"},
-			no: []string{"http://news.example.com:8080/a", "https://news.example.com:80/a", "http://example.com/a", "http://evilnews.example.com/a",
-				"ftp://news.example.com/a", "http://127.0.0.1/"},
-		},
-		{ // from a start URL on another port: that scheme and port only
-			start: []string{"http://127.0.0.1:8080/feed"},
-			ok:    []string{"http://127.0.0.1:8080/a"},
-			no:    []string{"http://127.0.0.1/a", "http://127.0.0.1:6379/", "https://127.0.0.1:8080/a", "http://x.127.0.0.1:8080/a", "http://localhost:8080/a"},
-		},
-		{ // allowed_domains: host names and origins
-			domains: []string{"example.com", "https://cdn.example.net:8443", "http://[::1]:9000"},
-			start:   []string{"http://feeds.other.org/rss"},
-			ok:      []string{"https://www.example.com/", "http://example.com/", "https://a.cdn.example.net:8443/x", "http://[::1]:9000/"},
-			no:      []string{"http://feeds.other.org/rss", "http://example.com:81/", "http://cdn.example.net:8443/x", "https://cdn.example.net/x", "http://[::1]/"},
-		},
-	}
-	for i, tc := range cases {
-		a, err := newAllowedSet(tc.domains, tc.start)
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		for _, u := range tc.ok {
-			if err := a.check(u); err != nil {
-				t.Errorf("case %d (%s): %s refused: %v", i, a, u, err)
-			}
-		}
-		for _, u := range tc.no {
-			if err := a.check(u); !errors.Is(err, ErrNotAllowed) {
-				t.Errorf("case %d (%s): %s: %v, want %v", i, a, u, err, ErrNotAllowed)
-			}
-		}
-		if err := a.check(strings.Replace(tc.ok[0], "://", "://user:pw@", 1)); !errors.Is(err, ErrUserInfo) || strings.Contains(err.Error(), "pw") {
-			t.Errorf("case %d: user info: %v, want %v without the password", i, err, ErrUserInfo)
-		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/newsrank/newsrank/crawler/fetch"
 	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/queue"
 )
@@ -173,13 +174,13 @@ func ingestAll(ctx context.Context, st Store, as []news.Article) []outcome {
 
 // counted counts an ingest's outcome; it returns the failure of an
 // article not stored (nil for a stored or too old one).
-func (r *consumeRun) counted(j job, o outcome) *FetchError {
+func (r *consumeRun) counted(j job, o outcome) *fetch.Error {
 	k := r.counts[j.s]
 	switch {
 	case errors.Is(o.err, news.ErrBadInput):
-		return &FetchError{URL: j.url, Reason: "rejected", Err: o.err}
+		return &fetch.Error{URL: j.url, Reason: "rejected", Err: o.err}
 	case o.err != nil:
-		return &FetchError{URL: j.url, Reason: ReasonStore, Retryable: true, Err: o.err}
+		return &fetch.Error{URL: j.url, Reason: ReasonStore, Retryable: true, Err: o.err}
 	}
 	switch o.res.Status {
 	case news.Created:

@@ -1,13 +1,27 @@
-// Package crawler is newsrank's producer/consumer crawler (seed 004, built
-// properly). The producer walks each configured source — HTML list pages,
-// RSS/Atom feeds, sitemaps, JSON/JSONP list APIs — and pushes canonical
-// article URLs to that source's Redis queue (package queue), with the
-// fields the list carried for each item. Consumers claim URLs from all the
-// queues, fetch the article page with colly, extract an article (per-source
-// CSS selectors, then JSON-LD, OpenGraph and the usual <meta>/<time>/<title>
-// fallbacks), merge it with the list item's fields and hand it to the news
-// store, then acknowledge the URL. A failed page is retried with backoff
-// or sent to the dead letters, with a reason.
+// Package crawler is newsrank's producer/consumer crawler. The producer
+// walks each configured source — HTML list pages, RSS/Atom feeds,
+// sitemaps, JSON/JSONP list APIs — and pushes canonical article URLs to
+// that source's Redis queue (package queue), with the fields the list
+// carried for each item. Consumers claim URLs from all the queues, fetch
+// the article page, extract an article, merge it with the list item's
+// fields and hand it to the news store, then acknowledge the URL. A
+// failed page is retried with backoff or sent to the dead letters, with a
+// reason.
+//
+// A URL's path through the packages is the layout:
+//
+//   - crawler/fetch gets a page: politeness, robots.txt, body limits, the
+//     private-network guard, and an error with a reason for every way a
+//     fetch fails;
+//   - crawler/extract reads it: an article page (per-source CSS
+//     selectors, then JSON-LD, OpenGraph and the usual <meta>/<time>/
+//     <title> fallbacks) or a list (HTML, feed, sitemap, JSON);
+//   - crawler/dates reads its post time, for extract;
+//   - this package runs the walks (produce.go, list_pages.go: the walk of
+//     each kind of list, list_cache.go, head_read.go), the polls
+//     (poll.go, poll_run.go, poll_hints.go), the consumers (consume.go,
+//     process.go: one page; commit.go: storing and acknowledging in
+//     batches) and their reports and progress.
 //
 // # Engagement between crawls
 //
@@ -30,7 +44,7 @@
 //
 // List pages, feeds, sitemaps and list API pages are fetched with
 // If-None-Match / If-Modified-Since from the validators of their last
-// answer, and a body's hash is kept too (validators.go): a 304, or a body
+// answer, and a body's hash is kept too (list_cache.go): a 304, or a body
 // the same as last time, is not parsed again (SourceProduce.NotModified,
 // Unchanged). A walk goes on past such a page as past a page that lists
 // nothing new: an HTML or API start page that is unchanged ends its start
@@ -48,36 +62,35 @@
 // sitemap index's children and the time of its last answer; the key
 // expires ListCacheTTL after its last write, and older entries are
 // ignored), and <prefix>{crawl:<source>}:poll, the source's adaptive
-// poll schedule (poll.go). Beside them, the fields a
-// list item carried travel with its URL as the queue's payload (JSON of
-// Fields), pushed, claimed and deleted in the same scripts as the URL, so
-// a consumer gets them with the claim on any Redis deployment, Cluster
-// included. A URL re-listed while still queued gets the newest listing's
+// poll schedule (poll.go). Beside them, the fields a list item carried
+// travel with its URL as the queue's payload (JSON of
+// extract.Fields), pushed, claimed and deleted in the same scripts as
+// the URL, so a consumer gets them with the claim on any Redis
+// deployment, Cluster included. A URL re-listed while still queued gets the newest listing's
 // fields. The release before kept them in <prefix>{q:<source>}:item:<h>
 // (STRING, expiring after crawler.item_ttl); consumers still read that key
 // for a claimed URL without a payload, for one release (legacy_items.go).
 //
-// # Politeness
+// # Politeness and hostile sites
 //
-// robots.txt is obeyed by default (cached per host for crawler.robots_ttl,
-// Crawl-delay honoured), at most crawler.per_host_parallelism requests run
-// at once per host, request starts to one host are spaced by
-// crawler.delay plus a random 0..crawler.jitter, and crawler.workers
-// bounds all fetches at once.
-//
-// # Hostile sites
-//
-// crawler.max_body_size bounds every body after gzip inflation, which
-// newsrank does itself (bodyTransport): a gzip bomb costs its compressed
-// size. A source's allowed targets are scheme, host and port (allowedSet),
-// checked wherever a URL enters; URLs with user info are refused.
-// crawler.deny_private_networks refuses private addresses when connecting
-// (netGuard), except the endpoints of the sources' own configured URLs.
+// Pages are fetched by package fetch: robots.txt is obeyed by default
+// (cached per host for crawler.robots_ttl, Crawl-delay honoured), at most
+// crawler.per_host_parallelism requests run at once per host, request
+// starts to one host are spaced by crawler.delay plus a random
+// 0..crawler.jitter; crawler.max_body_size bounds every body after gzip
+// inflation (a gzip bomb costs its compressed size); redirects stay
+// inside the source's allowed targets; crawler.deny_private_networks
+// refuses private addresses when connecting, except the endpoints of the
+// sources' own configured URLs. crawler.workers bounds all fetches at
+// once. A source's allowed targets are scheme, host and port
+// (fetch.Allowed), checked here wherever a URL enters (a listed URL, a
+// next page, a child sitemap, a claimed URL, a declared canonical URL);
+// URLs with user info are refused.
 //
 // # Redis going away
 //
 // A push that meets a Redis error is retried with backoff until Redis
-// answers or the run's context ends (redisRetry); the walk waits at its
+// answers or the run's context ends (redis_retry.go); the walk waits at its
 // page meanwhile. SourceProduce.Retried counts such pushes.
 package crawler
 
@@ -86,14 +99,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/newsrank/newsrank/crawler/extract"
+	"github.com/newsrank/newsrank/crawler/fetch"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/queue"
@@ -114,6 +127,19 @@ var ErrUnknownSource = errors.New("unknown source")
 // ErrNoSources is returned when there is nothing to crawl.
 var ErrNoSources = errors.New("no sources configured (crawler.sources)")
 
+// ErrNoTitle is an article page with no title anywhere.
+var ErrNoTitle = errors.New("page has no title")
+
+// Failure reasons of the crawler's own steps, beside those of a fetch
+// (fetch.ReasonHTTP404...), in fetch.Error.Reason, dead letters and the
+// metrics.PagesFailed reason label.
+const (
+	ReasonNoTitle    = "no_title"
+	ReasonNotAllowed = "not_allowed" // a queued URL outside the source's allowed targets
+	ReasonBadList    = "bad_list"
+	ReasonStore      = "store"
+)
+
 // Crawler runs the producer and the consumers of the configured sources.
 // It is safe for concurrent use; Produce, Consume and RunOnce may run at
 // the same time (and in several processes).
@@ -128,15 +154,19 @@ type Crawler struct {
 	qopts   []queue.Option
 	tr      http.RoundTripper
 	sources []*source
-	fetch   *fetcher
+	fetcher *fetch.Fetcher
+	push    PushPolls // nil: no source is pushed (push.go)
 }
 
 // source is one configured source, compiled.
 type source struct {
-	cfg     Source
-	rules   *Rules
-	allowed allowedSet
-	queue   *queue.Queue
+	cfg   Source
+	rules *extract.Rules
+	// pageRules are rules for an article page, which the fetch decoded
+	// from a forced charset already.
+	pageRules *extract.Rules
+	allowed   fetch.Allowed
+	queue     *queue.Queue
 	// items: the kind's list items carry fields (feeds, sitemaps, APIs).
 	items bool
 }
@@ -178,7 +208,11 @@ func New(cfg Options, qopt queue.Options, rdb redis.UniversalClient, prefix stri
 		o(c)
 	}
 	if c.tr == nil {
-		c.tr = newTransport(cfg, c.log)
+		var configured []string
+		for _, s := range cfg.Sources {
+			configured = append(configured, s.configuredURLs()...)
+		}
+		c.tr = fetch.NewTransport(cfg.Options, cfg.Workers, configured, c.log)
 	}
 	c.qopts = append([]queue.Option{queue.WithClock(c.clock), queue.WithLogger(c.log)}, c.qopts...)
 	for i, sc := range cfg.Sources {
@@ -188,46 +222,17 @@ func New(cfg Options, qopt queue.Options, rdb redis.UniversalClient, prefix stri
 		}
 		c.sources = append(c.sources, s)
 	}
-	var robots *robotsCache
-	if cfg.ObeyRobots {
-		rc := &http.Client{Transport: &bodyTransport{next: c.tr, limit: maxRobotsSize, truncate: true},
-			Timeout: cfg.RequestTimeout, CheckRedirect: robotsRedirect}
-		robots = newRobotsCache(rc, cfg.UserAgent, cfg.RobotsTTL, c.clock.Now)
-	}
-	c.fetch = newFetcher(cfg.UserAgent, cfg.RequestTimeout, cfg.MaxBodySize, cfg.MaxRedirects, c.tr,
-		robots, newHostLimiter(cfg.PerHostParallelism, cfg.Delay, cfg.Jitter))
+	c.fetcher = fetch.New(cfg.Options, c.tr, c.clock.Now)
 	return c, nil
 }
 
-// newTransport keeps enough idle connections per host for the workers,
-// and guards its dialer (crawler.deny_private_networks).
-func newTransport(cfg Options, log *slog.Logger) *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConns = max(100, 4*cfg.Workers)
-	t.MaxIdleConnsPerHost = max(cfg.Workers, cfg.PerHostParallelism, 2)
-	t.ResponseHeaderTimeout = cfg.RequestTimeout
-	var configured []string
-	for _, s := range cfg.Sources {
-		configured = append(configured, s.URLs...)
-		if s.PageTemplate != "" {
-			configured = append(configured, s.PageTemplate)
-		}
+// configuredURLs are the URLs a source's configuration names: its start
+// URLs and page template.
+func (sc Source) configuredURLs() []string {
+	if sc.PageTemplate == "" {
+		return sc.URLs
 	}
-	d := &net.Dialer{Timeout: min(cfg.RequestTimeout, 30*time.Second), KeepAlive: 30 * time.Second}
-	return newNetGuard(cfg.DenyPrivateNetworks, configured, log).transport(t, d)
-}
-
-// robotsRedirect follows a robots.txt redirect (at most 5) only to the
-// same host, on the same port or a default one; any other is not followed
-// and the redirect itself is read as "no robots.txt" (all allowed).
-func robotsRedirect(req *http.Request, via []*http.Request) error {
-	from := via[0].URL
-	p := req.URL.Port()
-	if len(via) > 5 || req.URL.User != nil || !strings.EqualFold(req.URL.Hostname(), from.Hostname()) ||
-		p != "" && p != from.Port() && p != defaultPort(req.URL.Scheme) {
-		return http.ErrUseLastResponse
-	}
-	return nil
+	return append(slices.Clone(sc.URLs), sc.PageTemplate)
 }
 
 func (c *Crawler) compile(sc Source) (*source, error) {
@@ -239,16 +244,12 @@ func (c *Crawler) compile(sc Source) (*source, error) {
 			return nil, fmt.Errorf("source %s: groups: %w", sc.Name, err)
 		}
 	}
-	rules, err := NewRules(sc)
+	rules, err := extract.NewRules(sc.Config)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("source %s: %w", sc.Name, err)
 	}
-	s := &source{cfg: sc, rules: rules}
-	configured := sc.URLs
-	if sc.PageTemplate != "" {
-		configured = append(slices.Clone(sc.URLs), sc.PageTemplate)
-	}
-	if s.allowed, err = newAllowedSet(sc.AllowedDomains, configured); err != nil {
+	s := &source{cfg: sc, rules: rules, pageRules: rules.Decoded()}
+	if s.allowed, err = fetch.NewAllowed(sc.AllowedDomains, sc.configuredURLs()); err != nil {
 		return nil, fmt.Errorf("source %s: %w", sc.Name, err)
 	}
 	s.items = sc.Kind != "html"

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/newsrank/newsrank/crawler/extract"
+	"github.com/newsrank/newsrank/crawler/fetch"
 	"github.com/newsrank/newsrank/internal/proctest"
 	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/news"
@@ -97,7 +99,7 @@ func TestHTMLPageTemplateAndLimits(t *testing.T) {
 	e.serveArticles(30, time.Now())
 	e.serveList(30, 10, false, "") // /list/, /list/index_2.html, /list/index_3.html; index_4 is a 404
 	src := htmlSource("tmpl")
-	src.NextSelector = Selector{}
+	src.NextSelector = extract.Selector{}
 	src.PageTemplate = "http://" + host + "/list/index_{page}.html"
 	c := e.crawler(src)
 	rep, err := c.Produce(context.Background())
@@ -293,10 +295,11 @@ func TestJSONPOffsetPagination(t *testing.T) {
 	})
 	src := Source{Name: "netease", Kind: "jsonp",
 		URLs: []string{"http://" + apiHost + "/list/{offset}-20.html?callback=artiList"},
-		JSON: JSONList{ItemsPath: "BBM54PGAwangning", URLTemplate: "http://" + apiHost + "/article/{docid}.html",
+		JSON: extract.JSONList{ItemsPath: "BBM54PGAwangning", URLTemplate: "http://" + apiHost + "/article/{docid}.html",
 			Fields: map[string]string{"title": "title", "post_time": "ptime", "comments": "replyCount", "source": "source"},
-			Offset: OffsetPagination{Start: 0, Step: 20, Limit: 200}},
-		TimeZone: "Asia/Shanghai", Extract: Selectors{Body: sel("div.content")}, Groups: []string{"要闻"}}
+			Offset: extract.OffsetPagination{Start: 0, Step: 20, Limit: 200}},
+		Config: extract.Config{TimeZone: "Asia/Shanghai", Selectors: extract.Selectors{Body: sel("div.content")}},
+		Groups: []string{"要闻"}}
 	c := e.crawler(src)
 	rep := e.runOnce(c)
 	p := rep.Produce.Sources[0]
@@ -380,23 +383,23 @@ func TestFailures(t *testing.T) {
 	e.site.page(h+"/ok", "text/html", "<title>fine</title>")
 
 	want := map[string]string{
-		"http://" + h + "/404":            ReasonHTTP404,
-		"http://" + h + "/410":            ReasonHTTP410,
-		"http://" + h + "/500":            ReasonHTTP5xx,
-		"http://" + h + "/403":            ReasonHTTP4xx,
-		"http://" + h + "/429":            ReasonHTTP429,
-		"http://" + h + "/slow":           ReasonTimeout,
-		"http://" + h + "/slow-body":      ReasonTimeout,
-		"http://" + h + "/pdf":            ReasonNotHTML,
-		"http://" + h + "/private/secret": ReasonRobots,
-		"http://" + h + "/big":            ReasonTooLarge,
-		"http://" + h + "/big-chunked":    ReasonTooLarge,
+		"http://" + h + "/404":            fetch.ReasonHTTP404,
+		"http://" + h + "/410":            fetch.ReasonHTTP410,
+		"http://" + h + "/500":            fetch.ReasonHTTP5xx,
+		"http://" + h + "/403":            fetch.ReasonHTTP4xx,
+		"http://" + h + "/429":            fetch.ReasonHTTP429,
+		"http://" + h + "/slow":           fetch.ReasonTimeout,
+		"http://" + h + "/slow-body":      fetch.ReasonTimeout,
+		"http://" + h + "/pdf":            fetch.ReasonNotHTML,
+		"http://" + h + "/private/secret": fetch.ReasonRobots,
+		"http://" + h + "/big":            fetch.ReasonTooLarge,
+		"http://" + h + "/big-chunked":    fetch.ReasonTooLarge,
 		"http://" + h + "/notitle":        ReasonNoTitle,
-		"http://" + h + "/loop/0":         ReasonTooManyRedirects,
-		"http://" + h + "/offsite":        ReasonOffsite,
-		"http://" + h + "/to-private":     ReasonRobots,
-		"http://down.example.test/x":      ReasonConn,
-		"http://r5.example.test/x":        ReasonRobotsFailed,
+		"http://" + h + "/loop/0":         fetch.ReasonTooManyRedirects,
+		"http://" + h + "/offsite":        fetch.ReasonOffsite,
+		"http://" + h + "/to-private":     fetch.ReasonRobots,
+		"http://down.example.test/x":      fetch.ReasonConn,
+		"http://r5.example.test/x":        fetch.ReasonRobotsFailed,
 	}
 	e.site.handle("r5.example.test/robots.txt", status(503))
 	e.site.page("r5.example.test/x", "text/html", "<title>never fetched</title>")
@@ -437,7 +440,7 @@ func TestFailures(t *testing.T) {
 	if n := e.site.hitCount("evil.test/landing"); n != 0 {
 		t.Errorf("followed a redirect off the allowed domains")
 	}
-	if s.Failed[ReasonTooLarge] != 2 || s.Failed[ReasonRobots] != 2 {
+	if s.Failed[fetch.ReasonTooLarge] != 2 || s.Failed[fetch.ReasonRobots] != 2 {
 		t.Errorf("failure counts = %v", s.Failed)
 	}
 	if fs := rep.FailedSources(); len(fs) != 0 {
@@ -521,8 +524,8 @@ func TestListPageRetriesAndSourceFailure(t *testing.T) {
 	if p := rep.Produce.Sources[1]; p.Err == nil || e.site.hitCount(h+"/down-list") != e.opts.ListAttempts {
 		t.Errorf("down list = %+v after %d tries, want an error after list_attempts", p, e.site.hitCount(h+"/down-list"))
 	}
-	if p := rep.Produce.Sources[2]; p.Err == nil || !errors.Is(p.Err, ErrBadList) {
-		t.Errorf("bad xml = %+v, want ErrBadList", p)
+	if p := rep.Produce.Sources[2]; p.Err == nil || !errors.Is(p.Err, extract.ErrBadList) {
+		t.Errorf("bad xml = %+v, want extract.ErrBadList", p)
 	}
 	if fs := strings.Join(rep.FailedSources(), ","); fs != "down,badxml" {
 		t.Errorf("FailedSources = %q, want down,badxml", fs)

@@ -7,33 +7,43 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/demosite"
-	"github.com/newsrank/newsrank/minhash"
+	"github.com/newsrank/newsrank/internal/coverage"
 	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/queue"
 )
 
-// TestDemoStories crawls the demo site publishing labelled stories
-// (demosite.Options.Stories: each copy an article of a section in its
-// language, among the site's ordinary articles) with news.rank_by: story,
-// end to end: pages fetched, title and summary extracted, sketched and
-// grouped at ingest. Pairwise over the copies of one language: precision
-// (pairs grouped together that are one story) and recall (pairs of one
-// story grouped together) at least 0.95 each, as on the labelled set fed
-// to the store directly (news.TestStorySetQuality). A copy grouped with
-// an ordinary article counts against precision; pairs of two ordinary
-// articles are not labelled (the demo's stock texts make some alike) and
-// not counted.
+// storyWindow is the window of the story crawl tests: the coverage set
+// the demo site publishes spans 12 days, and every report of it is to be
+// stored and measured.
+const storyWindow = 14 * 24 * time.Hour
+
+// TestDemoStories crawls the demo site publishing the labelled coverage
+// set (demosite.Options.Stories: every report an article of a section in
+// its language, among the site's ordinary articles) with news.rank_by:
+// story, end to end: pages fetched, title, summary and lead read,
+// grouped at ingest in the order the crawl brings them. Every report is
+// stored with its title and summary. Measured pairwise over the reports
+// of one language, a report grouped with an ordinary article counting
+// against precision: precision at least 0.65, recall at least 0.65.
+//
+// A crawl brings the pages in the queue's order, random, not in
+// publication order; the grouping's time decays measure the distance
+// between an article and a story's reports whichever came first, so the
+// order moves the figures little (P 0.79 to 0.83, R 0.73 to 0.78 over
+// five runs, against P 0.82 R 0.80 for the set fed to the store in
+// publication order). The floors leave room for the order's spread.
 func TestDemoStories(t *testing.T) {
 	e := newEnv(t)
 	o := news.DefaultOptions()
 	o.RankBy = news.RankByStory
+	o.Window = storyWindow
 	store, err := news.New(e.rdb, testPrefix, o, news.WithLogger(quietLog()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.store = store
 	now := time.Now().UTC().Truncate(time.Second)
-	site := demosite.New(demosite.Options{Articles: 120, Stories: 40, Now: now, Seed: 5})
+	site := demosite.New(demosite.Options{Articles: 120, Stories: demosite.AllStories, Now: now, Seed: 5})
 	srv := httptest.NewServer(site)
 	t.Cleanup(srv.Close)
 	e.opts.Workers = 8
@@ -47,57 +57,47 @@ func TestDemoStories(t *testing.T) {
 		t.Fatalf("failed sources: %+v", rep)
 	}
 
-	type stored struct {
-		label, lang, found string // label: the labelled story ("" ordinary); found: its story's lead, or itself
-		text, title        string
+	story := map[string]string{} // path → its story's lead, or itself
+	split := map[string]string{} // a report's path → its half of the set
+	set, paths := site.StoryCopies()
+	for i, a := range set.Articles {
+		split[paths[i]] = a.Split
 	}
-	var as []stored
-	copies := 0
 	for _, a := range site.Articles() {
-		if now.Sub(a.PostTime) > o.Window {
-			continue
-		}
 		it, err := e.article(srv.URL + a.Path)
 		if err != nil {
 			t.Fatalf("%s: %v", a.Path, err)
 		}
-		found := it.Story
-		if found == "" {
-			found = it.ID
+		story[a.Path] = it.Story
+		if it.Story == "" {
+			story[a.Path] = it.ID
 		}
-		lang := "en"
-		if isCJK(a.Title) {
-			lang = "zh"
+		if a.Story != "" && (it.Title != a.Title || it.Summary != a.Summary) {
+			t.Errorf("%s: stored %q / %q, want %q / %q", a.Path, it.Title, it.Summary, a.Title, a.Summary)
 		}
-		if a.Story != "" {
-			copies++
-			if it.Title != a.Title || it.Summary != a.Summary {
-				t.Errorf("%s: stored %q / %q, want %q / %q", a.Path, it.Title, it.Summary, a.Title, a.Summary)
+	}
+	q, err := site.MeasureStories(story)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("crawled: %s", q)
+	for _, h := range []string{coverage.Tune, coverage.HeldOut} {
+		part := map[string]string{}
+		for p, s := range story {
+			if sp, ok := split[p]; !ok || sp == h {
+				part[p] = s
 			}
 		}
-		as = append(as, stored{label: a.Story, lang: lang, found: found, text: a.Title + "\n" + a.Summary, title: a.Title})
+		hq, err := site.MeasureStories(part)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s half: %s", h, hq)
 	}
-	if copies < 60 {
-		t.Fatalf("%d story copies crawled, want the site's (about 100)", copies)
+	if q.Reports != q.Published || q.Published != len(set.Articles) {
+		t.Fatalf("%d of %d reports stored", q.Reports, q.Published)
 	}
-	gs := make([]demosite.Grouped, len(as))
-	for i, a := range as {
-		gs[i] = demosite.Grouped{Label: a.label, Lang: a.lang, Group: a.found}
-	}
-	tp, fp, missed := demosite.PairCounts(gs)
-	fn := len(missed)
-	for _, m := range missed {
-		a, b := as[m[0]], as[m[1]]
-		sa, _ := minhash.Of(a.text)
-		sb, _ := minhash.Of(b.text)
-		ta, _ := minhash.Of(a.title)
-		tb, _ := minhash.Of(b.title)
-		t.Logf("MISS %.2f title %.2f\n  %s\n  %s", minhash.Overlap(sa, sb), minhash.Overlap(ta, tb), a.text, b.text)
-	}
-	precision := float64(tp) / float64(max(1, tp+fp))
-	recall := float64(tp) / float64(max(1, tp+fn))
-	t.Logf("%d copies of 40 stories among %d articles: precision %.3f recall %.3f (tp %d fp %d fn %d)", copies, len(as), precision, recall, tp, fp, fn)
-	if tp == 0 || precision < 0.95 || recall < 0.95 {
-		t.Errorf("precision %.3f recall %.3f, want >= 0.95 both", precision, recall)
+	if q.Precision < 0.65 || q.Recall < 0.65 {
+		t.Errorf("P %.3f R %.3f, want at least 0.65 and 0.65", q.Precision, q.Recall)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/newsrank/newsrank/crawler/extract"
+	"github.com/newsrank/newsrank/crawler/fetch"
 	"github.com/newsrank/newsrank/demosite"
 	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/queue"
@@ -60,12 +62,12 @@ func TestCrawlDemoSite(t *testing.T) {
 			}
 			// Private pages are linked from some list pages; robots.txt keeps
 			// the crawler out, and says so.
-			if got := tot.Failed[ReasonRobots]; tt.name == "HTMLSources" || got > 0 {
+			if got := tot.Failed[fetch.ReasonRobots]; tt.name == "HTMLSources" || got > 0 {
 				if got != int64(len(site.PrivateArticles())) {
 					t.Errorf("robots failures = %d, want %d (the private articles)", got, len(site.PrivateArticles()))
 				}
 			}
-			if other := tot.Failures() - tot.Failed[ReasonRobots]; other != 0 {
+			if other := tot.Failures() - tot.Failed[fetch.ReasonRobots]; other != 0 {
 				t.Errorf("unexpected failures: %v", tot.Failed)
 			}
 			for _, p := range site.PrivateArticles() {
@@ -144,11 +146,11 @@ func demoSources(srcs []demosite.Source) []Source {
 		out = append(out, Source{
 			Name: d.Name, Label: d.Label, Kind: d.Kind, URLs: d.URLs, Groups: d.Groups, MaxPages: d.MaxPages,
 			LinkSelector: sel(d.LinkSelector), NextSelector: sel(d.NextSelector), PageTemplate: d.PageTemplate, FirstPage: d.FirstPage,
-			JSON: JSONList{ItemsPath: j.ItemsPath, URLTemplate: j.URLTemplate, Fields: j.Fields,
-				Offset: OffsetPagination{Start: j.Offset.Start, Step: j.Offset.Step, Limit: j.Offset.Limit}},
-			Extract: Selectors{Title: sel(x.Title), PostTime: sel(x.PostTime), Source: sel(x.Source),
+			JSON: extract.JSONList{ItemsPath: j.ItemsPath, URLTemplate: j.URLTemplate, Fields: j.Fields,
+				Offset: extract.OffsetPagination{Start: j.Offset.Start, Step: j.Offset.Step, Limit: j.Offset.Limit}},
+			Config: extract.Config{Selectors: extract.Selectors{Title: sel(x.Title), PostTime: sel(x.PostTime), Source: sel(x.Source),
 				Comments: sel(x.Comments), Body: sel(x.Body)},
-			TimeLayouts: d.TimeLayouts, TimeZone: d.TimeZone,
+				TimeLayouts: d.TimeLayouts, TimeZone: d.TimeZone},
 		})
 	}
 	return out

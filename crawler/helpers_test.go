@@ -16,6 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/newsrank/newsrank/canonurl"
+	"github.com/newsrank/newsrank/crawler/extract"
 	"github.com/newsrank/newsrank/internal/redistest"
 	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/queue"
@@ -196,7 +197,7 @@ func newRestartableEnv(t *testing.T) (*env, *redistest.Server) {
 }
 
 // sel compiles a selector written in a test.
-func sel(s string) Selector { return MustCompileSelector(s) }
+func sel(s string) extract.Selector { return extract.MustCompileSelector(s) }
 
 func quietLog() *slog.Logger {
 	return slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 
+	"github.com/newsrank/newsrank/crawler/extract"
 	"github.com/newsrank/newsrank/queue"
 )
 
@@ -29,13 +30,13 @@ func (c *Crawler) legacyItemKey(source, canonicalURL string) string { // STRING 
 // hash collision is detected rather than merging another article's fields.
 type legacyItem struct {
 	URL string `json:"url"`
-	Fields
+	extract.Fields
 }
 
 // loadLegacyItems fills out[i], for each i in idx, with the legacy fields
 // of es[i], if any (one MGET: the keys share the queue's hash tag). A
 // failure only costs the fields: it is logged.
-func (c *Crawler) loadLegacyItems(ctx context.Context, source string, es []queue.Entry, idx []int, out []Fields) {
+func (c *Crawler) loadLegacyItems(ctx context.Context, source string, es []queue.Entry, idx []int, out []extract.Fields) {
 	keys := make([]string, len(idx))
 	for j, i := range idx {
 		keys[j] = c.legacyItemKey(source, es[i].URL)

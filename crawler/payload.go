@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/newsrank/newsrank/crawler/extract"
 	"github.com/newsrank/newsrank/queue"
 )
 
@@ -15,9 +16,9 @@ import (
 
 // entry returns the queue entry of a listed URL: its canonical URL, with
 // the item's fields as payload when the source's items carry some.
-func (s *source) entry(canonicalURL string, it ListItem) (queue.Entry, error) {
+func (s *source) entry(canonicalURL string, it extract.ListItem) (queue.Entry, error) {
 	e := queue.Entry{URL: canonicalURL}
-	if !s.items || it.Fields.empty() {
+	if !s.items || it.Fields.Empty() {
 		return e, nil
 	}
 	b, err := json.Marshal(it.Fields)
@@ -31,8 +32,8 @@ func (s *source) entry(canonicalURL string, it ListItem) (queue.Entry, error) {
 // claimedFields decodes the fields of claimed entries of s. A URL queued
 // without a payload by a version before payloads may have them in a
 // legacy item key, read with one MGET.
-func (c *Crawler) claimedFields(ctx context.Context, s *source, es []queue.Entry) []Fields {
-	out := make([]Fields, len(es))
+func (c *Crawler) claimedFields(ctx context.Context, s *source, es []queue.Entry) []extract.Fields {
+	out := make([]extract.Fields, len(es))
 	if !s.items {
 		return out
 	}

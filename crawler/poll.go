@@ -9,6 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/newsrank/newsrank/crawler/fetch"
 	"github.com/newsrank/newsrank/internal/human"
 )
 
@@ -17,7 +18,7 @@ import (
 // grows by half after one that found none, within Min and Max, with
 // ±10% jitter; a list page's Cache-Control max-age lengthens it (up to
 // Max) and a Retry-After sent with a failure puts the next poll after it
-// (up to maxRetryAfter).
+// (up to fetch.MaxRetryAfter).
 type PollOptions struct {
 	Min, Max time.Duration
 }
@@ -32,7 +33,7 @@ func DefaultPollOptions() PollOptions {
 // of slack for clocks that differ: a next poll stored farther ahead (an
 // older release's uncapped Retry-After, a clock set back) is due.
 func (c *Crawler) pollHorizon() time.Duration {
-	return max(c.cfg.Poll.Max, maxRetryAfter, pollLease) + time.Hour
+	return max(c.cfg.Poll.Max, fetch.MaxRetryAfter, pollLease) + time.Hour
 }
 
 // PollState is a source's poll schedule, in <prefix>{crawl:<source>}:poll.
@@ -150,7 +151,7 @@ func (c *Crawler) schedule(prev PollState, p SourceProduce, now time.Time) PollS
 	d = max(o.Min, min(d, o.Max))
 	if p.RetryAfter > d {
 		d, why = p.RetryAfter, "Retry-After "+human.Duration(p.RetryAfter)
-		if p.RetryAfter >= maxRetryAfter {
+		if p.RetryAfter >= fetch.MaxRetryAfter {
 			why += " (the longest honoured)"
 		}
 	}

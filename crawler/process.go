@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/url"
@@ -8,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/newsrank/newsrank/canonurl"
+	"github.com/newsrank/newsrank/crawler/extract"
+	"github.com/newsrank/newsrank/crawler/fetch"
 	"github.com/newsrank/newsrank/internal/metrics"
 	"github.com/newsrank/newsrank/news"
 	"github.com/newsrank/newsrank/queue"
@@ -31,7 +34,7 @@ func (r *consumeRun) process(ctx context.Context, j job) (a news.Article, ok boo
 // settle records the failure of a URL, or hands it back when the
 // shutdown grace ran out before the page was done (ctx ended), without
 // counting an attempt.
-func (r *consumeRun) settle(ctx context.Context, j job, fe *FetchError) {
+func (r *consumeRun) settle(ctx context.Context, j job, fe *fetch.Error) {
 	if ctx.Err() != nil {
 		r.release(ctx, j)
 		return
@@ -41,14 +44,14 @@ func (r *consumeRun) settle(ctx context.Context, j job, fe *FetchError) {
 
 // fail records a failed attempt: metrics, counts, and the queue (retry
 // or dead letter).
-func (r *consumeRun) fail(ctx context.Context, j job, fe *FetchError) {
+func (r *consumeRun) fail(ctx context.Context, j job, fe *fetch.Error) {
 	k := r.counts[j.s]
 	reason, retryable, minDelay := fe.Reason, fe.Retryable, fe.RetryAfter
 	metrics.PagesFailed.WithLabelValues(j.s.cfg.Name, reason).Inc()
 	k.mu.Lock()
 	k.failed[reason]++
 	k.mu.Unlock()
-	if reason == ReasonRobots {
+	if reason == fetch.ReasonRobots {
 		r.disallowed.Add(1)
 	} else {
 		r.failed.Add(1)
@@ -62,7 +65,7 @@ func (r *consumeRun) fail(ctx context.Context, j job, fe *FetchError) {
 	}
 	if dead {
 		k.dead.Add(1)
-		if reason == ReasonRobots {
+		if reason == fetch.ReasonRobots {
 			r.c.log.Debug("URL disallowed by robots.txt: not fetched, kept as a dead letter", "source", j.s.cfg.Name, "url", j.url)
 		} else {
 			r.c.log.Warn("page failed for good: kept as a dead letter", "source", j.s.cfg.Name, "url", j.url, "reason", reason, "err", fe.Err)
@@ -84,18 +87,18 @@ func (r *consumeRun) release(ctx context.Context, j job) {
 
 // article fetches and reads the page of j; fetched reports whether the
 // page itself was fetched.
-func (c *Crawler) article(ctx context.Context, j job) (a news.Article, fetched bool, fe *FetchError) {
+func (c *Crawler) article(ctx context.Context, j job) (a news.Article, fetched bool, fe *fetch.Error) {
 	s := j.s
-	if err := s.allowed.check(j.url); err != nil {
+	if err := s.allowed.Check(j.url); err != nil {
 		// Queued before the allowed targets changed, or by hand.
-		return a, false, urlFailure(j.url, ReasonNotAllowed, err)
+		return a, false, fetch.URLFailure(j.url, ReasonNotAllowed, err)
 	}
-	resp, err := c.fetch.fetch(ctx, fetchReq{url: j.url, allowed: s.allowed, charset: s.cfg.Charset, accept: isHTML})
+	resp, err := c.fetcher.Fetch(ctx, fetch.Request{URL: j.url, Allowed: s.allowed, Charset: s.cfg.Charset, Accept: fetch.IsHTML})
 	if err != nil {
 		if errors.As(err, &fe) {
 			return a, false, fe
 		}
-		return a, false, &FetchError{URL: j.url, Reason: "shutdown", Retryable: true, Err: err}
+		return a, false, &fetch.Error{URL: j.url, Reason: "shutdown", Retryable: true, Err: err}
 	}
 	metrics.PagesFetched.WithLabelValues(s.cfg.Name, "article").Inc()
 	a, fe = c.read(j, resp)
@@ -104,12 +107,12 @@ func (c *Crawler) article(ctx context.Context, j job) (a news.Article, fetched b
 
 // read extracts the article from a fetched page and merges the list
 // item's fields.
-func (c *Crawler) read(j job, resp *response) (news.Article, *FetchError) {
+func (c *Crawler) read(j job, resp *fetch.Response) (news.Article, *fetch.Error) {
 	s := j.s
 	now := c.clock.Now()
-	page, err := Extract(resp.body, resp.contentType, resp.url, s.rules, now, j.item)
+	page, err := extract.Extract(resp.Body, resp.ContentType, resp.URL, s.pageRules, now, j.item)
 	if err != nil {
-		return news.Article{}, &FetchError{URL: j.url, Reason: ReasonDecode, Status: resp.status, Err: err}
+		return news.Article{}, &fetch.Error{URL: j.url, Reason: fetch.ReasonDecode, Status: resp.Status, Err: err}
 	}
 	f := page.Merge(j.item)
 	if f.PostTime.IsZero() && f.BadTime != "" {
@@ -117,16 +120,17 @@ func (c *Crawler) read(j job, resp *response) (news.Article, *FetchError) {
 		c.log.Warn("post time unreadable; the crawl time stands in", "source", s.cfg.Name, "url", j.url, "time", f.BadTime)
 	}
 	if strings.TrimSpace(f.Title) == "" {
-		return news.Article{}, &FetchError{URL: j.url, Reason: ReasonNoTitle, Status: resp.status, Err: ErrNoTitle}
+		return news.Article{}, &fetch.Error{URL: j.url, Reason: ReasonNoTitle, Status: resp.Status, Err: ErrNoTitle}
 	}
 	a := news.Article{
-		URL:       c.articleURL(s, j.url, resp.url, page.Canonical),
+		URL:       c.articleURL(s, j.url, resp.URL, page.Canonical),
 		Title:     clip(f.Title, news.MaxTitle),
 		PostTime:  f.PostTime,
-		Source:    clip(firstNonEmpty(f.Source, s.cfg.Name), 200),
+		Source:    clip(cmp.Or(f.Source, s.cfg.Name), 200),
 		Summary:   clip(f.Summary, 2000),
 		Image:     f.Image,
 		BodyLen:   page.BodyLen,
+		Lead:      page.Lead,
 		Groups:    s.cfg.Groups,
 		CrawlTime: now,
 	}
@@ -158,7 +162,7 @@ func (c *Crawler) articleURL(s *source, claimed, final, declared string) string 
 		if u != claimed {
 			// The claimed URL is canonical (the queue's) and was checked
 			// before the fetch: only another one needs both.
-			if err := s.allowed.check(u); err != nil {
+			if err := s.allowed.Check(u); err != nil {
 				c.log.Debug("URL outside the allowed targets not used for the article", "source", s.cfg.Name, "url", claimed, "err", err)
 				continue
 			}

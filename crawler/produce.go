@@ -8,9 +8,12 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/newsrank/newsrank/canonurl"
+	"github.com/newsrank/newsrank/crawler/extract"
+	"github.com/newsrank/newsrank/crawler/fetch"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/metrics"
 	"github.com/newsrank/newsrank/news"
@@ -62,14 +65,14 @@ type listWalk struct {
 	visited map[string]bool // list pages read or tried in this run
 	lastErr error
 	counts  *produceCounts
-	cache   *listCache // the list pages' validators (validators.go)
+	cache   *listCache // the list pages' validators (list_cache.go)
 	// poll: stop at the first list page whose last URL the queue
 	// already had (see walkOpts).
 	poll bool
 	// noWait, deferred: see walkOpts; deferred is the failure whose
 	// Retry-After ended the walk.
 	noWait   bool
-	deferred *FetchError
+	deferred *fetch.Error
 	// asked: a list page was asked for (see produceCounts.waitFirst).
 	asked bool
 }
@@ -157,8 +160,8 @@ func (lw *listWalk) pageURLs(raw string) []string {
 // backoff (at least the Retry-After; a noWait walk ends at a failure with
 // a Retry-After instead, and asks for no page after it). A failed page is
 // counted and logged; the error is returned too. A feed head the server
-// refuses is followed by the whole feed (headread.go).
-func (lw *listWalk) get(ctx context.Context, pageURL string, accept func(string) bool, cond *listValidators) (*response, error) {
+// refuses is followed by the whole feed (head_read.go).
+func (lw *listWalk) get(ctx context.Context, pageURL string, accept func(string) bool, cond *fetch.Validators) (*fetch.Response, error) {
 	if lw.deferred != nil {
 		return nil, lw.deferred
 	}
@@ -171,8 +174,8 @@ func (lw *listWalk) get(ctx context.Context, pageURL string, accept func(string)
 	lw.visited[pageURL] = true
 	attempts := max(lw.c.cfg.ListAttempts, 1)
 	for i := 1; ; i++ {
-		resp, err := lw.c.fetch.fetch(ctx, fetchReq{url: pageURL, allowed: lw.s.allowed, charset: lw.s.cfg.Charset, accept: accept,
-			cond: cond})
+		resp, err := lw.c.fetcher.Fetch(ctx, fetch.Request{URL: pageURL, Allowed: lw.s.allowed, Charset: lw.s.cfg.Charset, Accept: accept,
+			Cond: cond})
 		if err == nil {
 			lw.rep.Pages++
 			lw.counts.page(1)
@@ -182,12 +185,12 @@ func (lw *listWalk) get(ctx context.Context, pageURL string, accept func(string)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		var fe *FetchError
+		var fe *fetch.Error
 		if !errors.As(err, &fe) {
-			fe = &FetchError{URL: pageURL, Reason: ReasonConn, Retryable: true, Err: err}
+			fe = &fetch.Error{URL: pageURL, Reason: fetch.ReasonConn, Retryable: true, Err: err}
 		}
 		metrics.PagesFailed.WithLabelValues(lw.s.cfg.Name, fe.Reason).Inc()
-		if cond.rng != "" && cond.ifRange == "" && !fe.Retryable {
+		if cond.Range != "" && cond.IfRange == "" && !fe.Retryable {
 			// A feed's head refused (416, a compressed range...): the
 			// feed, whole and conditional, as a crawl reads it.
 			lw.c.log.Info("feed head refused, reading the feed whole", "source", lw.s.cfg.Name, "url", pageURL,
@@ -226,7 +229,7 @@ func (lw *listWalk) get(ctx context.Context, pageURL string, accept func(string)
 const MaxListWait = time.Minute
 
 // pageFailed records a list page that could not be read or parsed.
-func (lw *listWalk) pageFailed(fe *FetchError) {
+func (lw *listWalk) pageFailed(fe *fetch.Error) {
 	lw.rep.PageErrors++
 	lw.lastErr = fe
 	lw.c.log.Warn("list page failed", "source", lw.s.cfg.Name, "url", fe.URL, "reason", fe.Reason, "err", fe.Err)
@@ -238,7 +241,7 @@ func (lw *listWalk) badPage(pageURL string, err error) {
 	lw.counts.page(-1)
 	lw.cache.fail()
 	metrics.PagesFailed.WithLabelValues(lw.s.cfg.Name, ReasonBadList).Inc()
-	lw.pageFailed(&FetchError{URL: pageURL, Reason: ReasonBadList, Err: err})
+	lw.pageFailed(&fetch.Error{URL: pageURL, Reason: ReasonBadList, Err: err})
 }
 
 // backoff is the wait before retry attempt i+1 of a list page:
@@ -258,7 +261,7 @@ func (c *Crawler) backoff(i int, retryAfter time.Duration) time.Duration {
 func (lw *listWalk) skip(raw string, err error) {
 	lw.rep.Skipped++
 	lvl := slog.LevelDebug
-	if errors.Is(err, ErrUserInfo) {
+	if errors.Is(err, fetch.ErrUserInfo) {
 		lvl = slog.LevelWarn
 	}
 	lw.c.log.Log(context.Background(), lvl, "listed URL skipped", "source", lw.s.cfg.Name, "err", err)
@@ -281,12 +284,12 @@ func (p pushed) more() bool { return p.added > 0 && p.lastNew }
 // already found in this run, queues them with their fields, and
 // refreshes the comment counts of the articles already stored. The last
 // URL is pushed on its own, to tell whether it was new to the queue.
-func (lw *listWalk) push(ctx context.Context, items []ListItem) (pushed, error) {
+func (lw *listWalk) push(ctx context.Context, items []extract.ListItem) (pushed, error) {
 	var urls []string
-	var keep []ListItem
+	var keep []extract.ListItem
 	var entries []queue.Entry
 	for _, it := range items {
-		if err := lw.s.allowed.check(it.URL); err != nil {
+		if err := lw.s.allowed.Check(it.URL); err != nil {
 			lw.skip(it.URL, err)
 			continue
 		}
@@ -350,7 +353,7 @@ func (lw *listWalk) push(ctx context.Context, items []ListItem) (pushed, error) 
 // count and score even while the queue skips its URL as recently done.
 // A URL the store does not have is left to the queue; a count of 0 is
 // "not known", as on a re-crawl. urls[i] is items[i]'s canonical URL.
-func (lw *listWalk) refresh(ctx context.Context, urls []string, items []ListItem) error {
+func (lw *listWalk) refresh(ctx context.Context, urls []string, items []extract.ListItem) error {
 	var es []news.Engagement
 	for i, it := range items {
 		if it.Comments != nil && *it.Comments > 0 {
@@ -379,4 +382,58 @@ type urlKey [16]byte
 func keyOf(u string) urlKey {
 	sum := sha256.Sum256([]byte(u))
 	return urlKey(sum[:16])
+}
+
+// recentCap is how many keys a generation of recentKeys holds.
+const recentCap = 1024
+
+// recentKeys is a list walk's memory of the article URLs it found, by
+// key, bounded: it holds the last recentCap to 2×recentCap keys added (two
+// generations; the older is dropped when the newer fills), about 50 KB at
+// most, whatever the number of URLs a walk finds: 50 to 100 list pages of
+// 20 links, and a crawler walks one list of every source at once. A URL
+// listed again within that is skipped; one listed again further away is
+// pushed again, and the queue, which remembers every URL, does not queue
+// it twice.
+type recentKeys struct {
+	cur, prev map[urlKey]struct{}
+}
+
+// has reports whether k was added lately.
+func (r *recentKeys) has(k urlKey) bool {
+	if _, ok := r.cur[k]; ok {
+		return true
+	}
+	_, ok := r.prev[k]
+	return ok
+}
+
+// add remembers k.
+func (r *recentKeys) add(k urlKey) {
+	if r.cur == nil || len(r.cur) >= recentCap {
+		r.prev, r.cur = r.cur, make(map[urlKey]struct{}, min(recentCap, 256+2*len(r.cur)))
+	}
+	r.cur[k] = struct{}{}
+}
+
+// bounded runs fn(i) for each i below n, each in its own goroutine, at
+// most workers at once, and returns when all are done; turn is false for
+// an fn whose turn did not come before ctx ended.
+func bounded(ctx context.Context, n, workers int, fn func(i int, turn bool)) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(workers, 1))
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+				defer func() { <-sem }()
+				fn(i, true)
+			case <-ctx.Done():
+				fn(i, false)
+			}
+		}()
+	}
+	wg.Wait()
 }

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/newsrank/newsrank/crawler/fetch"
 	"github.com/newsrank/newsrank/queue"
 )
 
@@ -34,8 +35,8 @@ type Progress struct {
 	// while RunOptions.WaitRetries waits for it (nothing else is left).
 	NextRetry time.Duration
 	// Limit, when not nil, names the per-host politeness setting that holds
-	// requests back right now (hostLimiter.limit).
-	Limit *HostLimit
+	// requests back right now (fetch.Fetcher.Limit).
+	Limit *fetch.HostLimit
 }
 
 // RunOptions adjust RunOnceWith.
@@ -268,7 +269,7 @@ func (r *consumeRun) snapshot(ctx context.Context) Progress {
 			p.RetryLater += st.Delayed
 		}
 	}
-	if l, ok := r.c.fetch.hosts.limit(); ok {
+	if l, ok := r.c.fetcher.Limit(); ok {
 		p.Limit = &l
 	}
 	return p

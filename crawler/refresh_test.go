@@ -12,6 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/newsrank/newsrank/crawler/extract"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/news"
@@ -118,7 +119,7 @@ func refreshScenario(t *testing.T, e *env, client redis.UniversalClient, prefix,
 	})
 	src := Source{Name: "engage", Kind: kind, URLs: []string{"http://" + engageHost + "/list"}}
 	if kind == "jsonp" {
-		src.JSON = JSONList{ItemsPath: "items",
+		src.JSON = extract.JSONList{ItemsPath: "items",
 			Fields: map[string]string{"url": "url", "title": "title", "post_time": "ptime", "comments": "replyCount"}}
 	}
 	e.opts.Sources = []Source{src}

@@ -4,10 +4,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/newsrank/newsrank/internal/coverage"
 )
 
 // Post-time spread: most articles fall in the week before Now; every
@@ -34,9 +35,11 @@ type article struct {
 	comments int64
 	image    string // path of the lead image, "" if none
 	private  bool
-	// story is the labelled story (StorySet) the article is a copy of,
-	// "" for an ordinary article; its summary opens the body.
-	story string
+	// story is the event of the labelled coverage set the article
+	// reports (Options.Stories), "" for an ordinary article; report is
+	// that report, whose lead's paragraphs are the body.
+	story  string
+	report *coverage.Article
 }
 
 // rng returns the generator for one purpose of one article.
@@ -49,9 +52,10 @@ const (
 	purposeBody = 2
 )
 
-// generate builds the public articles and the private ones (which only
-// the list pages of sections with private set link to).
-func generate(w wordLists, secs []*section, opts Options) (public, private []*article) {
+// generate builds the public articles, the private ones (which only the
+// list pages of sections with private set link to) and, among the public
+// ones, the reports of the coverage set in the set's order.
+func generate(w wordLists, secs []*section, opts Options) (public, private, copies []*article) {
 	g := &generator{w: w, opts: opts, ids: map[string]bool{}, titles: map[string]bool{}}
 	for i := range opts.Articles {
 		sec := secs[i%len(secs)]
@@ -59,8 +63,10 @@ func generate(w wordLists, secs []*section, opts Options) (public, private []*ar
 		public = append(public, a)
 		sec.entries = append(sec.entries, a)
 	}
+	upcoming(public, opts)
 	next := opts.Articles
-	for _, a := range g.storyCopies(secs, next) {
+	copies = g.storyCopies(secs, next)
+	for _, a := range copies {
 		next++
 		public = append(public, a)
 		a.sec.entries = append(a.sec.entries, a)
@@ -82,7 +88,7 @@ func generate(w wordLists, secs []*section, opts Options) (public, private []*ar
 	}
 	slices.SortFunc(public, newestFirst)
 	slices.SortFunc(private, newestFirst)
-	return public, private
+	return public, private, copies
 }
 
 // generator makes the articles of one site, keeping their docids unique
@@ -127,45 +133,6 @@ func (g *generator) article(idx int, sec *section, priv bool) *article {
 		a.path = sec.artPath(a)
 	}
 	return a
-}
-
-// storyCopies makes the articles that publish the copies of
-// Options.Stories labelled stories (StorySet), from index idx on: each
-// copy an article of a UTF-8 section in its language, the copies of one
-// story in different sections as far as there are enough, its title,
-// summary (which opens the body), post time and source (the outlet)
-// those of the copy.
-func (g *generator) storyCopies(secs []*section, idx int) []*article {
-	if g.opts.Stories <= 0 {
-		return nil
-	}
-	byLang := map[string][]*section{}
-	for _, sec := range secs {
-		if sec.charset == "utf-8" {
-			byLang[sec.lang] = append(byLang[sec.lang], sec)
-		}
-	}
-	var out []*article
-	nth := 0 // the copy's number in its story
-	for i, c := range StorySet(g.opts.Seed, g.opts.Stories, g.opts.Now) {
-		if i > 0 && c.Story == out[len(out)-1].story {
-			nth++
-		} else {
-			nth = 0
-		}
-		cands := byLang[c.Lang]
-		story, _ := strconv.Atoi(strings.TrimPrefix(c.Story, "s"))
-		sec := cands[(story+nth)%len(cands)]
-		a := g.article(idx+i, sec, false)
-		a.title, a.summary, a.source, a.story = c.Title, c.Summary, c.Source, c.Story
-		a.post = c.PostTime.Truncate(time.Second).UTC()
-		if sec.lang == "en" {
-			a.slug = slugify(a.title) + "-" + strings.ToLower(a.id[:6])
-		}
-		a.path = sec.artPath(a)
-		out = append(out, a)
-	}
-	return out
 }
 
 // uniqueID draws docids until one is not taken yet, and takes it.
@@ -280,16 +247,17 @@ func summarize(p, lang string) string {
 
 // bodyOf generates the article's paragraphs. It depends only on the seed,
 // the article's index and section, so it can be regenerated per request.
+// A report of the coverage set has its lead's paragraphs, and no more:
+// stock sentences after them would be read as part of its lead.
 func bodyOf(w wordLists, seed int64, a *article) []string {
+	if a.report != nil {
+		return paragraphs(a.report.Lead)
+	}
 	r := rng(seed, a.idx, purposeBody)
 	lang := a.sec.lang
 	n := 4 + r.IntN(5)
 	paras := make([]string, n)
 	for i := range paras {
-		if i == 0 && a.story != "" {
-			paras[0] = a.summary
-			continue
-		}
 		k := 2 + r.IntN(4)
 		list := a.sec.body
 		if list == "" {
@@ -306,4 +274,26 @@ func bodyOf(w wordLists, seed int64, a *article) []string {
 		paras[i] = b.String()
 	}
 	return paras
+}
+
+// upcoming posts the last Options.Upcoming articles made of the feed
+// sections after Now, one every Options.UpcomingEvery, in the order they
+// were made.
+func upcoming(as []*article, opts Options) {
+	if opts.Upcoming <= 0 {
+		return
+	}
+	every := opts.UpcomingEvery
+	if every <= 0 {
+		every = time.Minute
+	}
+	var picked []*article
+	for i := len(as) - 1; i >= 0 && len(picked) < opts.Upcoming; i-- {
+		if id := as[i].sec.id; id == "world" || id == "sports" {
+			picked = append(picked, as[i])
+		}
+	}
+	for k, a := range picked {
+		a.post = opts.Now.Add(time.Duration(len(picked)-k) * every).UTC()
+	}
 }

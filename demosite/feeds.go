@@ -2,6 +2,8 @@ package demosite
 
 import (
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -38,7 +40,7 @@ func (s *Site) rss(w http.ResponseWriter, r *http.Request) {
 	}
 	date := func(t time.Time) string { return t.In(sec.zone).Format(time.RFC1123Z) }
 	renderText(w, r, "rss.xml", ctRSS, feedView{
-		Title: "Demo News - World", Link: base + sec.listPath(1), Self: base + "/world/rss.xml",
+		Title: "Demo News - World", Link: base + sec.listPath(1), Self: base + "/world/rss.xml", Hub: s.announce(w, base, "/world/rss.xml"),
 		Description: "World news from Demo News", Language: "en-us",
 		Updated: date(s.updated(as)), Items: feedItems(base, sec, as, date),
 	})
@@ -54,7 +56,7 @@ func (s *Site) atom(w http.ResponseWriter, r *http.Request) {
 	}
 	date := func(t time.Time) string { return t.In(sec.zone).Format(time.RFC3339) }
 	renderText(w, r, "atom.xml", ctAtom, feedView{
-		Title: "Demo News - Sports", Link: base + sec.listPath(1), Self: base + "/sports/atom.xml",
+		Title: "Demo News - Sports", Link: base + sec.listPath(1), Self: base + "/sports/atom.xml", Hub: s.announce(w, base, "/sports/atom.xml"),
 		Description: "Match reports and transfer news", Updated: date(s.updated(as)),
 		Items: feedItems(base, sec, as, date),
 	})
@@ -67,4 +69,47 @@ func (s *Site) updated(as []*article) time.Time {
 		return s.opts.Now
 	}
 	return s.newest(as)
+}
+
+// announce sets the Link headers of a feed at path that announce
+// Options.Hub (rel="hub") and the feed itself (rel="self"), and returns
+// the hub's URL for the feed's own hub link; "" without a hub.
+func (s *Site) announce(w http.ResponseWriter, base, path string) string {
+	hub := s.opts.Hub
+	if hub == "" {
+		return ""
+	}
+	if strings.HasPrefix(hub, "/") {
+		hub = base + hub
+	}
+	w.Header().Add("Link", "<"+hub+`>; rel="hub"`)
+	w.Header().Add("Link", "<"+base+path+`>; rel="self"`)
+	return hub
+}
+
+// FeedPaths are the paths of the site's feeds, by section: the topics a
+// hub distributes.
+var FeedPaths = map[string]string{"world": "/world/rss.xml", "sports": "/sports/atom.xml"}
+
+// Publication is an article the site publishes after Now.
+type Publication struct {
+	// At is its post time, when a Clock shows it.
+	At time.Time
+	// Feed is the path of the feed it appears in (FeedPaths).
+	Feed string
+	// Title and Path are the article's.
+	Title, Path string
+}
+
+// Publications are the articles posted after Now (Options.Upcoming), in
+// the order they appear: a publisher tells its hub about each at its At.
+func (s *Site) Publications() []Publication {
+	var out []Publication
+	for _, a := range s.public {
+		if a.post.After(s.opts.Now) {
+			out = append(out, Publication{At: a.post, Feed: FeedPaths[a.sec.id], Title: a.title, Path: a.path})
+		}
+	}
+	slices.SortFunc(out, func(a, b Publication) int { return a.At.Compare(b.At) })
+	return out
 }

@@ -210,8 +210,8 @@ type feedItem struct {
 }
 
 type feedView struct {
-	Title, Link, Self, Description, Language, Updated string
-	Items                                             []feedItem
+	Title, Link, Self, Hub, Description, Language, Updated string
+	Items                                                  []feedItem
 }
 
 type sitemapEntry struct {

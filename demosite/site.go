@@ -66,10 +66,30 @@ type Options struct {
 	// only if it read the feeds when they were new. 0: every article, so
 	// that one crawl of Sources finds every article.
 	FeedItems int
-	// Stories, when > 0, is how many labelled stories (StorySet, with
-	// Seed and Now) the site also publishes: each copy of one is an article
-	// of a section in its language (ArticleInfo.Story names the story),
-	// besides the Articles. 0: none.
+	// Hub, when set, is the WebSub hub the RSS and Atom feeds announce
+	// (a Link rel="hub" header and a hub link in the feed, with the
+	// feed's self link): an absolute URL, or a path on the site itself.
+	Hub string
+	// Upcoming, when > 0 (and with a Clock), is how many articles of the
+	// feed sections (world, sports) are posted after Now, one every
+	// UpcomingEvery (default a minute): the site publishes them while it
+	// runs (Publications says when), as a news site does.
+	Upcoming      int
+	UpcomingEvery time.Duration
+	// Stories, when > 0, is how many events of the labelled coverage set
+	// (internal/coverage: events reported by several outlets, each in its
+	// own words, in Chinese and English, both halves of the set) the site
+	// also publishes, besides the Articles: the Stories events that began
+	// last, every report of each (AllStories or any number at least the
+	// set's: all of them). Each report is an article of a UTF-8 section in
+	// its language, an event's reports spread over those sections
+	// (ArticleInfo.Story names the event): its title is the headline, its
+	// summary the meta description (and the list pages', feeds' and list
+	// API's summary), its lead's paragraphs the body, its outlet the
+	// source. Post times keep the distances between the reports and are
+	// shifted so that the latest is Now: the whole set spans 12 days, more
+	// than a one-week window. StoryCopies returns the published part of
+	// the set. 0: none.
 	Stories int
 }
 
@@ -85,6 +105,7 @@ type Site struct {
 	byID     map[string]*section
 	public   []*article          // newest first
 	private  []*article          // newest first
+	copies   []*article          // the coverage set's reports, in the set's order
 	byPath   map[string]*article // article pages, public and private
 	images   map[string]bool
 	lists    map[string]listRef      // list page path → section and page
@@ -123,8 +144,8 @@ type ArticleInfo struct {
 	// Private articles are linked from list pages but disallowed by
 	// robots.txt; a polite crawler never fetches them.
 	Private bool
-	// Story is the labelled story (Options.Stories, StorySet) the article
-	// is a copy of; "" for the others.
+	// Story is the event of the labelled coverage set the article reports
+	// (Options.Stories); "" for the others.
 	Story string
 }
 
@@ -148,7 +169,7 @@ func New(opts Options) *Site {
 		lists:    map[string]listRef{},
 		sitemaps: map[string]*sitemapFile{},
 	}
-	s.public, s.private = generate(words, s.sections, opts)
+	s.public, s.private, s.copies = generate(words, s.sections, opts)
 	for _, sec := range s.sections {
 		s.byID[sec.id] = sec
 		for p := 1; p <= sec.pages; p++ {
@@ -205,6 +226,16 @@ func (s *Site) Articles() []ArticleInfo {
 // pages link to and robots.txt disallows, newest first.
 func (s *Site) PrivateArticles() []ArticleInfo {
 	return infos(s.private)
+}
+
+// Paragraphs returns the paragraphs of the body of the article page at
+// path (ArticleInfo.Path), as the page shows them; nil for no article.
+func (s *Site) Paragraphs(path string) []string {
+	a, ok := s.byPath[path]
+	if !ok {
+		return nil
+	}
+	return bodyOf(words, s.opts.Seed, a)
 }
 
 // Now returns the time the site's post times are anchored to.

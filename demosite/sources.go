@@ -144,12 +144,14 @@ func guoneiSource(src *Source, sec *section) {
 	src.TimeZone = shanghaiZone
 }
 
-// worldSource reads the World RSS feed; OpenGraph gives the rest.
+// worldSource reads the World RSS feed; OpenGraph gives the rest but the
+// byline's agency (an outlet, on the pages of the coverage set's reports).
 func worldSource(src *Source, base string) {
 	src.Kind = "rss"
 	src.URLs = []string{base + "/world/rss.xml"}
 	src.MaxPages = 1
 	src.Extract = Extract{
+		Source:   "div.story-meta .source",
 		Comments: "span.comment-count",
 		Body:     "div.story-body",
 	}
@@ -164,6 +166,7 @@ func techSource(src *Source, sec *section, base string) {
 	src.PageTemplate = base + "/tech/list_{page}.html"
 	src.FirstPage = 2 // the start URL is page 1
 	src.Extract = Extract{
+		Source:   "p.byline .source",
 		Comments: "span.comments-count",
 		Body:     "div.article-content",
 	}
@@ -177,6 +180,7 @@ func sportsSource(src *Source, base string) {
 	src.MaxPages = 1
 	src.Extract = Extract{
 		Title:    "h1.headline",
+		Source:   "p.meta .source",
 		Comments: "b.n-comments",
 		Body:     "div.report-body",
 	}

@@ -129,60 +129,43 @@ type candidate struct {
 // Decide returns the story article a joins, or "" when it starts its
 // own, with its score, vector and keys; it changes nothing.
 func (e *Engine) Decide(a Article) Decision {
-	v, keys := e.Terms(a)
-	return e.DecideTerms(a, v, keys)
+	return e.DecideTerms(a, e.Terms(a))
 }
 
-// Terms returns article a's vector against e's document frequencies
-// at its post time, and its index keys: what Decide computes first.
-func (e *Engine) Terms(a Article) (termvec.Vector, []string) {
+// ArticleTerms is what Decide computes of an article first: its vector
+// on the document frequencies, its index keys (Decision.Keys) and the
+// terms whose index lists it reads (Look, the keys first).
+type ArticleTerms struct {
+	Vector     termvec.Vector
+	Keys, Look []string
+}
+
+// Terms returns article a's terms against e's document frequencies at
+// its post time.
+func (e *Engine) Terms(a Article) ArticleTerms {
 	e.DF.At(a.Time)
-	v := a.Doc.Vector(e.DF, e.P.MaxTerms)
-	return v, Keys(v, e.P.Keys)
-}
-
-// DecideTerms is Decide with a's vector and keys given, as Terms
-// returned them on the same document frequencies: a caller that decides
-// the same articles again on more of the index (a store that read the
-// stories a first run found missing) computes them once. v is not
-// changed, and is a new story's centroid until a member joins it.
-func (e *Engine) DecideTerms(a Article, v termvec.Vector, keys []string) Decision {
-	d := Decision{Story: a.ID, Vector: v, Keys: keys}
-	cands := make([]candidate, 0, len(keys)*e.P.PerKey)
-	at := make(map[string]int, len(keys)*e.P.PerKey)
-	for _, k := range keys {
-		w := 0.0 // k's weight in v
-		if i, ok := slices.BinarySearchFunc(v, k, func(x termvec.Entry, t string) int { return strings.Compare(x.Term, t) }); ok {
-			w = v[i].W
-		}
-		l, ok := e.lists[k]
-		if !ok && !e.Complete {
-			e.missingKeys = append(e.missingKeys, k)
-		}
-		for _, lead := range l {
-			if lead == a.ID {
-				continue
+	v := e.P.vector(a.Doc, e.DF)
+	look := Keys(v, max(e.P.Keys, e.P.LookupKeys))
+	t := ArticleTerms{Vector: v, Keys: slices.Clone(look[:min(len(look), e.P.Keys)]), Look: look}
+	if e.P.LookupFigures {
+		for _, x := range v {
+			if Telling(x.Term) && !slices.Contains(t.Look, x.Term) {
+				t.Look = append(t.Look, x.Term)
 			}
-			i, ok := at[lead]
-			if !ok {
-				i = len(cands)
-				at[lead] = i
-				cands = append(cands, candidate{lead: lead, order: i})
-			}
-			// a key listing n stories tells less of each: a common word's
-			// list is full of other events' stories
-			cands[i].w += w / float64(len(l)*len(l))
 		}
 	}
-	slices.SortFunc(cands, func(x, y candidate) int {
-		switch {
-		case x.w > y.w:
-			return -1
-		case x.w < y.w:
-			return 1
-		}
-		return x.order - y.order
-	})
+	return t
+}
+
+// DecideTerms is Decide with a's terms given, as Terms returned them on
+// the same document frequencies: a caller that decides the same
+// articles again on more of the index (a store that read the stories a
+// first run found missing) computes them once. t is not changed, and
+// its vector is a new story's centroid until a member joins it.
+func (e *Engine) DecideTerms(a Article, t ArticleTerms) Decision {
+	v := t.Vector
+	d := Decision{Story: a.ID, Vector: v, Keys: t.Keys}
+	cands := e.candidates(a.ID, v, t.Look)
 	cutoff := a.Time - int64(e.Window/time.Second)
 	best := 0.0
 	for _, c := range cands[:min(len(cands), e.P.Candidates)] {
@@ -207,6 +190,50 @@ func (e *Engine) DecideTerms(a Article, v termvec.Vector, keys []string) Decisio
 	return d
 }
 
+// candidates returns the stories the index lists under keys (an
+// article's, of vector v) that are not id's own, those whose shared keys
+// weigh most first (ties: the first met), all of them: Decide compares
+// the first Candidates. A key missing from the index is noted (Complete
+// false).
+func (e *Engine) candidates(id string, v termvec.Vector, keys []string) []candidate {
+	cands := make([]candidate, 0, len(keys)*e.P.PerKey)
+	at := make(map[string]int, len(keys)*e.P.PerKey)
+	for _, k := range keys {
+		w := 0.0 // k's weight in v
+		if i, ok := slices.BinarySearchFunc(v, k, func(x termvec.Entry, t string) int { return strings.Compare(x.Term, t) }); ok {
+			w = v[i].W
+		}
+		l, ok := e.lists[k]
+		if !ok && !e.Complete {
+			e.missingKeys = append(e.missingKeys, k)
+		}
+		for _, lead := range l {
+			if lead == id {
+				continue
+			}
+			i, ok := at[lead]
+			if !ok {
+				i = len(cands)
+				at[lead] = i
+				cands = append(cands, candidate{lead: lead, order: i})
+			}
+			// a key listing n stories tells less of each: a common word's
+			// list is full of other events' stories
+			cands[i].w += w / float64(len(l)*len(l))
+		}
+	}
+	slices.SortFunc(cands, func(x, y candidate) int {
+		switch {
+		case x.w > y.w:
+			return -1
+		case x.w < y.w:
+			return 1
+		}
+		return x.order - y.order
+	})
+	return cands
+}
+
 // Add decides article a's story (Decide) and applies the decision: the
 // article joins the story (its centroid grows by the article's vector)
 // or starts one, the story is filed first under the article's keys, and
@@ -217,9 +244,9 @@ func (e *Engine) Add(a Article) Decision {
 	return d
 }
 
-// AddTerms is Add with a's vector and keys given (DecideTerms).
-func (e *Engine) AddTerms(a Article, v termvec.Vector, keys []string) Decision {
-	d := e.DecideTerms(a, v, keys)
+// AddTerms is Add with a's terms given (DecideTerms).
+func (e *Engine) AddTerms(a Article, t ArticleTerms) Decision {
+	d := e.DecideTerms(a, t)
 	e.Apply(a, d)
 	return d
 }
@@ -231,7 +258,7 @@ func (e *Engine) Apply(a Article, d Decision) {
 		s.Last = max(s.Last, a.Time)
 	} else {
 		e.stories[a.ID] = &Story{Lead: a.ID, Centroid: d.Vector, First: a.Time, Last: a.Time,
-			Facts: a.Doc.Facts, CJK: a.Doc.CJK}
+			Facts: a.Doc.Facts, CJK: a.Doc.CJK, TitleNames: a.Doc.TitleNames}
 		d.Story = a.ID
 	}
 	for _, k := range d.Keys {

@@ -45,8 +45,7 @@ func TestTermsAndLookup(t *testing.T) {
 			cp := *st
 			return &cp, true
 		}
-		v, keys := e.Terms(art)
-		got := e.AddTerms(art, v, keys)
+		got := e.AddTerms(art, e.Terms(art))
 		if got.Story != want.Story || got.Score != want.Score {
 			t.Fatalf("%s:%d: story %s (%.4f), one Engine %s (%.4f)", a.File, a.Line, got.Story, got.Score, want.Story, want.Score)
 		}

@@ -10,6 +10,7 @@ package grouping
 import (
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,6 +21,9 @@ import (
 type Params struct {
 	// Weights weigh an article's terms by field and kind.
 	Weights termvec.Weights
+	// Unseen weighs the terms of an article that no recent article has
+	// (termvec.Doc.Weigh; 0 counts as 1).
+	Unseen float64
 	// MaxTerms is how many terms an article's vector keeps (those of most
 	// weight); MaxCentroid how many a story's centroid keeps.
 	MaxTerms, MaxCentroid int
@@ -30,13 +34,30 @@ type Params struct {
 	// (those whose shared keys weigh most, a key listing n stories
 	// counting its weight over n²).
 	Keys, PerKey, Candidates int
+	// LookupKeys is how many of its terms of most weight an article
+	// looks its candidate stories up by, when more than Keys: a copy
+	// whose rare terms are in its lead still finds its story, and the
+	// index holds no more.
+	LookupKeys int
+	// LookupFigures: an article also looks its candidate stories up by
+	// its telling figures (Telling) among its terms, which a copy in
+	// another language shares where its words differ.
+	LookupFigures bool
 	// MinSimilarity is the least Score that makes an article a member of
 	// a story in its own language.
 	MinSimilarity float64
 	// Stale is how long after a story's latest member an article is
 	// compared with it at full weight; past it the score decays by half
-	// every HalfLife.
+	// every HalfLife (0: no such decay).
 	Stale, HalfLife time.Duration
+	// Span is how long after a story's first report (its lead's post
+	// time) an article is compared with it at full weight; past it the
+	// score decays by half every SpanHalfLife (0: no such decay). The
+	// reports of one event come within a day or so of the first; one of
+	// the same kind a day later (the race after the qualifying, the next
+	// company's results) tells of another event, and one that joins late
+	// keeps a story open no longer.
+	Span, SpanHalfLife time.Duration
 	// CrossMinSimilarity is the least Score for an article to join a
 	// story in another language (a Chinese and an English report), on
 	// the terms both languages write alike (CrossScore), and
@@ -44,12 +65,33 @@ type Params struct {
 	// share at least.
 	CrossMinSimilarity float64
 	CrossMinShared     int
+	// CrossMinFigures is how many telling figures (Telling) the two must
+	// share at least: a copy in another language gives the event's
+	// figures (27,140 cars, 11.6%), where reports of other events share
+	// a day's date, a year or a small count.
+	CrossMinFigures int
 	// FigureVeto: an article whose title has figures (or dates) and a
 	// story whose lead's title has some, none shared, are other events,
 	// unless a title's figures are among the other's terms (a copy that
 	// puts another of the event's figures in its title still tells the
 	// first one); WeekdayVeto: the same for weekdays, titles only.
 	FigureVeto, WeekdayVeto bool
+	// DayVeto: an article whose stated days (the dates and weekdays of
+	// its text, DayBegins) all begin after a story's lead was posted
+	// tells of a later event (the race after the qualifying, Tuesday's
+	// operation after Monday's).
+	DayVeto bool
+	// FigureRescue: the figure veto does not apply to an article and a
+	// story that share at least so many figures besides (0: none does):
+	// copies that put other stats of one match in their titles.
+	FigureRescue int
+	// NameVeto: an article and a story whose lead both have title names
+	// (termvec.Doc.TitleNames) are reports of other actors or places (two
+	// companies' results, two cities' floods) when none of the article's
+	// is among the story's terms and the article writes none of the
+	// story's in its title or twice: a rival named once in passing
+	// ("after rival Broadcom's results") does not make them one.
+	NameVeto bool
 	// FigurePenalty multiplies the score of an article and a story whose
 	// figures disagree so, when FigureVeto is off (1: nothing).
 	FigurePenalty float64
@@ -59,19 +101,35 @@ type Params struct {
 // labelled coverage set (internal/coverage; bench/stories.md).
 var DefaultParams = Params{
 	Weights:            termvec.DefaultWeights,
+	Unseen:             0.5,
 	MaxTerms:           48,
 	MaxCentroid:        128,
 	Keys:               10,
 	PerKey:             8,
 	Candidates:         8,
-	MinSimilarity:      0.12,
-	Stale:              12 * time.Hour,
-	HalfLife:           24 * time.Hour,
-	CrossMinSimilarity: 0.5,
-	CrossMinShared:     3,
+	LookupKeys:         15,
+	LookupFigures:      true,
+	MinSimilarity:      0.14,
+	Span:               18 * time.Hour,
+	SpanHalfLife:       12 * time.Hour,
+	CrossMinSimilarity: 0.2,
+	CrossMinShared:     2,
+	CrossMinFigures:    2,
 	FigureVeto:         true,
 	WeekdayVeto:        true,
+	DayVeto:            true,
+	FigureRescue:       2,
+	NameVeto:           true,
 	FigurePenalty:      0.5,
+}
+
+// vector returns the term vector of doc d against df.
+func (p Params) vector(d termvec.Doc, df termvec.DocFreq) termvec.Vector {
+	u := p.Unseen
+	if u == 0 {
+		u = 1
+	}
+	return d.Weigh(df, p.MaxTerms, u)
 }
 
 // Story is a story as the grouping sees it.
@@ -86,6 +144,8 @@ type Story struct {
 	// language.
 	Facts []string
 	CJK   bool
+	// TitleNames are the lead's title names (termvec.Doc.TitleNames).
+	TitleNames []string
 }
 
 // Article is an article to group.
@@ -96,16 +156,30 @@ type Article struct {
 }
 
 // Score is how similar article a, of vector v, is to story s: the cosine
-// of v and s's centroid, lowered when s's latest member is older than
-// Stale before a; -1 when a veto applies (FigureVeto, WeekdayVeto). Between
+// of v and s's centroid, lowered when a is more than Stale away from s's
+// reports (before its first or after its latest) or when s with a would
+// span more than Span; -1 when a veto
+// applies (WeekdayVeto, DayVeto, NameVeto, FigureVeto). Between
 // languages it is CrossScore.
 func (p Params) Score(a Article, v termvec.Vector, s *Story) float64 {
 	if !agree(a.Doc.Facts, s.Facts, false, p.WeekdayVeto) {
 		return -1
 	}
+	if p.DayVeto && !sharesDay(a.Doc.Counts, s.Facts) {
+		if b, ok := DayBegins(a.Doc, a.Time); ok && b > s.First {
+			return -1
+		}
+	}
+	if p.NameVeto && len(a.Doc.TitleNames) > 0 && len(s.TitleNames) > 0 {
+		if !anyIn(a.Doc.TitleNames, s.Centroid) && !p.prominent(s.TitleNames, a.Doc) {
+			return -1
+		}
+	}
 	var sim float64
 	penalty := 1.0
-	if !agree(a.Doc.Facts, s.Facts, true, false) && !crossFigures(a.Doc.Facts, s.Centroid) && !crossFigures(s.Facts, v) {
+	cross := crossFigures(a.Doc.Facts, s.Centroid) || crossFigures(s.Facts, v)
+	if !agree(a.Doc.Facts, s.Facts, true, false) && !cross &&
+		(p.FigureRescue == 0 || sharedFigures(v, s.Centroid) < p.FigureRescue) {
 		if p.FigureVeto {
 			return -1
 		}
@@ -117,30 +191,124 @@ func (p Params) Score(a Article, v termvec.Vector, s *Story) float64 {
 		sim = termvec.Cosine(v, s.Centroid)
 	}
 	sim *= penalty
-	if d := time.Duration(a.Time-s.Last) * time.Second; d > p.Stale && p.HalfLife > 0 {
+	// Both decays look at times, not at the order of arrival: a crawl
+	// takes pages in no particular order, so an article may come after
+	// a story of a later day; it is as far from that story as one that
+	// came after it the other way round.
+	if d := time.Duration(gap(a.Time, s.First, s.Last)) * time.Second; d > p.Stale && p.HalfLife > 0 {
 		sim *= math.Exp2(-float64(d-p.Stale) / float64(p.HalfLife))
+	}
+	span := max(a.Time, s.Last) - min(a.Time, s.First)
+	if d := time.Duration(span) * time.Second; d > p.Span && p.SpanHalfLife > 0 {
+		sim *= math.Exp2(-float64(d-p.Span) / float64(p.SpanHalfLife))
 	}
 	return sim
 }
 
+// gap is how far time t is from the span [first, last] of a story's
+// reports (Unix s): 0 within it.
+func gap(t, first, last int64) int64 {
+	switch {
+	case t > last:
+		return t - last
+	case t < first:
+		return first - t
+	}
+	return 0
+}
+
+// DaySlack is how long before a calendar day's start in UTC it begins
+// in the earliest time zone (UTC+14).
+const DaySlack = 14 * time.Hour
+
+// DayBegins returns when the earliest day doc d states begins, in the
+// earliest time zone, for an article posted at t (Unix s): of its dates
+// (the year that puts them nearest t) and weekdays (the last such day
+// up to t's day in UTC), those that begin before t (a day to come is a
+// plan, not the event's day). ok is false when it states none.
+func DayBegins(d termvec.Doc, t int64) (begin int64, ok bool) {
+	post := time.Unix(t, 0).UTC()
+	today := time.Date(post.Year(), post.Month(), post.Day(), 0, 0, 0, 0, time.UTC)
+	slack := int64(DaySlack / time.Second)
+	for term := range d.Counts {
+		var day time.Time
+		if w, isDay := termvec.WeekdayOf(term); isDay {
+			back := (int(today.Weekday()) - w%7 + 7) % 7
+			day = today.AddDate(0, 0, -back)
+		} else if m, dd, isDate := termvec.DateOf(term); isDate {
+			best := int64(math.MaxInt64)
+			for y := post.Year() - 1; y <= post.Year()+1; y++ {
+				c := time.Date(y, time.Month(m), dd, 0, 0, 0, 0, time.UTC)
+				if c.Day() != dd {
+					continue // 30 February
+				}
+				if dist := abs(c.Unix() - t); dist < best {
+					best, day = dist, c
+				}
+			}
+			if day.IsZero() {
+				continue
+			}
+		} else {
+			continue
+		}
+		b := day.Unix() - slack
+		if b > t {
+			continue
+		}
+		if !ok || b < begin {
+			begin, ok = b, true
+		}
+	}
+	return begin, ok
+}
+
+func abs(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
 // CrossScore compares vectors of texts in two languages on the terms
-// they can share (names in Latin letters, figures, weekdays, dates: no
-// CJK bigram): the cosine of the two vectors without their bigrams,
-// 0 when they share fewer than CrossMinShared terms or no fact besides
-// names.
+// they can share (names in Latin letters, figures, dates: no CJK
+// bigram): the cosine of the two vectors without their bigrams, 0 when
+// they share fewer than CrossMinShared terms, no fact besides names, or
+// fewer than CrossMinFigures telling figures (Telling).
 func (p Params) CrossScore(a, b termvec.Vector) float64 {
 	a, b = latin(a), latin(b)
-	n, facts := 0, 0
+	n, facts, telling := 0, 0, 0
 	termvec.Shared(a, b, func(t string, _, _ float64) {
 		n++
 		if isFact(t) {
 			facts++
 		}
+		if Telling(t) {
+			telling++
+		}
 	})
-	if n < p.CrossMinShared || facts == 0 {
+	if n < p.CrossMinShared || facts == 0 || telling < p.CrossMinFigures {
 		return 0
 	}
 	return termvec.Cosine(a, b)
+}
+
+// Telling tells a figure that few events share: one with a fraction
+// (11.6, 4.5) or of 100 and more that is no year (27140, 1.5 trillion),
+// not a small count, a rank or a day (2, 16, 21), that any day's reports
+// have, nor a year.
+func Telling(t string) bool {
+	if t == "" || !('0' <= t[0] && t[0] <= '9' || t[0] == '-') {
+		return false
+	}
+	if strings.ContainsAny(t, ".") {
+		return true
+	}
+	n, err := strconv.Atoi(strings.TrimPrefix(t, "-"))
+	if err != nil {
+		return strings.HasSuffix(t, "bp")
+	}
+	return n >= 100 && (n < 1900 || n > 2100)
 }
 
 // latin returns the entries of v that are no CJK bigram.
@@ -187,6 +355,54 @@ func agree(a, b []string, figures, weekdays bool) bool {
 		}
 	}
 	return true
+}
+
+// sharesDay tells whether one of the weekdays and dates of facts is a
+// term of counts.
+func sharesDay(counts map[string]float64, facts []string) bool {
+	for _, f := range facts {
+		if _, ok := termvec.WeekdayOf(f); ok {
+			if counts[f] > 0 {
+				return true
+			}
+		} else if _, _, ok := termvec.DateOf(f); ok && counts[f] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// sharedFigures counts the figures (no date, weekday or month) vectors a
+// and b share.
+func sharedFigures(a, b termvec.Vector) int {
+	n := 0
+	termvec.Shared(a, b, func(t string, _, _ float64) {
+		if t[0] != '@' && isFact(t) {
+			n++
+		}
+	})
+	return n
+}
+
+// prominent tells whether doc d writes one of names in its title or
+// twice at least: what it is about, not a rival named in passing.
+func (p Params) prominent(names []string, d termvec.Doc) bool {
+	for _, n := range names {
+		if d.Counts[n] >= 2*p.Weights.Name*min(p.Weights.Title, p.Weights.Summary, p.Weights.Lead) {
+			return true
+		}
+	}
+	return false
+}
+
+// anyIn tells whether one of terms is a term of v.
+func anyIn(terms []string, v termvec.Vector) bool {
+	for _, t := range terms {
+		if _, ok := slices.BinarySearchFunc(v, t, func(e termvec.Entry, t string) int { return strings.Compare(e.Term, t) }); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // crossFigures tells whether one of the figures (or dates) of facts is a

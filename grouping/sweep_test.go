@@ -2,18 +2,26 @@ package grouping
 
 import (
 	"flag"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/newsrank/newsrank/internal/coverage"
 )
 
-var sweep = flag.Bool("grouping.sweep", false, "sweep the parameters on the tuning half and log the figures")
+var (
+	sweep       = flag.Bool("grouping.sweep", false, "sweep the parameters on the tuning half and log the figures")
+	sweepMerged = flag.Bool("grouping.merged", false, "with -grouping.sweep, list the look-alike pairs merged")
+)
 
 // TestSweep logs the figures on the tuning half of variants of
 // DefaultParams (go test -run TestSweep -grouping.sweep -v): how the
 // parameters were chosen (bench/stories.md). Each variant is measured
-// at several thresholds; its best F1 is logged with the figures there.
+// at several thresholds (F1, look-alike pairs merged), then at its own
+// threshold: the pairs in two languages found and wrongly grouped, and
+// the highest scores an article of a look-alike event reached against
+// the other event's stories (how near they came to merging).
 func TestSweep(t *testing.T) {
 	if !*sweep {
 		t.Skip("a tuning aid: run with -grouping.sweep")
@@ -23,65 +31,82 @@ func TestSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	tune := set.Split(coverage.Tune)
+	h := time.Hour
 	variants := []struct {
 		name string
 		set  func(p *Params)
 	}{
 		{"default", func(p *Params) {}},
-		{"title 1", func(p *Params) { p.Weights.Title = 1 }},
-		{"figure veto", func(p *Params) { p.FigureVeto = true }},
-		{"figure veto on title figures only", func(p *Params) { p.FigureVeto, p.FigurePenalty = false, 0 }},
-		{"penalty 0.7", func(p *Params) { p.FigurePenalty = 0.7 }},
-		{"penalty 1", func(p *Params) { p.FigurePenalty = 1 }},
-		{"t32 s12 penalty 0.5", func(p *Params) { p.MaxTerms, p.FigureVeto, p.Stale, p.FigurePenalty = 32, false, 12*time.Hour, 0.5 }},
-		{"t32 s12 penalty 0.7", func(p *Params) { p.MaxTerms, p.FigureVeto, p.Stale, p.FigurePenalty = 32, false, 12*time.Hour, 0.7 }},
-		{"t32 s12 penalty 0.7 name 2", func(p *Params) {
-			p.MaxTerms, p.FigureVeto, p.Stale, p.FigurePenalty, p.Weights.Name = 32, false, 12*time.Hour, 0.7, 2
+		{"first round's settings", func(p *Params) {
+			p.Unseen, p.LookupKeys, p.LookupFigures = 1, 0, false
+			p.Stale, p.HalfLife, p.Span, p.SpanHalfLife = 12*h, 24*h, 0, 0
+			p.DayVeto, p.NameVeto, p.FigureRescue = false, false, 0
+			p.CrossMinSimilarity, p.CrossMinShared, p.CrossMinFigures = 0.5, 3, 0
 		}},
-		{"t24 s12 penalty 0.7", func(p *Params) { p.MaxTerms, p.FigureVeto, p.Stale, p.FigurePenalty = 24, false, 12*time.Hour, 0.7 }},
-		{"t48 s12 penalty 0.7", func(p *Params) { p.MaxTerms, p.FigureVeto, p.Stale, p.FigurePenalty = 48, false, 12*time.Hour, 0.7 }},
-		{"terms 32 no figure veto", func(p *Params) { p.MaxTerms, p.FigureVeto = 32, false }},
-		{"terms 32 no figure veto stale 12h", func(p *Params) { p.MaxTerms, p.FigureVeto, p.Stale = 32, false, 12*time.Hour }},
-		{"title 3", func(p *Params) { p.Weights.Title = 3 }},
-		{"lead 0.5", func(p *Params) { p.Weights.Lead = 0.5 }},
-		{"no lead", func(p *Params) { p.Weights.Lead = 0 }},
-		{"summary 2", func(p *Params) { p.Weights.Summary = 2 }},
-		{"name 1", func(p *Params) { p.Weights.Name = 1 }},
-		{"name 3", func(p *Params) { p.Weights.Name = 3 }},
-		{"figure 1", func(p *Params) { p.Weights.Figure = 1 }},
-		{"figure 3", func(p *Params) { p.Weights.Figure = 3 }},
-		{"lead 1000 bytes", func(p *Params) { p.Weights.MaxLead = 1000 }},
-		{"lead 4000 bytes", func(p *Params) { p.Weights.MaxLead = 4000 }},
-		{"terms 32", func(p *Params) { p.MaxTerms = 32 }},
-		{"terms 128", func(p *Params) { p.MaxTerms = 128 }},
-		{"centroid 64", func(p *Params) { p.MaxCentroid = 64 }},
-		{"centroid 256", func(p *Params) { p.MaxCentroid = 256 }},
-		{"no time decay", func(p *Params) { p.HalfLife = 0 }},
-		{"no vetoes", func(p *Params) { p.FigureVeto, p.WeekdayVeto = false, false }},
+		{"no day veto", func(p *Params) { p.DayVeto = false }},
+		{"no name veto", func(p *Params) { p.NameVeto = false }},
+		{"no figure rescue", func(p *Params) { p.FigureRescue = 0 }},
 		{"no figure veto", func(p *Params) { p.FigureVeto = false }},
 		{"no weekday veto", func(p *Params) { p.WeekdayVeto = false }},
-		{"stale 12h", func(p *Params) { p.Stale = 12 * time.Hour }},
-		{"stale 12h half 12h", func(p *Params) { p.Stale, p.HalfLife = 12*time.Hour, 12*time.Hour }},
-		{"stale 6h half 24h", func(p *Params) { p.Stale = 6 * time.Hour }},
-		{"stale 24h half 12h", func(p *Params) { p.Stale, p.HalfLife = 24*time.Hour, 12*time.Hour }},
-		{"keys 5", func(p *Params) { p.Keys = 5 }},
-		{"keys 20", func(p *Params) { p.Keys = 20 }},
+		{"unseen 1", func(p *Params) { p.Unseen = 1 }},
+		{"unseen 0.7", func(p *Params) { p.Unseen = 0.7 }},
+		{"unseen 0.4", func(p *Params) { p.Unseen = 0.4 }},
+		{"decay from the latest (12h, 24h)", func(p *Params) { p.Stale, p.HalfLife, p.SpanHalfLife = 12*h, 24*h, 0 }},
+		{"both decays", func(p *Params) { p.Stale, p.HalfLife = 12*h, 24*h }},
+		{"span 12h half 12h", func(p *Params) { p.Span, p.SpanHalfLife = 12*h, 12*h }},
+		{"span 12h half 24h", func(p *Params) { p.Span, p.SpanHalfLife = 12*h, 24*h }},
+		{"span 18h half 6h", func(p *Params) { p.Span, p.SpanHalfLife = 18*h, 6*h }},
+		{"span 24h half 12h", func(p *Params) { p.Span, p.SpanHalfLife = 24*h, 12*h }},
+		{"lookup 10", func(p *Params) { p.LookupKeys = 0 }},
+		{"lookup 20", func(p *Params) { p.LookupKeys = 20 }},
+		{"no figures looked up", func(p *Params) { p.LookupFigures = false }},
+		{"keys 15", func(p *Params) { p.Keys = 15 }},
 		{"candidates 4", func(p *Params) { p.Candidates = 4 }},
 		{"candidates 16", func(p *Params) { p.Candidates = 16 }},
+		{"cross 0.5, 3 terms, no figures", func(p *Params) { p.CrossMinSimilarity, p.CrossMinShared, p.CrossMinFigures = 0.5, 3, 0 }},
+		{"cross 1 figure", func(p *Params) { p.CrossMinFigures = 1 }},
+		{"cross 3 figures", func(p *Params) { p.CrossMinFigures = 3 }},
+		{"cross 0.3", func(p *Params) { p.CrossMinSimilarity = 0.3 }},
+		{"cross 0.15", func(p *Params) { p.CrossMinSimilarity = 0.15 }},
+		{"terms 32", func(p *Params) { p.MaxTerms = 32 }},
+		{"terms 64", func(p *Params) { p.MaxTerms = 64 }},
+		{"centroid 64", func(p *Params) { p.MaxCentroid = 64 }},
+		{"centroid 256", func(p *Params) { p.MaxCentroid = 256 }},
+		{"title 1", func(p *Params) { p.Weights.Title = 1 }},
+		{"title 3", func(p *Params) { p.Weights.Title = 3 }},
+		{"lead 0.5", func(p *Params) { p.Weights.Lead = 0.5 }},
+		{"lead 1000 bytes", func(p *Params) { p.Weights.MaxLead = 1000 }},
+		{"name 2", func(p *Params) { p.Weights.Name = 2 }},
+		{"name 4", func(p *Params) { p.Weights.Name = 4 }},
+		{"figure 1", func(p *Params) { p.Weights.Figure = 1 }},
+		{"figure 3", func(p *Params) { p.Weights.Figure = 3 }},
 	}
 	for _, v := range variants {
-		var best coverage.Quality
-		bestTh := 0.0
-		for _, th := range []float64{0.06, 0.08, 0.1, 0.12, 0.14, 0.16, 0.18, 0.2, 0.22, 0.25} {
-			p := DefaultParams
-			v.set(&p)
+		line := fmt.Sprintf("%-32s", v.name)
+		for _, th := range []float64{0.08, 0.1, 0.12, 0.14, 0.16, 0.18, 0.2, 0.22} {
+			p := withVariant(v.set)
 			p.MinSimilarity = th
-			if q := measure(t, tune, p); q.F1 > best.F1 {
-				best, bestTh = q, th
+			q := measure(t, tune, p)
+			line += fmt.Sprintf(" | %.2f %.3f %d", th, q.F1, q.LookAlikesMerged)
+			if *sweepMerged {
+				line += fmt.Sprintf(" %v", q.Merged)
 			}
 		}
-		p := DefaultParams
-		v.set(&p)
-		t.Logf("%-16s at %.2f: F1 %.3f | best at %.2f: %s", v.name, DefaultParams.MinSimilarity, measure(t, tune, p).F1, bestTh, best)
+		var look []float64
+		for _, x := range diagnose(tune, withVariant(v.set), nil).look {
+			look = append(look, x)
+		}
+		slices.Sort(look)
+		slices.Reverse(look)
+		q := measure(t, tune, withVariant(v.set))
+		line += fmt.Sprintf(" | zh-en %d of %d, wrong %d | look-alikes' best %.2f", q.CrossFound, q.CrossPairs, q.CrossWrong, look[:min(len(look), 6)])
+		t.Log(line)
 	}
+}
+
+// withVariant returns DefaultParams changed by set.
+func withVariant(set func(*Params)) Params {
+	p := DefaultParams
+	set(&p)
+	return p
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/newsrank/newsrank/config"
-	"github.com/newsrank/newsrank/crawler"
+	"github.com/newsrank/newsrank/crawler/fetch"
 	"github.com/newsrank/newsrank/internal/proctest"
 	"github.com/newsrank/newsrank/internal/redistest"
 )
@@ -157,8 +157,8 @@ func TestFaultGzipBombs(t *testing.T) {
 				t.Errorf("source bombsitemap: %d list page errors, want 1 (the .xml.gz child)", s.PageErrors)
 			}
 		default:
-			if !bytes.Contains([]byte(s.Error), []byte(crawler.ReasonTooLarge)) {
-				t.Errorf("source %s: error %q, want %s", s.Source, s.Error, crawler.ReasonTooLarge)
+			if !bytes.Contains([]byte(s.Error), []byte(fetch.ReasonTooLarge)) {
+				t.Errorf("source %s: error %q, want %s", s.Source, s.Error, fetch.ReasonTooLarge)
 			}
 		}
 	}
@@ -172,8 +172,8 @@ func TestFaultGzipBombs(t *testing.T) {
 			}
 			continue
 		}
-		if dl, ok := dead[u]; !ok || dl.Reason != crawler.ReasonTooLarge {
-			t.Errorf("%s: dead letter %+v, want reason %s", p, dl, crawler.ReasonTooLarge)
+		if dl, ok := dead[u]; !ok || dl.Reason != fetch.ReasonTooLarge {
+			t.Errorf("%s: dead letter %+v, want reason %s", p, dl, fetch.ReasonTooLarge)
 		}
 	}
 	if n := st.stored(); n != 1 {

@@ -14,6 +14,11 @@
 //     50 MB, loop redirects or paginate forever. Each case checks that every URL ended done or dead with a
 //     reason and that the ranking is consistent (time: and score: hold the
 //     same ids and every id has its article hash).
+//   - sentinel_test.go runs the newsrank daemon on Redis Sentinel (a
+//     master, a replica, three sentinels) while the master is switched,
+//     by SENTINEL FAILOVER and by SIGKILL: the crawl, the votes and the
+//     rescores lose nothing acknowledged, and /readyz says 503 while no
+//     master is known.
 //
 // Every test starts its own redis-server processes (internal/redistest)
 // and HTTP servers; nothing is mocked.

@@ -23,6 +23,7 @@ import (
 	"github.com/newsrank/newsrank/canonurl"
 	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/crawler"
+	"github.com/newsrank/newsrank/crawler/fetch"
 	"github.com/newsrank/newsrank/demosite"
 	"github.com/newsrank/newsrank/internal/proctest"
 	"github.com/newsrank/newsrank/internal/rdb"
@@ -345,8 +346,8 @@ func (s *stack) checkDemoCrawl(d *demo) int {
 			t.Errorf("dead letter %s has no reason", u)
 		case !want[u]:
 			t.Errorf("dead letter %s: %s (%s) after %d attempts; only the private articles should die", u, dl.Reason, dl.Error, dl.Attempts)
-		case dl.Reason != crawler.ReasonRobots:
-			t.Errorf("private article %s died for %q, want %q", u, dl.Reason, crawler.ReasonRobots)
+		case dl.Reason != fetch.ReasonRobots:
+			t.Errorf("private article %s died for %q, want %q", u, dl.Reason, fetch.ReasonRobots)
 		}
 	}
 	for u := range want {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/crawler"
+	"github.com/newsrank/newsrank/crawler/fetch"
 	"github.com/newsrank/newsrank/internal/proctest"
 	"github.com/newsrank/newsrank/internal/redistest"
 	"github.com/newsrank/newsrank/news"
@@ -279,13 +280,13 @@ func TestFaultHostileSite(t *testing.T) {
 					"/hang/silent.html": hang,
 					"/hang/drip.html":   trickle,
 				}, map[string]string{
-					"/hang/silent.html": crawler.ReasonTimeout,
-					"/hang/drip.html":   crawler.ReasonTimeout,
+					"/hang/silent.html": fetch.ReasonTimeout,
+					"/hang/drip.html":   fetch.ReasonTimeout,
 				})
 			},
 			check: func(t *testing.T, h *hostileSite, rep crawler.Report, st *stack) {
 				for _, sp := range rep.Produce.Sources {
-					if sp.Name == "hanglist" && (sp.Err == nil || !strings.Contains(sp.Err.Error(), crawler.ReasonTimeout)) {
+					if sp.Name == "hanglist" && (sp.Err == nil || !strings.Contains(sp.Err.Error(), fetch.ReasonTimeout)) {
 						t.Errorf("a list page that hangs: source error %v, want a timeout", sp.Err)
 					}
 				}
@@ -312,8 +313,8 @@ func TestFaultHostileSite(t *testing.T) {
 					"/random/html.html":   crawler.ReasonNoTitle,
 					"/random/utf8.html":   crawler.ReasonNoTitle,
 					"/random/gbk.html":    crawler.ReasonNoTitle,
-					"/random/binary.html": crawler.ReasonNotHTML,
-					"/random/sniff.html":  crawler.ReasonNotHTML,
+					"/random/binary.html": fetch.ReasonNotHTML,
+					"/random/sniff.html":  fetch.ReasonNotHTML,
 				})
 			},
 			check: func(t *testing.T, h *hostileSite, rep crawler.Report, st *stack) {
@@ -339,7 +340,7 @@ func TestFaultHostileSite(t *testing.T) {
 					"/truncated/title.html": "",
 					"/truncated/tag.html":   "",
 					"/truncated/empty.html": crawler.ReasonNoTitle,
-					"/truncated/conn.html":  crawler.ReasonConn,
+					"/truncated/conn.html":  fetch.ReasonConn,
 				})
 			},
 			check: func(t *testing.T, h *hostileSite, rep crawler.Report, st *stack) {
@@ -366,8 +367,8 @@ func TestFaultHostileSite(t *testing.T) {
 					"/huge/chunked.html":  huge(50<<20, false, chunked),
 					"/huge/declared.html": huge(50<<20, true, declared),
 				}, map[string]string{
-					"/huge/chunked.html":  crawler.ReasonTooLarge,
-					"/huge/declared.html": crawler.ReasonTooLarge,
+					"/huge/chunked.html":  fetch.ReasonTooLarge,
+					"/huge/declared.html": fetch.ReasonTooLarge,
 				})
 			},
 			check: func(t *testing.T, h *hostileSite, rep crawler.Report, st *stack) {
@@ -382,8 +383,8 @@ func TestFaultHostileSite(t *testing.T) {
 					}
 				}
 				for _, sp := range rep.Produce.Sources {
-					if sp.Name == "hugelist" && (sp.Err == nil || !strings.Contains(sp.Err.Error(), crawler.ReasonTooLarge)) {
-						t.Errorf("a 50 MB list page: source error %v, want %s", sp.Err, crawler.ReasonTooLarge)
+					if sp.Name == "hugelist" && (sp.Err == nil || !strings.Contains(sp.Err.Error(), fetch.ReasonTooLarge)) {
+						t.Errorf("a 50 MB list page: source error %v, want %s", sp.Err, fetch.ReasonTooLarge)
 					}
 				}
 			},
@@ -405,11 +406,11 @@ func TestFaultHostileSite(t *testing.T) {
 					"/redirects/away.html":    redirect(func(*http.Request) string { return "http://elsewhere.invalid/x.html" }),
 					"/redirects/nowhere.html": func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusFound) },
 				}, map[string]string{
-					"/redirects/loop.html":    crawler.ReasonTooManyRedirects,
-					"/redirects/self.html":    crawler.ReasonTooManyRedirects,
-					"/redirects/chain/0.html": crawler.ReasonTooManyRedirects,
-					"/redirects/away.html":    crawler.ReasonOffsite,
-					"/redirects/nowhere.html": crawler.ReasonTooManyRedirects,
+					"/redirects/loop.html":    fetch.ReasonTooManyRedirects,
+					"/redirects/self.html":    fetch.ReasonTooManyRedirects,
+					"/redirects/chain/0.html": fetch.ReasonTooManyRedirects,
+					"/redirects/away.html":    fetch.ReasonOffsite,
+					"/redirects/nowhere.html": fetch.ReasonTooManyRedirects,
 				})
 			},
 			check: func(t *testing.T, h *hostileSite, rep crawler.Report, st *stack) {
@@ -447,7 +448,7 @@ func TestFaultHostileSite(t *testing.T) {
 					config.Source{Name: "portsfeed", Kind: "rss", URLs: []string{h.srv.URL + "/ports/feed.xml"}})
 				articles := articleCase(h, cfg, "ports", map[string]http.HandlerFunc{
 					"/ports/away.html": redirect(func(*http.Request) string { return other.URL + "/landing.html" }),
-				}, map[string]string{"/ports/away.html": crawler.ReasonOffsite})
+				}, map[string]string{"/ports/away.html": fetch.ReasonOffsite})
 				articles["/ports/canonical.html"] = ""
 				return articles
 			},

@@ -7,27 +7,38 @@ import (
 	"testing"
 	"time"
 
+	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/demosite"
 	"github.com/newsrank/newsrank/internal/redistest"
 	"github.com/newsrank/newsrank/news"
 )
 
+// storyWindow is the window of the story crawls: the coverage set the
+// demo site publishes spans 12 days, and every report of it is to be
+// stored and measured.
+const storyWindow = 14 * 24 * time.Hour
+
+// storyOptions is the demo site of the story crawls: 120 ordinary
+// articles and every report of the labelled coverage set.
+var storyOptions = demosite.Options{Articles: 120, Stories: demosite.AllStories, Seed: 5}
+
 // TestStoriesAcrossProcesses: three consumer processes crawl, on the
-// three-master cluster, a demo site that publishes labelled stories
-// (demosite.Options.Stories) with news.rank_by: story, each planning its
-// batches' stories against the index's version while the others write
-// it (news/story_plan.go). The grouping is as good as one process's
-// (crawler.TestDemoStories: precision and recall at least 0.95 over the
-// pairs of copies), and the stories are whole: every article of a story
-// names its lead, the story lists it, only leads are ranked, and a
-// story's articles are all in it once.
+// three-master cluster, a demo site that publishes the labelled coverage
+// set (demosite.Options.Stories) with news.rank_by: story, each planning
+// its batches' stories against the index's version while the others
+// write it (news/story_plan.go), so that two reports ingested at once
+// cannot start two stories. The stories are whole (every article of a
+// story names its lead, the story lists it, only leads are ranked, a
+// story's articles are all in it once) and the grouping is as good as
+// one process's (checkStories).
 func TestStoriesAcrossProcesses(t *testing.T) {
 	cl := redistest.StartCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	d := startDemoWith(t, demosite.Options{Articles: 120, Stories: 40, Seed: 5}, 0)
+	d := startDemoWith(t, storyOptions, 0)
 	cfg := testConfig(cl.Options())
 	cfg.News.RankBy = news.RankByStory
+	cfg.News.Window = config.Duration(storyWindow)
 	cfg.Crawler.Workers = 3
 	cfg.Crawler.Sources = d.sources()
 	s := newStack(t, cfg)
@@ -57,21 +68,22 @@ func TestStoriesAcrossProcesses(t *testing.T) {
 	checkStories(t, s, d, "3 processes")
 }
 
-// checkStories checks the stories of a crawl of d's labelled stories
+// checkStories checks the stories of a crawl of d's coverage reports
 // ranking by story: every article in the window is stored, the stories
-// are whole (every article of a story names its
-// lead and the story lists it, only leads are ranked, a story's articles
-// are all in it once, the rankings pass Check), and the grouping is as
-// good as one process's on the same site (crawler.TestDemoStories):
-// precision and recall at least 0.95 over the pairs of copies.
+// are whole (every article of a story names its lead and the story lists
+// it, only leads are ranked, a story's articles are all in it once, the
+// rankings pass Check), and the grouping is as good as one process's on
+// the same site (crawler.TestDemoStories, whose floors these are):
+// pairwise over the reports of one language, a report grouped with an
+// ordinary article counting against precision, precision at least 0.65
+// and recall at least 0.65 (the crawl's order moves the figures a little:
+// crawler.TestDemoStories says more).
 func checkStories(t *testing.T, s *stack, d *demo, what string) {
 	t.Helper()
 	ctx := context.Background()
 	fresh, _, _, _ := d.truth(s.cfg.News.Window.D())
-	type stored struct{ label, lang, lead string }
-	var as []stored
+	story := map[string]string{}     // path → its story's lead
 	members := map[string][]string{} // lead → the articles naming it
-	copies := 0
 	for _, a := range fresh {
 		id := news.ID(canonical(t, d.URL+a.Path))
 		if _, err := s.store.Get(ctx, id); err != nil {
@@ -90,14 +102,7 @@ func checkStories(t *testing.T, s *stack, d *demo, what string) {
 			t.Errorf("%s: ranked %t, its story's lead %s", a.Path, ranked, lead)
 		}
 		members[lead] = append(members[lead], id)
-		lang := "en"
-		if isCJK(a.Title) {
-			lang = "zh"
-		}
-		if a.Story != "" {
-			copies++
-		}
-		as = append(as, stored{label: a.Story, lang: lang, lead: lead})
+		story[a.Path] = lead
 	}
 	for lead, ids := range members {
 		_, ms, err := s.store.StoryOf(ctx, lead)
@@ -108,28 +113,18 @@ func checkStories(t *testing.T, s *stack, d *demo, what string) {
 			t.Errorf("story %s lists %d articles, %d name it", lead, len(ms), len(ids))
 		}
 	}
-	if copies < 60 {
-		t.Fatalf("%d story copies crawled, want the site's (about 100)", copies)
+	q, err := d.site.MeasureStories(story)
+	if err != nil {
+		t.Fatal(err)
 	}
-	gs := make([]demosite.Grouped, len(as))
-	for i, a := range as {
-		gs[i] = demosite.Grouped{Label: a.label, Lang: a.lang, Group: a.lead}
-	}
-	tp, fp, missed := demosite.PairCounts(gs)
-	fn := len(missed)
-	precision := float64(tp) / float64(max(1, tp+fp))
-	recall := float64(tp) / float64(max(1, tp+fn))
-	t.Logf("%d copies of 40 stories among %d articles, %s: precision %.3f recall %.3f (tp %d fp %d fn %d); %d stories",
-		copies, len(as), what, precision, recall, tp, fp, fn, len(members))
+	t.Logf("%s: %d articles in %d stories; %s", what, len(story), len(members), q)
 	checkRanking(t, s.store)
-	if tp == 0 || precision < 0.95 || recall < 0.95 {
-		t.Errorf("precision %.3f recall %.3f, want >= 0.95 both", precision, recall)
+	if q.Reports != q.Published || q.Published == 0 {
+		t.Fatalf("%d of %d reports stored", q.Reports, q.Published)
 	}
-}
-
-// isCJK reports whether s has a CJK ideograph.
-func isCJK(s string) bool {
-	return slices.ContainsFunc([]rune(s), func(r rune) bool { return r >= 0x4e00 && r <= 0x9fff })
+	if q.Precision < 0.65 || q.Recall < 0.65 {
+		t.Errorf("precision %.3f recall %.3f, want at least 0.65 and 0.65", q.Precision, q.Recall)
+	}
 }
 
 // TestFaultRedisRestartMidStoryCrawl: Redis (appendonly, fsync always)
@@ -138,9 +133,10 @@ func isCJK(s string) bool {
 // whole and as good as without the restarts (checkStories).
 func TestFaultRedisRestartMidStoryCrawl(t *testing.T) {
 	rs := redistest.Start(t, redistest.Options{AppendOnly: true})
-	d := startDemoWith(t, demosite.Options{Articles: 120, Stories: 40, Seed: 5}, 30*time.Millisecond)
+	d := startDemoWith(t, storyOptions, 30*time.Millisecond)
 	cfg := testConfig(rs.Options())
 	cfg.News.RankBy = news.RankByStory
+	cfg.News.Window = config.Duration(storyWindow)
 	cfg.Crawler.Workers = 3
 	cfg.Crawler.Sources = d.sources()
 	s := newStack(t, cfg)

@@ -24,6 +24,7 @@ const (
 	Prune   = "prune"
 	Rescore = "rescore"
 	Archive = "archive"
+	Regroup = "regroup"
 )
 
 // ErrUnknownJob is returned for a job name the Manager does not have.

@@ -20,14 +20,15 @@ type Article struct {
 	// Summary, Image: optional.
 	Summary string
 	Image   string
-	// Lead is the first paragraphs of the article's body, used to group
-	// stories; it is not stored in the article hash.
-	Lead string
 	// Comments is the crawled comment count; comments count as votes
 	// (config news.comment_weight).
 	Comments int64
 	// BodyLen is the length in characters of the article body text.
 	BodyLen int
+	// Lead is the first paragraphs of the article's body (one a line,
+	// about 600 characters at most), used to group stories; it is not
+	// stored in the article hash.
+	Lead string
 	// Groups the article joins (config crawler.sources[].groups).
 	Groups []string
 	// Aliases are other canonical URLs that lead to this article, such

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/newsrank/newsrank/grouping"
 )
 
 // Options configure a Store: the voting window, the ranking and the
@@ -36,7 +38,7 @@ type Options struct {
 	RankBy string
 	// StoryMinSimilarity is the least score (grouping.Params.Score: the
 	// cosine of an article's TF-IDF term vector and a story's centroid,
-	// lowered for a stale story or titles whose figures differ) that
+	// lowered for an old story) that
 	// makes an article a member of a story, above 0 and at most 1
 	// (grouping.Params.MinSimilarity).
 	StoryMinSimilarity float64
@@ -76,7 +78,7 @@ func DefaultOptions() Options {
 		MaxPageSize:        100,
 		GroupCacheTTL:      60 * time.Second,
 		RankBy:             RankByArticle,
-		StoryMinSimilarity: 0.12,
+		StoryMinSimilarity: grouping.DefaultParams.MinSimilarity,
 	}
 }
 

@@ -25,13 +25,6 @@ type batchPlan struct {
 	df      map[string]*termDF  // the document frequencies the batch wrote
 }
 
-// articleTerms is an article's vector and index keys on a plan's
-// document frequencies.
-type articleTerms struct {
-	v    termvec.Vector
-	keys []string
-}
-
 // noFreq is the document frequencies of an Engine given every article's
 // vector (DecideTerms): none are read.
 type noFreq struct{}
@@ -111,23 +104,23 @@ func groupingArticle(call *ingestCall) grouping.Article {
 	return grouping.Article{ID: call.id, Time: call.post, Doc: *call.story}
 }
 
-// articleTerms returns the vector and keys of each call of made (by
-// call) on r's document frequencies, each article's terms counted for
-// the articles after it as the Engine counts them, and all their keys,
-// each once.
-func (s *Store) articleTerms(calls []ingestCall, made [][]int, r *planRead) (map[int]articleTerms, []string) {
+// articleTerms returns the terms of each call of made (by call) on
+// r's document frequencies, each article's terms counted for the
+// articles after it as the Engine counts them, and all the terms whose
+// index lists they read, each once.
+func (s *Store) articleTerms(calls []ingestCall, made [][]int, r *planRead) (map[int]grouping.ArticleTerms, []string) {
 	f := &readFreq{r: r, added: make(map[string]int)}
 	e := grouping.NewEngine(s.opts.grouping(), s.opts.Window, f)
-	at := make(map[int]articleTerms)
+	at := make(map[int]grouping.ArticleTerms)
 	var keys []string
 	seen := make(map[string]bool)
 	for _, part := range made {
 		for _, i := range part {
 			a := groupingArticle(&calls[i])
-			v, ks := e.Terms(a)
+			t := e.Terms(a)
 			f.Add(a.Doc.Counts, a.Time)
-			at[i] = articleTerms{v, ks}
-			for _, k := range ks {
+			at[i] = t
+			for _, k := range t.Look {
 				if !seen[k] {
 					seen[k] = true
 					keys = append(keys, k)
@@ -152,11 +145,11 @@ type chunkRun struct {
 // returns the Engine after them and each chunk's run, or the index
 // lists and stories it needs and r lacks (then the runs are not to be
 // used).
-func (s *Store) decide(calls []ingestCall, made [][]int, r *planRead, at map[int]articleTerms) (*grouping.Engine, []chunkRun, []string, []string) {
+func (s *Store) decide(calls []ingestCall, made [][]int, r *planRead, at map[int]grouping.ArticleTerms) (*grouping.Engine, []chunkRun, []string, []string) {
 	e := grouping.NewEngine(s.opts.grouping(), s.opts.Window, noFreq{})
 	e.Complete = false
 	for _, t := range at {
-		for _, k := range t.keys {
+		for _, k := range t.Look {
 			if l, ok := r.lists[k]; ok {
 				e.SetList(k, l)
 			}
@@ -170,7 +163,7 @@ func (s *Store) decide(calls []ingestCall, made [][]int, r *planRead, at map[int
 		var leads []string
 		for _, i := range part {
 			t := at[i]
-			d := e.AddTerms(groupingArticle(&calls[i]), t.v, t.keys)
+			d := e.AddTerms(groupingArticle(&calls[i]), t)
 			run.ds = append(run.ds, d)
 			if d.Joined(calls[i].id) && !changed[d.Story] {
 				changed[d.Story] = true
@@ -220,6 +213,9 @@ func (s *Store) planChunks(calls []ingestCall, made [][]int, e *grouping.Engine,
 			}
 			if call.story.CJK {
 				f = append(f, "cjk", "1")
+			}
+			if len(call.story.TitleNames) > 0 {
+				f = append(f, "tn", strings.Join(call.story.TitleNames, " "))
 			}
 			p.fields[i] = f
 			if d.Joined(call.id) {

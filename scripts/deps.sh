@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs what newsrank's tests need and Go does not bring: redis-server
-# (the tests start their own throwaway servers) and, for the browser test,
+# (the tests start their own throwaway servers), redis-sentinel (the
+# Sentinel failover tests start three), promtool from Debian's prometheus
+# package (the tests of deploy/prometheus run `promtool check rules` and
+# `promtool test rules`) and, for the browser test,
 # Debian's chromium and chromium-driver, and a CJK font (fonts-wqy-microhei,
 # the smallest) so that Chinese titles render instead of empty boxes. As
 # root it installs them with apt-get; otherwise it says what to install and
@@ -10,6 +13,11 @@ set -euo pipefail
 need=()
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v redis-cli >/dev/null 2>&1 || need+=(redis-tools)
+command -v redis-sentinel >/dev/null 2>&1 || need+=(redis-sentinel)
+# promtool has no package of its own; prometheus brings it (and a server
+# the tests never start: as with redis-server, Debian's service is left
+# alone, and in a container without systemd it does not start at all).
+command -v promtool >/dev/null 2>&1 || need+=(prometheus)
 if [ "${NEWSRANK_SKIP_BROWSER:-}" != "1" ]; then
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
   command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)

@@ -17,6 +17,11 @@ const (
 	Word Kind = iota
 	// Bigram is a pair of adjacent CJK characters (a lone one by itself).
 	Bigram
+	// Initial is a word written with a capital where any word may be:
+	// at a sentence's start, in a title in title case. It may be a name
+	// ("Broadcom forecasts ...") or not ("Shares rose ..."): Doc tells
+	// by the rest of the article.
+	Initial
 	// Name is a word written with a capital inside a sentence that has
 	// lower-case words, or any Latin word inside CJK text: a person, a
 	// company, a place ("Nvidia", "OpenAI" in a Chinese report).
@@ -42,12 +47,17 @@ func Tokens(text string, emit func(term string, k Kind)) {
 		text = norm.NFKC.String(text)
 	}
 	tk := tokenizer{emit: emit, start: true}
+	// CJK text: its Latin words are names; a Latin text that glosses a
+	// name in CJK ("Taiwan Semiconductor (台積電)") is not
+	cjk, letters := 0, 0
 	for _, r := range text {
 		if isCJK(r) {
-			tk.cjkText = true
-			break
+			cjk++
+		} else if r < 0x80 && unicode.IsLetter(r) {
+			letters++
 		}
 	}
+	tk.cjkText = cjk > 0 && 5*cjk > 2*letters
 	skip := 0 // text[:skip] is read: a figure's
 	for i, r := range text {
 		if i < skip {
@@ -73,6 +83,9 @@ func Tokens(text string, emit func(term string, k Kind)) {
 			case r == '%':
 				tk.flushWord()
 				tk.emit("percent", Word)
+			case r == '.' && tk.abbreviation():
+				// "U.S.", "Feb. 1", "Mr. Tan": no sentence ends there
+				tk.flushWord()
 			case r == '.' || r == '!' || r == '?' || r == ':' || r == ';' || r == '\n' || r == '"':
 				tk.endSentence()
 			case r == '\'':
@@ -198,13 +211,32 @@ func (tk *tokenizer) flushWord() {
 		tk.emit(t, Name)
 	case capital && !first:
 		tk.names = append(tk.names, t)
+	case capital:
+		tk.emit(t, Initial)
 	default:
-		if !capital {
-			tk.lower = true
-		}
+		tk.lower = true
 		tk.emit(t, Word)
 	}
 }
+
+// abbreviation tells whether the current word, before a point, is an
+// abbreviation (a letter, a month's, a title's, a company's).
+func (tk *tokenizer) abbreviation() bool {
+	if tk.n == 1 {
+		return true
+	}
+	return tk.n > 1 && tk.n <= 4 && abbreviations[string(tk.word[:tk.n])]
+}
+
+// abbreviations are words written with a point that ends no sentence.
+var abbreviations = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`jan feb mar apr jun jul aug sep sept oct nov dec
+		mr mrs ms dr st jr sr inc co corp ltd vs no gov sen rep gen col sgt prof`) {
+		m[w] = true
+	}
+	return m
+}()
 
 // endWords ends a run of words.
 func (tk *tokenizer) endWords() {
@@ -221,7 +253,7 @@ func (tk *tokenizer) endWords() {
 func (tk *tokenizer) endSentence() {
 	tk.flushWord()
 	tk.endWords()
-	k := Word
+	k := Initial
 	if tk.lower {
 		k = Name
 	}

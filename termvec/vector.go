@@ -45,12 +45,28 @@ type Doc struct {
 	// two titles that both have some and share none tell of other
 	// events (another score, another day's close).
 	Facts []string
+	// Names are the terms the article writes as names anywhere (Name:
+	// capitalised inside a sentence, Latin words in CJK text), sorted:
+	// the actors and places of its event, which a look-alike event (the
+	// same kind of report on another company, another city) does not
+	// share.
+	Names []string
+	// TitleNames are the words of the title that are Names, of three
+	// letters or more, sorted: whom or where the title is about (a
+	// two-letter name is most often a common abbreviation, "AI", "EV",
+	// or a country's, "US").
+	TitleNames []string
 	// CJK is set when the title is mostly CJK (a Chinese, Japanese or
 	// Korean report): its language for grouping.
 	CJK bool
 }
 
 // NewDoc returns the terms of an article's title, summary and lead.
+//
+// A word written with a capital only where any word may be (Initial) is
+// a name when the article also writes it as a name, or writes it so
+// twice and never in lower case ("TSMC" heading the title and a
+// sentence); its occurrences then count as a name's.
 func NewDoc(title, summary, lead string, w Weights) Doc {
 	d := Doc{Counts: make(map[string]float64)}
 	if w.MaxLead > 0 && len(lead) > w.MaxLead {
@@ -59,34 +75,82 @@ func NewDoc(title, summary, lead string, w Weights) Doc {
 			lead = lead[:len(lead)-1] // a cut rune
 		}
 	}
+	type occurrence struct {
+		term  string
+		kind  Kind
+		w     float64 // the field's weight
+		title bool
+	}
+	var occ []occurrence
 	var cjk, latin int
-	add := func(text string, fw float64, title bool) {
-		Tokens(text, func(t string, k Kind) {
-			x := fw
-			switch k {
-			case Name:
-				x *= w.Name
-			case Figure, Weekday, Date:
-				x *= w.Figure
-				if title {
-					d.Facts = append(d.Facts, t)
-				}
-			}
-			if title {
+	for _, f := range []struct {
+		text  string
+		w     float64
+		title bool
+	}{{title, w.Title, true}, {summary, w.Summary, false}, {lead, w.Lead, false}} {
+		Tokens(f.text, func(t string, k Kind) {
+			occ = append(occ, occurrence{t, k, f.w, f.title})
+			if f.title {
 				if k == Bigram {
 					cjk++
 				} else {
 					latin++
 				}
 			}
-			d.Counts[t] += x
 		})
 	}
-	add(title, w.Title, true)
-	add(summary, w.Summary, false)
-	add(lead, w.Lead, false)
-	slices.Sort(d.Facts)
-	d.Facts = slices.Compact(d.Facts)
+	// how each word is written: as a name, at a start, in lower case
+	type seen struct{ name, initial, lower int }
+	words := make(map[string]*seen)
+	for _, o := range occ {
+		if o.kind != Word && o.kind != Initial && o.kind != Name {
+			continue
+		}
+		x := words[o.term]
+		if x == nil {
+			x = &seen{}
+			words[o.term] = x
+		}
+		switch o.kind {
+		case Name:
+			x.name++
+		case Initial:
+			x.initial++
+		default:
+			x.lower++
+		}
+	}
+	isName := func(t string) bool {
+		x := words[t]
+		return x != nil && (x.name > 0 || x.initial >= 2 && x.lower == 0)
+	}
+	for _, o := range occ {
+		x := o.w
+		switch o.kind {
+		case Name, Initial:
+			if isName(o.term) {
+				x *= w.Name
+				d.Names = append(d.Names, o.term)
+				if o.title && len(o.term) > 2 {
+					d.TitleNames = append(d.TitleNames, o.term)
+				}
+			}
+		case Figure, Weekday, Date:
+			x *= w.Figure
+			if o.title {
+				d.Facts = append(d.Facts, o.term)
+			}
+		case Word:
+			if o.title && isName(o.term) && len(o.term) > 2 {
+				d.TitleNames = append(d.TitleNames, o.term)
+			}
+		}
+		d.Counts[o.term] += x
+	}
+	for _, l := range []*[]string{&d.Facts, &d.Names, &d.TitleNames} {
+		slices.Sort(*l)
+		*l = slices.Compact(*l)
+	}
 	d.CJK = cjk > latin
 	return d
 }
@@ -115,15 +179,30 @@ type Vector []Entry
 
 // Vector returns d weighted: each term's count, damped (1 + ln count
 // above one), times its IDF in df, the max of most weight kept, scaled
-// to unit length.
-func (d Doc) Vector(df DocFreq, max int) Vector {
+// to unit length. Weekdays are left out: every report of a day may name
+// it, so it tells days apart (Facts, Counts) but no event.
+func (d Doc) Vector(df DocFreq, max int) Vector { return d.Weigh(df, max, 1) }
+
+// Weigh is Vector with the terms no article of df has (DF 0) weighed
+// unseen times as much: a word or CJK bigram no other recent article
+// writes is most often no word of an event (a CJK bigram across two
+// words, "圳大" of "深圳大幅"), and it can match no story yet.
+func (d Doc) Weigh(df DocFreq, max int, unseen float64) Vector {
 	v := make(Vector, 0, len(d.Counts))
 	docs := df.Docs()
 	for t, c := range d.Counts {
 		if c > 1 {
 			c = 1 + math.Log(c)
 		}
-		v = append(v, Entry{t, c * IDF(df.DF(t), docs)})
+		if _, ok := WeekdayOf(t); ok {
+			continue // every story of a day has it
+		}
+		n := df.DF(t)
+		x := c * IDF(n, docs)
+		if n == 0 {
+			x *= unseen
+		}
+		v = append(v, Entry{t, x})
 	}
 	return v.top(max).unit()
 }

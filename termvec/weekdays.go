@@ -1,5 +1,10 @@
 package termvec
 
+import (
+	"strconv"
+	"strings"
+)
+
 // Weekdays tell events apart as figures do: "Stocks close at a record
 // high on Monday" and "… on Tuesday" are two days' closes, as "2.1%" and
 // "3.1%" are two months' rates, so titles that both name a weekday and
@@ -75,4 +80,31 @@ func itoa(n int) string {
 		return string(rune('0' + n))
 	}
 	return itoa(n/10) + string(rune('0'+n%10))
+}
+
+// WeekdayOf returns the weekday (1 Monday … 7 Sunday) a weekday term
+// stands for.
+func WeekdayOf(term string) (int, bool) {
+	if len(term) != 3 || term[:2] != "@w" || term[2] < '1' || term[2] > '7' {
+		return 0, false
+	}
+	return int(term[2] - '0'), true
+}
+
+// DateOf returns the month and day a date term ("@d3-5") stands for.
+func DateOf(term string) (month, day int, ok bool) {
+	s, ok := strings.CutPrefix(term, "@d")
+	if !ok {
+		return 0, 0, false
+	}
+	m, d, ok := strings.Cut(s, "-")
+	if !ok {
+		return 0, 0, false
+	}
+	month, err1 := strconv.Atoi(m)
+	day, err2 := strconv.Atoi(d)
+	if err1 != nil || err2 != nil || month < 1 || month > 12 || day < 1 || day > 31 {
+		return 0, 0, false
+	}
+	return month, day, true
 }

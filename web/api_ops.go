@@ -240,5 +240,8 @@ func (s *Server) gauges() []gaugeFunc {
 			return nil
 		})
 	}
+	if s.opts.Jobs != nil {
+		gs = append(gs, s.opts.Jobs.Collect) // last run, its result, when the next is due
+	}
 	return gs
 }

@@ -43,7 +43,7 @@ func expireDay(t *testing.T, e *testEnv) {
 	if rep, err := e.act.Archive(ctx); err != nil || rep.Archived != 1 {
 		t.Fatalf("archive = %+v, %v", rep, err)
 	}
-	// The board's key as the README's key table names it.
+	// The board's key as docs/architecture.md's key table names it.
 	if err := e.rdb.Del(ctx, e.rdb.Prefix+board.ActivityTag+":day:2025-06-02").Err(); err != nil {
 		t.Fatal(err)
 	}

@@ -117,6 +117,13 @@ func (p trustedProxies) trusted(a netip.Addr) bool {
 	return false
 }
 
+// fromTrusted reports whether the request's connection comes from a
+// trusted proxy, whose X-Forwarded-* headers may then be believed.
+func (p trustedProxies) fromTrusted(r *http.Request) bool {
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	return err == nil && p.trusted(ap.Addr().Unmap())
+}
+
 // client is the budget a request's failed tokens count against: the
 // address it came from (the connection's peer; when that is a trusted
 // proxy, the rightmost X-Forwarded-For address that is not one, the

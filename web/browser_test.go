@@ -28,7 +28,7 @@ const browserInstallHint = "the browser test needs chromium and chromedriver: ru
 	"(Debian/Ubuntu: sudo apt-get install chromium chromium-driver)"
 
 // screenshotEnv, when set to 1, makes the browser test copy its screenshot
-// to web/testdata/screenshot.png (for the README).
+// to web/testdata/screenshot.png (to look at the pages).
 const screenshotEnv = "NEWSRANK_SCREENSHOT"
 
 // chromiumBinary finds the browser itself; Debian's /usr/bin/chromium is

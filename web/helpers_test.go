@@ -179,7 +179,11 @@ func buildEnv(t testing.TB, c *rdb.Client, cfg envConfig, log *slog.Logger) *tes
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.ts = httptest.NewServer(e.srv.Handler())
+	h := e.srv.Handler()
+	if _, bench := t.(*testing.B); !bench { // benchmarks measure the server alone
+		h = mustContract(t).check(t, h)
+	}
+	e.ts = httptest.NewServer(h)
 	t.Cleanup(func() {
 		e.ts.Close()
 		select {
@@ -218,7 +222,7 @@ var guoneiSource = testSource{name: "guonei", label: "国内"}
 // ingest stores one article per title in group, a minute apart (the
 // first the newest), each with comments comments, and returns their ids.
 // newsKey is the Redis key of the news store with this suffix ("score:",
-// "news:<id>"), as the README's key table names it: package news builds
+// "news:<id>"), as docs/architecture.md's key table names it: package news builds
 // its keys itself, and the tests that read the store raw or break it on
 // purpose write the documented names out.
 func (e *testEnv) newsKey(suffix string) string { return e.rdb.Prefix + news.Tag + ":" + suffix }
@@ -354,6 +358,10 @@ func (e *testEnv) do(method, path, token, body string, hdr ...string) response {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	for i := 0; i+1 < len(hdr); i += 2 {
+		if http.CanonicalHeaderKey(hdr[i]) == "Host" { // net/http sends req.Host, not a Host header
+			req.Host = hdr[i+1]
+			continue
+		}
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
 	res, err := e.ts.Client().Do(req)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/crawler"
+	"github.com/newsrank/newsrank/crawler/websub"
 	"github.com/newsrank/newsrank/jobs"
 	"github.com/newsrank/newsrank/queue"
 )
@@ -39,6 +40,10 @@ type opsView struct {
 	// Polls is each source's poll schedule; HasPolls: Options.Polls is set.
 	Polls    []opsPollView
 	HasPolls bool
+	// WebSub is each feed's WebSub subscription; HasWebSub:
+	// Options.Subscriptions is set.
+	WebSub    []websub.Status
+	HasWebSub bool
 	// Admin: the visitor is signed in until AdminUntil; CanSignIn: admin
 	// tokens are configured.
 	Admin      bool
@@ -96,6 +101,12 @@ func (s *Server) opsPage(w http.ResponseWriter, r *http.Request) error {
 		}
 		for _, st := range states {
 			v.Polls = append(v.Polls, opsPollView{PollState: st, Label: s.label(st.Source)})
+		}
+	}
+	if ws := s.opts.Subscriptions; ws != nil {
+		v.HasWebSub = true
+		if v.WebSub, err = ws.Statuses(ctx); err != nil {
+			return err
 		}
 	}
 	qs, total, err := s.queueStats(ctx)

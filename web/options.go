@@ -2,12 +2,17 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"net/http"
 	"net/netip"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/newsrank/newsrank/board"
 	"github.com/newsrank/newsrank/crawler"
+	"github.com/newsrank/newsrank/crawler/websub"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/jobs"
@@ -51,6 +56,11 @@ type Options struct {
 	// the client's address, which the limit on wrong tokens counts by
 	// (auth_limit.go); without them it is the connection's peer.
 	TrustedProxies []netip.Prefix
+	// PublicURL is the address readers reach the server at (web.public_url,
+	// CheckPublicURL): the feeds' absolute links start with it. Empty: the
+	// request's own scheme and host, X-Forwarded-Proto and
+	// X-Forwarded-Host taken from TrustedProxies only (feeds.go, baseURL).
+	PublicURL string
 	// Window is the news window (news.window): votes are open on younger
 	// articles.
 	Window time.Duration
@@ -81,10 +91,21 @@ type Options struct {
 	// articles, next poll and why) for the operations page; nil: not
 	// shown. *crawler.Crawler is one.
 	Polls PollSchedules
+	// WebSub answers the WebSub hubs' callbacks under /websub/ (package
+	// crawler/websub, web.public_url); nil: not served (404).
+	WebSub http.Handler
+	// Subscriptions tells each feed's WebSub subscription for the
+	// operations page; nil: not shown. *websub.Subscriber is one.
+	Subscriptions WebSubStatuses
 	// Clock tells the time for ages and boards; nil is the real clock.
 	Clock clock.Clock
 	// Log receives request errors; nil is slog.Default().
 	Log *slog.Logger
+}
+
+// WebSubStatuses tells the feeds' WebSub subscriptions.
+type WebSubStatuses interface {
+	Statuses(ctx context.Context) ([]websub.Status, error)
 }
 
 // PollSchedules tells the crawl sources' adaptive poll schedules.
@@ -111,4 +132,20 @@ func DefaultOptions() Options {
 		PageSize:        n.PageSize,
 		MaxPageSize:     n.MaxPageSize,
 	}
+}
+
+// CheckPublicURL checks a web.public_url: an absolute http or https URL
+// with a host, a path allowed, no user, query or fragment.
+func CheckPublicURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" {
+		return fmt.Errorf("must be an absolute http(s) URL such as https://news.example.org, got %q", raw)
+	}
+	if u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.HasSuffix(raw, "#") {
+		return fmt.Errorf("must have no user, query or fragment (the feeds add paths to it), got %q", raw)
+	}
+	if !validHost(u.Host) {
+		return fmt.Errorf("host %q is not a host name or address with an optional port", u.Host)
+	}
+	return nil
 }

@@ -159,6 +159,7 @@ func (s *Server) listPage(w http.ResponseWriter, r *http.Request, o news.Order) 
 	if err != nil {
 		return err
 	}
+	p.Feeds = s.feedLinks(feedParams{order: o, group: group, size: s.opts.PageSize})
 	ctx := r.Context()
 	np, err := s.list(ctx, group, o, pageNo, s.opts.PageSize)
 	if err != nil {

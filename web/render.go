@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/newsrank/newsrank/news"
 )
 
 // The HTML pages and their assets are compiled into the binary: no
@@ -77,6 +79,9 @@ type page struct {
 	Zone  string // the zone of the times shown, named (zoneText)
 	Data  any
 	Error *Error // error pages only
+	// Feeds are the page's feeds, for <link rel="alternate">: the list's
+	// own on the list pages, the hot ranking's elsewhere.
+	Feeds []feedLink
 	loc   *time.Location
 }
 
@@ -120,7 +125,7 @@ func (s *Server) newPage(w http.ResponseWriter, r *http.Request, title, nav stri
 	}
 	now := s.clock.Now()
 	return page{Title: title, Nav: nav, User: uid, CSRF: s.session.csrf(uid), Path: r.URL.RequestURI(), Now: now,
-		Zone: zoneText(s.loc, now), loc: s.loc}, nil
+		Zone: zoneText(s.loc, now), Feeds: s.feedLinks(feedParams{order: news.ByScore, size: s.opts.PageSize}), loc: s.loc}, nil
 }
 
 // renderError shows an error as a page.

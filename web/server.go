@@ -26,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/newsrank/newsrank/crawler/websub"
 	"github.com/newsrank/newsrank/internal/clock"
 )
 
@@ -47,6 +48,13 @@ type Server struct {
 	loc *time.Location
 	// labels are the sources' labels by source and group name.
 	labels map[string]string
+	// feedTimes are the feeds' Last-Modified times (feed_times.go).
+	feedTimes *feedTimes
+	// apiDoc is the API's OpenAPI description, served as JSON.
+	apiDoc *openAPIDoc
+	// table is every route handle registered, in order: what the API's
+	// description (openapi.go) must describe.
+	table []route
 }
 
 // New builds the server and its routes.
@@ -60,6 +68,11 @@ func New(opts Options) (*Server, error) {
 	if opts.Log == nil {
 		opts.Log = slog.Default()
 	}
+	if opts.PublicURL != "" {
+		if err := CheckPublicURL(opts.PublicURL); err != nil {
+			return nil, fmt.Errorf("web: PublicURL: %w", err)
+		}
+	}
 	s := &Server{
 		opts:    opts,
 		log:     opts.Log,
@@ -70,12 +83,17 @@ func New(opts Options) (*Server, error) {
 		bg:      newBackground(),
 		loc:     time.Local,
 		labels:  opts.Labels,
+
+		feedTimes: newFeedTimes(maxFeedTimes),
 	}
 	if opts.Jobs != nil {
 		s.loc = opts.Jobs.Location()
 	}
 	var err error
 	if s.pages, err = newPageRenderer(); err != nil {
+		return nil, err
+	}
+	if s.apiDoc, err = loadOpenAPI(); err != nil {
 		return nil, err
 	}
 	if s.session, err = newSessions(opts, s.clock.Now); err != nil {
@@ -170,6 +188,7 @@ func (s *Server) handle(routes ...route) {
 		}
 		html[rt.path] = html[rt.path] || rt.html
 		s.mux.Handle(rt.method+" "+rt.path, s.wrap(rt))
+		s.table = append(s.table, rt)
 	}
 	for _, p := range paths {
 		methods := allowed[p]
@@ -256,6 +275,13 @@ func (s *Server) routes() {
 	s.handle(s.opsRoutes()...)
 	s.handle(append(s.opsPageRoutes(), s.opsAdminRoutes()...)...)
 	s.handle(s.pageRoutes()...)
+	if s.opts.WebSub != nil {
+		// The hubs' callbacks: the subscriber reads (and bounds) the
+		// bodies itself, and answers as the WebSub protocol says.
+		s.mux.Handle(websub.CallbackPath, s.opts.WebSub)
+	}
+	s.handle(s.feedRoutes()...)
+	s.handle(route{method: "GET", path: openAPIPath, h: s.openAPI})
 	// Anything else: JSON 404 under /api/, an HTML 404 page elsewhere.
 	s.mux.Handle("/api/", s.wrap(route{h: func(w http.ResponseWriter, r *http.Request) error {
 		return errorf(http.StatusNotFound, CodeNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path)

@@ -9,6 +9,7 @@ import (
 	"github.com/newsrank/newsrank/board"
 	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/crawler"
+	"github.com/newsrank/newsrank/crawler/websub"
 	"github.com/newsrank/newsrank/internal/clock"
 	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/jobs"
@@ -28,7 +29,7 @@ import (
 //	queues   those queues, in source order
 //	rescore  prune and rebuild (news.window, news.formula)
 //	activity, invites  the user leaderboards (board.*)
-//	jobs     the job manager: "crawl", "prune", "rescore", "archive" with the
+//	jobs     the job manager: "crawl", "prune", "rescore", "archive", "regroup" with the
 //	         schedules, lock TTL and history of jobs.*
 //
 // The scheduled "crawl" job runs the producer only (it queues new article
@@ -46,6 +47,8 @@ type app struct {
 	activity *board.Activity
 	invites  *board.Invites
 	jobs     *jobs.Manager
+	// websub is the WebSub subscriber (crawler.websub); nil when off.
+	websub *websub.Subscriber
 }
 
 // newApp connects to Redis and builds every part. Close it when done.
@@ -84,6 +87,9 @@ func (a *app) build() error {
 	for _, name := range a.crawler.Sources() {
 		a.queues = append(a.queues, a.crawler.Queue(name))
 	}
+	if err := a.buildWebSub(); err != nil {
+		return err
+	}
 	if a.invites, err = board.NewInvites(c, c.Prefix, bopts, board.WithClock(a.clock), board.WithLogger(a.log)); err != nil {
 		return fmt.Errorf("%w: %w", errConfig, err)
 	}
@@ -101,10 +107,33 @@ func (a *app) build() error {
 			Schedule: cfg.Jobs.Rescore.Schedule, Enabled: cfg.Jobs.Rescore.Enabled, Run: a.rescoreJob},
 		jobs.Job{Name: jobs.Archive, About: "snapshot the top of each closed day and month board (board.archive_top)",
 			Schedule: cfg.Jobs.Archive.Schedule, Enabled: cfg.Jobs.Archive.Enabled, Run: a.archiveJob},
+		jobs.Job{Name: jobs.Regroup, About: "merge the recent stories the ingest split, move articles filed in the wrong story (news.rank_by: story)",
+			Schedule: cfg.Jobs.Regroup.Schedule, Enabled: cfg.Jobs.Regroup.Enabled, Run: a.regroupJob},
 	)
 	if err != nil {
 		return fmt.Errorf("%w: jobs: %w", errConfig, err)
 	}
+	return nil
+}
+
+// buildWebSub builds the WebSub subscriber when crawler.websub is on:
+// its hub requests go through the crawler's guarded transport, and the
+// crawler's poll schedule asks it which sources are pushed.
+func (a *app) buildWebSub() error {
+	cfg := a.cfg
+	if !cfg.WebSubOn() {
+		return nil
+	}
+	var err error
+	a.websub, err = websub.New(a.rdb, a.rdb.Prefix, cfg.Crawler.WebSubFeeds(), a.crawler, websub.Options{
+		PublicURL: cfg.Web.PublicURL, Lease: cfg.Crawler.WebSub.Lease.D(), Poll: cfg.Crawler.WebSub.Poll.D(),
+		MaxBody: int64(cfg.Crawler.MaxBodySize), Transport: a.crawler.Transport(), RequestTimeout: cfg.Crawler.RequestTimeout.D(),
+		UserAgent: cfg.Crawler.UserAgent, Clock: a.clock, Log: a.log,
+	})
+	if err != nil {
+		return fmt.Errorf("%w: %w", errConfig, err)
+	}
+	a.crawler.SetPushPolls(a.websub)
 	return nil
 }
 
@@ -122,6 +151,10 @@ func (a *app) webServer() (*web.Server, error) {
 	o.Queues = a.queues
 	o.Jobs = a.jobs
 	o.Polls = a.crawler
+	if a.websub != nil {
+		o.WebSub = a.websub.Handler()
+		o.Subscriptions = a.websub
+	}
 	o.Clock = a.clock
 	o.Log = a.log
 	return web.New(o)

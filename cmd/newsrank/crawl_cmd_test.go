@@ -155,7 +155,7 @@ crawler:
 	if !strings.Contains(out, "NEXT POLL") || !strings.Contains(out, "never polled: due now") {
 		t.Fatalf("jobs shows no poll schedule of the source:\n%s", out)
 	}
-	// The schedule a poller wrote, as the README's key table names it.
+	// The schedule a poller wrote, as docs/architecture.md's key table names it.
 	next := time.Now().Add(90 * time.Minute)
 	c.HSet(ctx, "jt:{crawl:quick}:poll", "next", next.UnixMilli(), "interval", (90 * time.Minute).Milliseconds(),
 		"last", time.Now().UnixMilli(), "new", 0, "reason", "nothing new: later")

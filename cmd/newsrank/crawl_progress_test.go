@@ -5,11 +5,12 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/crawler"
+	"github.com/newsrank/newsrank/crawler/fetch"
 )
 
 // TestProgressLine checks the terminal progress line and the ETA.
 func TestProgressLine(t *testing.T) {
-	limit := &crawler.HostLimit{Host: "demo.local", Setting: "crawler.delay", Value: "500ms", Waiting: 3}
+	limit := &fetch.HostLimit{Host: "demo.local", Setting: "crawler.delay", Value: "500ms", Waiting: 3}
 	lists := progressLine(crawler.Progress{Listing: true, ListPages: 12, Found: 302, New: 300, SourcesDone: 4, Sources: 6,
 		Elapsed: 8 * time.Second, Limit: limit}, 0)
 	if want := "reading lists: 12 list pages read, 302 URLs found (300 new), 4 of 6 sources done  8s  limited by crawler.delay 500ms on demo.local"; lists != want {

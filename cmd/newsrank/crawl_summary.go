@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/crawler"
+	"github.com/newsrank/newsrank/crawler/fetch"
 )
 
 // printCrawlSummary prints one line per source and the totals.
@@ -36,7 +37,7 @@ func printCrawlSummary(w io.Writer, rep crawler.Report) {
 	tw.Flush()
 	reasons := make([]string, 0, len(t.Failed))
 	for r := range t.Failed {
-		if r != crawler.ReasonRobots {
+		if r != fetch.ReasonRobots {
 			reasons = append(reasons, r)
 		}
 	}

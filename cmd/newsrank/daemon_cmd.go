@@ -15,6 +15,9 @@ Run newsrank as a service, in one process:
   - the poller, reading each source's lists as it comes due (every
     crawler.poll.min..max, adapted to how often the source has new
     articles; newsrank jobs shows each source's next poll and why);
+  - with crawler.websub on (web.public_url set), the WebSub subscriber:
+    feeds that announce a hub are subscribed to it, and the hub's pushes,
+    served under web.public_url/websub/, queue new articles at once;
   - the job schedule (jobs.*): crawl (queue new URLs), prune, rescore and
     archive (snapshot closed boards), each under its Redis lock, with a
     missed run caught up at start.
@@ -59,6 +62,9 @@ type service struct {
 	name string
 	// listenHint follows the error of a listen on web.listen that failed.
 	listenHint string
+	// listener, when set, is web.listen's listener, opened by the caller
+	// (the demo, to know its address first); nil: serve opens it.
+	listener net.Listener
 	// serving runs once the HTTP server serves at url (http://HOST:PORT),
 	// before the other parts start: it says where, and it may do work
 	// first. It returns false when ctx ended meanwhile.
@@ -89,9 +95,11 @@ func (a *app) serve(ctx context.Context, svc service) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", errConfig, err)
 	}
-	l, err := net.Listen("tcp", cfg.Web.Listen)
-	if err != nil {
-		return fmt.Errorf("web.listen %s: %w%s", cfg.Web.Listen, err, svc.listenHint)
+	l := svc.listener
+	if l == nil {
+		if l, err = net.Listen("tcp", cfg.Web.Listen); err != nil {
+			return fmt.Errorf("web.listen %s: %w%s", cfg.Web.Listen, err, svc.listenHint)
+		}
 	}
 
 	// Every part runs until the first signal or until one of them stops
@@ -104,6 +112,9 @@ func (a *app) serve(ctx context.Context, svc service) error {
 		if len(a.crawler.Sources()) > 0 {
 			sup.Go("consumers", a.crawler.Consume)
 			sup.Go("poller", a.crawler.Poll)
+			if a.websub != nil {
+				sup.Go("websub", a.websub.Run)
+			}
 		} else {
 			log.Warn("no crawler.sources configured: no consumers run")
 		}

@@ -15,9 +15,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/newsrank/newsrank/canonurl"
 	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/crawler"
 	"github.com/newsrank/newsrank/demosite"
+	"github.com/newsrank/newsrank/internal/clock"
+	"github.com/newsrank/newsrank/internal/websubhub"
 	"github.com/newsrank/newsrank/jobs"
 	"github.com/newsrank/newsrank/news"
 )
@@ -39,11 +42,14 @@ The demo crawls its own site: crawler.sources are the site's sections,
 fetched with no politeness delay (crawler.delay and crawler.jitter 0,
 crawler.per_host_parallelism at least crawler.workers). Its jobs run more
 often than the daemon's by default: a crawl every 15 minutes, a rescore
-every minute, a prune hourly; a schedule given in a -config file or with
+every minute, a prune hourly, a regroup of the stories (with
+news.rank_by: story) every 15 minutes; a schedule given in a -config file or with
 -set replaces the demo's (-set 'jobs.rescore.schedule=@every 10s'). API
 tokens are generated and printed when the configuration has none. With
--set news.rank_by=story the demo site also publishes copies of labelled
-stories (one per 12 articles) in several of its sections, so that the
+-set news.rank_by=story the demo site also publishes the reports of the
+latest events of a labelled set of hand-written news coverage (one event
+per 12 articles, each reported by several outlets in their own words, in
+Chinese or English) in the sections of their language, so that the
 rankings show stories with "also: ..." their other outlets.`
 
 // demoDefaults is the configuration the demo reads its -config files and
@@ -54,6 +60,7 @@ func demoDefaults() config.Config {
 	c.Jobs.Crawl.Schedule = "@every 15m"
 	c.Jobs.Rescore.Schedule = "@every 1m"
 	c.Jobs.Prune.Schedule = "@every 1h"
+	c.Jobs.Regroup.Schedule = "@every 15m"
 	return c
 }
 
@@ -65,6 +72,7 @@ func runDemo(ctx context.Context, std *stdio, args []string) error {
 	articles := fs.Int("articles", demosite.DefaultArticles, "number of articles on the demo site (1 to 5000)")
 	users := fs.Int("users", 8, "number of simulated users (0 to 100; 0: none)")
 	every := fs.Duration("every", 2*time.Second, "how often a simulated user acts (>= 10ms)")
+	publish := fs.Duration("publish-every", 45*time.Second, "how often the demo site publishes a new World or Sports article, pushed through its WebSub hub (>= 100ms)")
 	if err := parse(fs, args, false); err != nil {
 		return err
 	}
@@ -75,6 +83,8 @@ func runDemo(ctx context.Context, std *stdio, args []string) error {
 		return usageError("-users must be between 0 and 100, got %d", *users)
 	case *every < 10*time.Millisecond:
 		return usageError("-every must be at least 10ms, got %s", *every)
+	case *publish < 100*time.Millisecond:
+		return usageError("-publish-every must be at least 100ms, got %s", *publish)
 	}
 	cfg, log, err := c.loadOver(std, demoDefaults)
 	if err != nil {
@@ -86,7 +96,7 @@ func runDemo(ctx context.Context, std *stdio, args []string) error {
 		}
 		cfg.Web.Listen = *listen
 	}
-	d := &demo{std: std, log: log, cfg: cfg, articles: *articles, users: *users, every: *every}
+	d := &demo{std: std, log: log, cfg: cfg, articles: *articles, users: *users, every: *every, publishEvery: *publish}
 	return d.run(ctx)
 }
 
@@ -98,8 +108,11 @@ type demo struct {
 	articles int
 	users    int
 	every    time.Duration
-	// stories and copies: the labelled stories the demo site publishes
-	// (ranking by story) and their copies.
+	// publishEvery: the demo site publishes an article this often
+	// (demoUpcoming of them), through its WebSub hub.
+	publishEvery time.Duration
+	// stories and copies: the events of the labelled coverage set the
+	// demo site publishes (ranking by story) and their reports.
 	stories, copies int
 
 	// token is what the simulated users send; shownToken and shownAdmin
@@ -109,21 +122,39 @@ type demo struct {
 
 func (d *demo) run(ctx context.Context) error {
 	// The demo news site, on a free local port. Ranking by story, it also
-	// publishes copies of labelled stories (one story per 12 articles),
-	// each copy an article of a section in its language, so that the
-	// rankings show stories of several outlets.
-	so := demosite.Options{Articles: d.articles}
+	// publishes the reports of the latest events of the labelled coverage
+	// set (one event per 12 articles), each report an article of a section
+	// in its language, so that the rankings show stories of several
+	// outlets. The site runs on the real clock and publishes a few World and
+	// Sports articles while the demo runs, announcing a WebSub hub
+	// served beside it (/hub) that pushes them to newsrank.
+	so := demosite.Options{Articles: d.articles, Clock: clock.Real{}, Hub: "/hub",
+		Upcoming: min(demoUpcoming, max(1, d.articles/5)), UpcomingEvery: d.publishEvery}
 	if d.cfg.News.RankBy == news.RankByStory {
 		so.Stories = max(1, d.articles/12)
 	}
 	site := demosite.New(so)
-	d.stories, d.copies = so.Stories, len(site.Articles())-d.articles
+	reports, _ := site.StoryCopies()
+	events := map[string]bool{}
+	for _, a := range reports.Articles {
+		events[a.Event] = true
+	}
+	d.stories, d.copies = len(events), len(reports.Articles)
 	sl, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("demo site: %w", err)
 	}
 	siteURL := "http://" + sl.Addr().String()
-	siteSrv := &http.Server{Handler: site, ReadHeaderTimeout: 10 * time.Second}
+	// The hub's connections to the web server are not kept: an idle one
+	// would hold the web server's graceful shutdown.
+	hub := websubhub.New(websubhub.Options{URL: siteURL + "/hub", Log: d.log, Client: &http.Client{Timeout: 10 * time.Second,
+		Transport:     &http.Transport{DisableKeepAlives: true},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}})
+	defer hub.Close()
+	siteMux := http.NewServeMux()
+	siteMux.Handle("/hub", hub)
+	siteMux.Handle("/", site)
+	siteSrv := &http.Server{Handler: siteMux, ReadHeaderTimeout: 10 * time.Second}
 	siteDone := make(chan struct{})
 	go func() { siteSrv.Serve(sl); close(siteDone) }()
 	defer func() { siteSrv.Close(); <-siteDone }()
@@ -136,6 +167,16 @@ func (d *demo) run(ctx context.Context) error {
 	if err := d.tokens(); err != nil {
 		return err
 	}
+	// The web server's listener first: the hub calls newsrank back on
+	// its address (web.public_url, unless the configuration sets one).
+	wl, err := net.Listen("tcp", cfg.Web.Listen)
+	if err != nil {
+		return fmt.Errorf("web.listen %s: %w (choose another address with -listen, e.g. -listen 127.0.0.1:0)", cfg.Web.Listen, err)
+	}
+	defer wl.Close()
+	if cfg.Web.PublicURL == "" && cfg.Crawler.WebSub.Enabled != "false" {
+		cfg.Web.PublicURL = "http://" + wl.Addr().String()
+	}
 	if err := cfg.Validate(); err != nil {
 		return &configError{err}
 	}
@@ -147,7 +188,7 @@ func (d *demo) run(ctx context.Context) error {
 	// a.serve stops the parts, then Redis closes (a.Close) and then the
 	// demo site (the defers above run after this one).
 	defer a.Close()
-	err = a.serve(ctx, service{name: "demo",
+	err = a.serve(ctx, service{name: "demo", listener: wl,
 		listenHint: " (choose another address with -listen, e.g. -listen 127.0.0.1:0)",
 		// The web server serves while the first crawl runs; the scheduled
 		// crawl then only queues new URLs, as in the daemon.
@@ -155,12 +196,61 @@ func (d *demo) run(ctx context.Context) error {
 			d.printIntro(a, webURL, siteURL)
 			return d.firstCrawl(ctx, a)
 		},
-		more: d.simulatedUsers,
+		more: func(webURL string) []part {
+			return append(d.simulatedUsers(webURL), d.publisher(a, site, hub, siteURL))
+		},
 	})
 	if ctx.Err() != nil {
 		fmt.Fprintln(d.std.out, "newsrank demo: stopped")
 	}
 	return err
+}
+
+// demoUpcoming is how many articles the demo site publishes while the
+// demo runs (fewer on a site of fewer than 30 articles).
+const demoUpcoming = 6
+
+// publisher is the demo site's publisher: as each of the site's upcoming
+// articles appears, it tells the hub, which pushes the feed to newsrank
+// (with crawler.websub on), and prints when the article is ranked.
+func (d *demo) publisher(a *app, site *demosite.Site, hub *websubhub.Hub, siteURL string) part {
+	return part{"demo site publisher", func(ctx context.Context) error {
+		for _, p := range site.Publications() {
+			if err := clock.Sleep(ctx, time.Until(p.At)); err != nil {
+				return nil
+			}
+			n, err := hub.Publish(ctx, siteURL+p.Feed)
+			if err != nil {
+				d.log.Warn("demo site: publish through the hub", "feed", p.Feed, "err", err)
+				continue
+			}
+			fmt.Fprintf(d.std.out, "demo site published %q; its hub pushed %s to %d subscriber(s)\n", p.Title, p.Feed, n)
+			if n > 0 {
+				d.reportRanked(ctx, a, siteURL+p.Path, p.Title, p.At)
+			}
+		}
+		<-ctx.Done() // a part that returns stops the demo
+		return nil
+	}}
+}
+
+// reportRanked prints when the article at url is stored and ranked (or
+// gives up after a minute).
+func (d *demo) reportRanked(ctx context.Context, a *app, url, title string, published time.Time) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	cu, err := canonurl.Canonical(url)
+	if err != nil {
+		return
+	}
+	for ctx.Err() == nil {
+		if _, err := a.news.Get(ctx, news.ID(cu)); err == nil {
+			fmt.Fprintf(d.std.out, "  ranked %q %s after it was published (pushed, not polled)\n", title,
+				time.Since(published).Round(time.Millisecond))
+			return
+		}
+		clock.Sleep(ctx, 200*time.Millisecond)
+	}
 }
 
 // simulatedUsers is the demo's part that plays its users on the web
@@ -180,7 +270,7 @@ func (d *demo) printIntro(a *app, webURL, siteURL string) {
 	fmt.Fprintf(out, "newsrank demo: open %s/\n", webURL)
 	fmt.Fprintf(out, "  demo news site (the crawl target): %s/ (%d articles)\n", siteURL, d.articles)
 	if d.stories > 0 {
-		fmt.Fprintf(out, "  ranking by story: the site also publishes %d copies of %d stories in several sections\n", d.copies, d.stories)
+		fmt.Fprintf(out, "  ranking by story: the site also publishes %d reports of %d events by several outlets\n", d.copies, d.stories)
 	}
 	if addr := a.rdb.EmbeddedAddr(); addr != "" {
 		fmt.Fprintf(out, "  redis: embedded, in memory only, on %s; other commands (jobs, queue, ...) reach it with %s\n",

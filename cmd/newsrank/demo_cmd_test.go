@@ -322,3 +322,28 @@ func TestDemoFlagErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestDemoPushesThroughItsHub: the demo site announces a WebSub hub and
+// publishes new articles through it while the demo runs; the demo
+// subscribes its feeds (the operations page shows them active) and ranks
+// each pushed article without waiting for a poll.
+func TestDemoPushesThroughItsHub(t *testing.T) {
+	d := startDemo(t, "-listen", "127.0.0.1:0", "-articles", "12", "-users", "0", "-publish-every", "2s", "-log-level", "warn")
+	d.waitFirstCrawl(t)
+	proctest.WaitFor(t, 60*time.Second, "a pushed article ranked", func() bool {
+		return strings.Contains(d.out.String(), "(pushed, not polled)")
+	})
+	res, err := http.Get(d.base + "/ops")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	for _, source := range []string{"world", "sports"} {
+		row := regexp.MustCompile(`(?s)<tr id="websub-` + source + `">.*?</tr>`).FindString(string(b))
+		if !strings.Contains(row, `data-label="state">active`) || !strings.Contains(row, "/hub") {
+			t.Errorf("/ops shows %s's subscription as %q, want active at the demo site's hub\n%s", source, row, d)
+		}
+	}
+	d.stop(t)
+}

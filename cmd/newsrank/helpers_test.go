@@ -72,7 +72,7 @@ func newsCount(t testing.TB, c redis.UniversalClient, prefix string) int64 {
 }
 
 // newsKey is the news store's Redis key with this suffix under prefix, as
-// the README's key table names it: the tests that write states the store
+// docs/architecture.md's key table names it: the tests that write states the store
 // would refuse to (articles older than the window, ids without an
 // article) write the documented names out.
 func newsKey(prefix, suffix string) string { return prefix + news.Tag + ":" + suffix }

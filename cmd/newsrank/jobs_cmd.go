@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/newsrank/newsrank/crawler"
+	"github.com/newsrank/newsrank/crawler/websub"
 	"github.com/newsrank/newsrank/jobs"
 )
 
@@ -84,7 +85,45 @@ rescore (or POST /api/jobs/{name}/run, archive included).`)
 	printSchedulers(std.out, loc, scheds, a.jobs.Jobs())
 	printJobs(std.out, loc, st, hist)
 	printPolls(std.out, loc, polls)
+	if a.websub != nil {
+		subs, err := a.websub.Statuses(ctx)
+		if err != nil {
+			return err
+		}
+		printSubscriptions(std.out, loc, subs)
+	}
 	return nil
+}
+
+// printSubscriptions writes each feed's WebSub subscription.
+func printSubscriptions(w io.Writer, loc *time.Location, subs []websub.Status) {
+	if len(subs) == 0 {
+		return
+	}
+	at := func(t time.Time, zero string) string {
+		if t.IsZero() {
+			return zero
+		}
+		return t.In(loc).Format("2006-01-02 15:04:05")
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SOURCE\tWEBSUB\tHUB\tLEASE ENDS\tLAST PUSH\tPUSHES\tREJECTED\tWHY")
+	for _, s := range subs {
+		state, hub := s.State, s.Hub
+		if state == "" {
+			state = "-"
+		}
+		if s.Pending != "" {
+			state += " (" + s.Pending + " pending)"
+		}
+		if hub == "" {
+			hub = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", s.Source, state, hub, at(s.LeaseEnd, "-"), at(s.LastPush, "never"),
+			s.Pushes, s.Rejected, s.Reason)
+	}
+	tw.Flush()
 }
 
 // printPolls writes each source's next poll and why.

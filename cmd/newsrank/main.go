@@ -48,6 +48,7 @@ func commands() []command {
 		{"crawl", "crawl the configured sources once (-once) or keep consuming", runCrawl},
 		{"rescore", "rebuild the score ranking from post times and votes", runRescore},
 		{"prune", "remove articles older than the window (-dry-run to preview)", runPrune},
+		{"stories", "merge split stories, move mis-filed articles (-dry-run to preview)", runStories},
 		{"jobs", "show each job's schedule, last run, result and next run", runJobs},
 		{"queue", "inspect and repair the URL queue: stats, dead, requeue-dead, purge", runQueue},
 		{"config", "check a configuration file and print the effective config (secrets masked)", runConfig},

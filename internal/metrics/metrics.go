@@ -61,6 +61,25 @@ var (
 		Help:    "Duration of job runs, by job.",
 		Buckets: prometheus.ExponentialBuckets(0.01, 4, 10),
 	}, []string{"job"})
+	// WebSubPushes counts valid WebSub pushes read, by source.
+	WebSubPushes = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "newsrank_websub_pushes_total",
+		Help: "WebSub pushes whose signature was valid and whose feed was read, by source.",
+	}, []string{"source"})
+	// WebSubRejected counts WebSub callback POSTs rejected, by reason
+	// (unknown_callback, inactive, no_signature, bad_signature,
+	// too_large, unreadable); not by source, which a forger would choose.
+	WebSubRejected = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "newsrank_websub_rejected_total",
+		Help: "WebSub pushes rejected, by reason.",
+	}, []string{"reason"})
+	// WebSubRequests counts subscription requests and their
+	// verifications, by mode (subscribe, renew, unsubscribe) and result
+	// (accepted, failed, verified, denied).
+	WebSubRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "newsrank_websub_requests_total",
+		Help: "WebSub hub requests and verifications, by mode (subscribe, renew, unsubscribe) and result (accepted, failed, verified, denied).",
+	}, []string{"mode", "result"})
 	// HTTPDuration observes HTTP request latency by route pattern, method
 	// and status code.
 	HTTPDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
@@ -75,5 +94,6 @@ func init() {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		PagesFetched, PagesFailed, PostTimesUnread, Articles, StoryChunks, Votes, JobRuns, JobDuration, HTTPDuration,
+		WebSubPushes, WebSubRejected, WebSubRequests,
 	)
 }

@@ -38,7 +38,7 @@ func TestWriteSourcesRoundTrip(t *testing.T) {
 				t.Fatalf("Load: %v\n%s", err, data)
 			}
 			// The site is local: a crawl of it must not wait between
-			// requests (the README's recipe finishes in seconds).
+			// requests (the recipe in docs/crawling.md finishes in seconds).
 			if c := cfg.Crawler; c.Delay != 0 || c.Jitter != 0 || c.PerHostParallelism < c.Workers {
 				t.Errorf("crawler delay %s, jitter %s, per host %d: want no politeness wait on the local site", c.Delay, c.Jitter, c.PerHostParallelism)
 			}
@@ -74,7 +74,7 @@ func TestBaseURL(t *testing.T) {
 	}
 }
 
-// TestReadmeRecipe runs the README's recipe for the demo site: demoserve
+// TestReadmeRecipe runs the recipe for the demo site given in docs/crawling.md: demoserve
 // writes sources.yaml, and the real newsrank binary crawls the site with it
 // as it is, over a -set redis.url, storing every article.
 func TestReadmeRecipe(t *testing.T) {

@@ -1,7 +1,0 @@
-//go:build race
-
-package crawler
-
-// raceEnabled is true in a -race build: the slowest corpus tests then
-// read a fixed part of their corpus.
-const raceEnabled = true

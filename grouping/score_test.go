@@ -1,0 +1,246 @@
+package grouping
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/newsrank/newsrank/termvec"
+)
+
+// at is a time of the coverage's month: day d of March 2026 at hh:mm UTC
+// (1 March 2026 is a Sunday).
+func at(d, hh, mm int) int64 { return time.Date(2026, 3, d, hh, mm, 0, 0, time.UTC).Unix() }
+
+func article(id string, t int64, title, summary, lead string) Article {
+	return Article{ID: id, Time: t, Doc: termvec.NewDoc(title, summary, lead, DefaultParams.Weights)}
+}
+
+// storyOf starts a story with article a in an Engine of p and returns
+// the Engine and the story.
+func storyOf(t *testing.T, p Params, a Article) (*Engine, *Story) {
+	t.Helper()
+	e := NewEngine(p, 7*24*time.Hour, NewMemFreq(7*24*time.Hour))
+	if d := e.Add(a); d.Joined(a.ID) {
+		t.Fatalf("the first article joined %s", d.Story)
+	}
+	return e, e.Story(a.ID)
+}
+
+// score is p.Score of article a against story s in e.
+func score(e *Engine, p Params, a Article, s *Story) float64 {
+	e.DF.At(a.Time)
+	return p.Score(a, p.vector(a.Doc, e.DF), s)
+}
+
+func TestDayBegins(t *testing.T) {
+	const slack = int64(DaySlack / time.Second)
+	for _, tt := range []struct {
+		name  string
+		text  string
+		post  int64
+		begin int64 // 0: none
+	}{
+		{"a weekday: its last day up to the post's", "The race was run on Sunday.", at(8, 6, 35), at(8, 0, 0) - slack},
+		{"a weekday named the day after is last week's", "Qualifying on Saturday, the race on Sunday.", at(7, 20, 0), at(1, 0, 0) - slack},
+		{"a date", "MELBOURNE, March 8 (Reuters) - Norris won.", at(8, 6, 35), at(8, 0, 0) - slack},
+		{"a date in Chinese", "新华社3月5日电 火箭发射成功。", at(5, 13, 0), at(5, 0, 0) - slack},
+		{"the earliest of several", "After Monday's fall, stocks rose on Tuesday, March 3.", at(3, 21, 0), at(2, 0, 0) - slack},
+		{"a day to come is no event's day", "The vote will be held on March 20.", at(5, 10, 0), 0},
+		{"no day", "Stocks rose.", at(5, 10, 0), 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := termvec.NewDoc("Title", "", tt.text, DefaultParams.Weights)
+			b, ok := DayBegins(d, tt.post)
+			if tt.begin == 0 {
+				if ok {
+					t.Errorf("begins at %s, want no day", time.Unix(b, 0).UTC())
+				}
+				return
+			}
+			if !ok || b != tt.begin {
+				t.Errorf("begins at %s (%t), want %s", time.Unix(b, 0).UTC(), ok, time.Unix(tt.begin, 0).UTC())
+			}
+		})
+	}
+}
+
+// TestDayVeto: a report whose stated days all begin after the story's
+// first report was posted tells of a later event; one that states the
+// story's day, or the day its lead's title names, does not.
+func TestDayVeto(t *testing.T) {
+	p := DefaultParams
+	const poleLead = "George Russell claimed pole position for the Grand Prix at Albert Park, edging Lando Norris by 0.091 seconds."
+	e, s := storyOf(t, p, article("pole", at(7, 6, 20), "Russell beats Norris to pole in Melbourne", "", poleLead))
+	race := article("race", at(8, 6, 35), "Norris wins in Melbourne as Russell settles for second",
+		"", "Lando Norris won the Grand Prix at Albert Park on Sunday, beating George Russell from pole.")
+	if sc := score(e, p, race, s); sc != -1 {
+		t.Errorf("the race on Sunday scores %.3f against Saturday's qualifying, want the veto (-1)", sc)
+	}
+	copy := article("copy", at(7, 9, 0), "Pole for Russell at Albert Park",
+		"", "George Russell took pole at Albert Park on Saturday, with Lando Norris second in Melbourne.")
+	if sc := score(e, p, copy, s); sc <= 0 {
+		t.Errorf("a copy naming Saturday scores %.3f, want a score", sc)
+	}
+	noDay := article("noday", at(8, 6, 35), "Norris wins in Melbourne as Russell settles for second", "",
+		"Lando Norris won the Grand Prix at Albert Park, beating George Russell from pole.")
+	if sc := score(e, p, noDay, s); sc <= 0 {
+		t.Errorf("a report naming no day scores %.3f, want a score (time alone decides)", sc)
+	}
+	p.DayVeto = false
+	if sc := score(e, p, race, s); sc <= 0 {
+		t.Errorf("without the day veto the race scores %.3f, want a score", sc)
+	}
+	// the story's lead names the day in its title: a report of that day
+	// is the story's even if posted after
+	p.DayVeto = true
+	e, s = storyOf(t, p, article("stocks", at(1, 6, 0), "Stocks close at record high on Monday", "",
+		"Banks and technology shares led the gains."))
+	late := article("late", at(2, 11, 0), "Stocks end Monday at a record high", "", "Banks and technology shares led the gains.")
+	if sc := score(e, p, late, s); sc <= 0 {
+		t.Errorf("a copy naming the lead's Monday scores %.3f, want a score", sc)
+	}
+}
+
+// TestNameVeto: two reports of one kind on other companies share the
+// template's words, not the names of their titles, even when one names
+// the other in passing; a copy that names another actor in its title
+// and the story's twice is no other event.
+func TestNameVeto(t *testing.T) {
+	p := DefaultParams
+	const tmpl = " forecast second-quarter revenue above Wall Street expectations on Thursday, as demand for artificial intelligence chips from cloud companies stayed strong."
+	e := NewEngine(p, 7*24*time.Hour, NewMemFreq(7*24*time.Hour))
+	// a day of other companies' results: the template's words are common
+	for i := range 30 {
+		e.Add(article(fmt.Sprint("bg", i), at(4, 10, i), fmt.Sprintf("Company%c forecasts revenue above estimates", 'a'+i),
+			"", fmt.Sprintf("Company%c on Wednesday", 'a'+i)+strings.ReplaceAll(tmpl, "Thursday", "Wednesday")+" Shares rose."))
+	}
+	s := e.Story(e.Add(article("broadcom", at(5, 21, 0), "Broadcom forecasts revenue above estimates",
+		"", "Chipmaker Broadcom on Thursday"+tmpl+" Shares of Broadcom rose.")).Story)
+	if s.Lead != "broadcom" {
+		t.Fatalf("Broadcom's results joined %s", s.Lead)
+	}
+	other := article("marvell", at(5, 21, 30), "Marvell forecasts revenue above estimates",
+		"", "Chipmaker Marvell on Thursday"+tmpl+" Shares of Marvell rose.")
+	if sc := score(e, p, other, s); sc != -1 {
+		t.Errorf("the other company's results score %.3f, want the veto (-1)", sc)
+	}
+	// the second report of the other company's results, which names the
+	// story's once, in passing
+	e.Add(article("marvell1", at(5, 21, 30), "Marvell sees custom chip sales doubling",
+		"", "Marvell chief executive Matt Murphy said on Thursday that custom chips for Amazon, Microsoft and Meta would double, "+
+			"with Teralynx switches and Structera chips from Santa Clara, and finance chief Willem Meintjes agreed."))
+	rival := article("rival", at(5, 21, 40), "Marvell forecasts revenue above estimates",
+		"Marvell chief executive Matt Murphy said custom chips for Amazon and Microsoft would double.",
+		"Chipmaker Marvell on Thursday"+tmpl+" Matt Murphy said Marvell's custom chips for Amazon and Microsoft "+
+			"would double. Marvell's Teralynx switches and Structera chips, designed in Santa Clara, ship to Amazon, "+
+			"Microsoft and Meta, Murphy said, and finance chief Willem Meintjes said Teralynx and Structera orders doubled. "+
+			"Shares of Marvell rose, after rival Broadcom's results an hour earlier.")
+	if sc := score(e, p, rival, s); sc != -1 {
+		t.Errorf("the other company's results naming the story's in passing score %.3f, want the veto (-1)", sc)
+	}
+	peer := article("peer", at(5, 22, 0), "Hock Tan bets on custom chips",
+		"", "Chief executive Hock Tan said Broadcom"+tmpl+" Broadcom shares rose.")
+	if sc := score(e, p, peer, s); sc <= 0 {
+		t.Errorf("a copy naming its chief in the title scores %.3f, want a score", sc)
+	}
+	p.NameVeto = false
+	if sc := score(e, p, other, s); sc <= 0 {
+		t.Errorf("without the name veto the other company's results score %.3f, want a score", sc)
+	}
+}
+
+// TestFigureRescue: titles whose figures differ are other events unless
+// the reports share other figures (the stats of one match).
+func TestFigureRescue(t *testing.T) {
+	p := DefaultParams
+	const lead = "India made 196 for 5 and bowled Australia out for 172 to win by 24 runs in Ahmedabad."
+	e, s := storyOf(t, p, article("espn", at(8, 17, 45), "Suryakumar's 61 and Bumrah's 3 for 21 seal the title for India", "", lead))
+	copy := article("reuters", at(8, 17, 58), "India beat Australia to retain T20 World Cup", "",
+		"India beat Australia by 24 runs in the final, making 196 for 5 and bowling Australia out for 172.")
+	if sc := score(e, p, copy, s); sc <= 0 {
+		t.Errorf("a copy sharing the match's figures scores %.3f, want a score", sc)
+	}
+	p.FigureRescue = 0
+	if sc := score(e, p, copy, s); sc != -1 {
+		t.Errorf("without the rescue the copy scores %.3f, want the veto (-1)", sc)
+	}
+}
+
+// TestSpan: past Span after the story's first report, the score halves
+// every SpanHalfLife.
+func TestSpan(t *testing.T) {
+	p := DefaultParams
+	p.Stale, p.HalfLife = 0, 0
+	const text = "The central bank raised its main interest rate by half a point, citing inflation."
+	e, s := storyOf(t, p, article("lead", at(2, 0, 0), "Central bank raises rates", "", text))
+	in := score(e, p, article("a", at(2, 0, 0)+int64(p.Span/time.Second), "Central bank raises rates", "", text), s)
+	late := score(e, p, article("b", at(2, 0, 0)+int64((p.Span+p.SpanHalfLife)/time.Second), "Central bank raises rates", "", text), s)
+	if in <= 0 || math.Abs(late/in-0.5) > 1e-9 {
+		t.Errorf("scores %.4f at the span, %.4f a half-life later: want half", in, late)
+	}
+}
+
+// TestLookupKeys: an article looks its stories up by LookupKeys terms
+// and its telling figures, and files its story under Keys.
+func TestLookupKeys(t *testing.T) {
+	a := article("a", at(5, 10, 0), "Quantix raises $1.2bn in funding led by Northwind as Contoso and Fabrikam join",
+		"The Oslo start-up, valued at $9bn, will hire 400 engineers in Bergen, Trondheim and Stavanger.",
+		"Quantix said on Thursday it raised $1.2 billion from Northwind Capital, Contoso Ventures and Fabrikam.")
+	for _, figures := range []bool{false, true} {
+		p := DefaultParams
+		p.LookupFigures = figures
+		p.Keys, p.LookupKeys = 3, 4 // the names weigh most: the figures are not among them
+		e := NewEngine(p, 7*24*time.Hour, NewMemFreq(7*24*time.Hour))
+		e.Complete = false
+		d := e.Decide(a)
+		looked := e.MissingKeys()
+		if len(d.Keys) != p.Keys {
+			t.Errorf("figures %t: %d keys filed, want %d", figures, len(d.Keys), p.Keys)
+		}
+		want := Keys(d.Vector, p.LookupKeys)
+		if figures {
+			// "1.2bn" and "$9bn" in figures, "400" engineers
+			for _, f := range []string{"1200000000", "9000000000", "400"} {
+				if !slices.Contains(want, f) {
+					want = append(want, f)
+				}
+			}
+		}
+		slices.Sort(want)
+		if !slices.Equal(looked, want) {
+			t.Errorf("figures %t: looked up %v, want %v", figures, looked, want)
+		}
+	}
+}
+
+// TestCrossLanguage: a Chinese and an English report of one event that
+// share its telling figures group; a Chinese report of another event
+// that shares only the day's date and small counts does not.
+func TestCrossLanguage(t *testing.T) {
+	p := DefaultParams
+	e, s := storyOf(t, p, article("en", at(4, 8, 35), "Tesla's China-made EV sales fall 11.6% in February",
+		"Sales from the Shanghai factory dropped for a second month, the China Passenger Car Association said.",
+		"Tesla sold 27,140 China-made electric vehicles in February, down 11.6% from a year earlier, data from the CPCA showed on March 4."))
+	zh := article("zh", at(4, 9, 12), "乘联会：特斯拉中国2月批发销量27140辆，同比下滑11.6%", "",
+		"3月4日，乘联会发布数据显示，特斯拉中国2月批发销量为27140辆，同比下降11.6%，环比下降约39%。")
+	if sc := score(e, p, zh, s); sc < p.CrossMinSimilarity {
+		t.Errorf("the Chinese copy scores %.3f, want at least %.2f", sc, p.CrossMinSimilarity)
+	}
+	other := article("other", at(4, 9, 30), "3月4日：2月新能源汽车销量同比下降4%", "",
+		"3月4日，数据显示，2月全国新能源乘用车销量同比下降4%，环比下降2成，12家车企销量下滑。")
+	if sc := score(e, p, other, s); sc >= p.CrossMinSimilarity {
+		t.Errorf("another event's Chinese report scores %.3f, want under %.2f", sc, p.CrossMinSimilarity)
+	}
+	for _, tt := range []struct {
+		term string
+		want bool
+	}{{"27140", true}, {"11.6", true}, {"1500000000000", true}, {"50bp", true}, {"2026", false}, {"16", false}, {"@d3-4", false}, {"percent", false}} {
+		if got := Telling(tt.term); got != tt.want {
+			t.Errorf("Telling(%q) = %t, want %t", tt.term, got, tt.want)
+		}
+	}
+}
