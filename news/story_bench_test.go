@@ -155,9 +155,9 @@ func BenchmarkStoryMemory(b *testing.B) {
 }
 
 // letterWord spells n in letters ("w" and base 26): a word, where "w%x"
-// gave words such as "w1f3a", which read as the one-letter word "w" and a
-// figure since a figure ends at a one-letter word's digits
-// (minhash/figures.go), and made every word of the set a figure.
+// gave words such as "w1f3a", which the earlier story grouping read as
+// the one-letter word "w" and a figure, and made every word of the set a
+// figure.
 func letterWord(n uint32) string {
 	b := []byte{'w'}
 	for ; n > 0; n /= 26 {
