@@ -168,6 +168,7 @@ func (e *Engine) DecideTerms(a Article, t ArticleTerms) Decision {
 	cands := e.candidates(a.ID, v, t.Look)
 	cutoff := a.Time - int64(e.Window/time.Second)
 	best := 0.0
+	days := new(articleDays)
 	for _, c := range cands[:min(len(cands), e.P.Candidates)] {
 		s := e.story(c.lead)
 		if s == nil {
@@ -183,7 +184,7 @@ func (e *Engine) DecideTerms(a Article, t ArticleTerms) Decision {
 		if a.Doc.CJK != s.CJK {
 			min = e.P.CrossMinSimilarity
 		}
-		if sc := e.P.Score(a, v, s); sc >= min && sc > best {
+		if sc := e.P.score(a, v, s, days); sc >= min && sc > best {
 			best, d.Story, d.Score = sc, c.lead, sc
 		}
 	}
