@@ -49,14 +49,31 @@ type storyCache struct {
 	n              int64
 	by             string
 	size           int
-	df             gens[string, *termDF]
-	lists          gens[string, []string]
+	terms          gens[string, *cacheTerm]
 	stories        gens[string, *grouping.Story] // nil: no story (gone, or a member of another)
 }
 
-// storyCacheSize bounds each kind of entry of a storyCache: a term's
-// document frequencies, index lists, stories.
+// storyCacheSize bounds each kind of entry of a storyCache: terms (their
+// document frequencies and index lists), stories.
 const storyCacheSize = 200_000
+
+// cacheTerm is what a storyCache holds of a term: its document
+// frequencies (nil: not held) and its index list (when listed).
+type cacheTerm struct {
+	df     *termDF
+	list   []string
+	listed bool
+}
+
+// term returns c's entry of t, a new one when c has none.
+func (c *storyCache) term(t string) *cacheTerm {
+	if ct, ok := c.terms.get(t); ok {
+		return ct
+	}
+	ct := &cacheTerm{}
+	c.terms.put(t, ct)
+	return ct
+}
 
 // termDF is a term's document frequencies (TermDF) on the days of a
 // window, from day from on, and their sum. It is not changed once read
@@ -108,8 +125,7 @@ func (c *storyCache) release() { <-c.sem }
 // reset forgets all c holds.
 func (c *storyCache) reset() {
 	c.valid, c.n, c.by = false, 0, ""
-	c.df.init(c.size)
-	c.lists.init(c.size)
+	c.terms.init(c.size)
 	c.stories.init(c.size)
 }
 
@@ -137,10 +153,11 @@ func (c *storyCache) update(b *batchPlan, res []IngestResult) {
 		c.stories.put(lead, &st)
 	}
 	for k, l := range b.lists {
-		c.lists.put(k, l)
+		ct := c.term(k)
+		ct.list, ct.listed = l, true
 	}
 	for t, x := range b.df {
-		c.df.put(t, x)
+		c.term(t).df = x
 	}
 	last := b.chunks[len(b.chunks)-1]
 	c.valid, c.n, c.by = true, last.count+1, last.name

@@ -109,7 +109,7 @@ func groupingArticle(call *ingestCall) grouping.Article {
 // articles after it as the Engine counts them, and all the terms whose
 // index lists they read, each once.
 func (s *Store) articleTerms(calls []ingestCall, made [][]int, r *planRead) (map[int]grouping.ArticleTerms, []string) {
-	f := &readFreq{r: r, added: make(map[string]int)}
+	f := readFreq{r}
 	e := grouping.NewEngine(s.opts.grouping(), s.opts.Window, f)
 	at := make(map[int]grouping.ArticleTerms)
 	var keys []string
@@ -249,35 +249,25 @@ func (s *Store) planChunks(calls []ingestCall, made [][]int, e *grouping.Engine,
 // of them (and of "*", the articles).
 func (s *Store) planDF(calls []ingestCall, b *batchPlan, r *planRead, now time.Time) {
 	window := int64((s.opts.Window + Grace) / time.Second)
-	// counted: a term's new frequencies, and where it was last listed
-	// to be written, to list it once a day per chunk (mostly)
-	type counted struct {
-		x          *termDF
-		chunk, day int64
-	}
-	own := make(map[string]int) // in cs
-	var cs []counted
+	b.df = make(map[string]*termDF)
 	for c, part := range b.made {
 		p := &b.chunks[c]
 		touched := make(map[int64][]string)
+		var days []int64
 		count := func(t string, day int64) {
-			k, ok := own[t]
-			if !ok {
-				y := r.tdf[t]
-				k = len(cs)
-				own[t] = k
-				cs = append(cs, counted{x: newTermDF(y.from, len(y.n), y.n), chunk: -1})
-				cs[k].x.sum = y.sum
+			x := r.terms[t]
+			if x.out == nil {
+				x.out = newTermDF(x.df.from, len(x.df.n), x.df.n)
+				x.out.sum = x.df.sum
+				b.df[t] = x.out
 			}
-			m := &cs[k]
-			m.x.n[day-m.x.from]++
-			m.x.sum++
-			if m.chunk != int64(c) || m.day != day {
-				m.chunk, m.day = int64(c), day
+			x.out.n[day-x.out.from]++
+			x.out.sum++
+			if x.chunk != int64(c) || x.day != day {
+				x.chunk, x.day = int64(c), day
 				touched[day] = append(touched[day], t) // a term listed twice is written twice, alike
 			}
 		}
-		var days []int64
 		for _, i := range part {
 			day := grouping.Day(calls[i].post)
 			if touched[day] == nil {
@@ -290,16 +280,20 @@ func (s *Store) planDF(calls []ingestCall, b *batchPlan, r *planRead, now time.T
 		}
 		for _, d := range days {
 			terms := touched[d]
-			p.dfs = append(p.dfs, s.keys.TermDF(d), max((d+1)*86400+window-now.Unix(), 1), len(terms))
+			n := 0
 			for _, t := range terms {
-				x := cs[own[t]].x
-				p.dfs = append(p.dfs, t, x.n[d-x.from])
+				n += len(t) + 8
 			}
-			p.days++
+			kv := make([]byte, 0, n)
+			for j, t := range terms {
+				if j > 0 {
+					kv = append(kv, ' ')
+				}
+				kv = append(append(kv, t...), ' ')
+				x := r.terms[t].out
+				kv = strconv.AppendInt(kv, int64(x.n[d-x.from]), 10)
+			}
+			p.dfs = append(p.dfs, s.keys.TermDF(d), max((d+1)*86400+window-now.Unix(), 1), string(kv))
 		}
-	}
-	b.df = make(map[string]*termDF, len(own))
-	for t, k := range own {
-		b.df[t] = cs[k].x
 	}
 }

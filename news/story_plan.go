@@ -74,8 +74,7 @@ type chunkPlan struct {
 	joins       []any // article id, its story's lead
 	lists       []any // index term, its list after the chunk
 	stories     []any // lead, its centroid, its latest member's post time
-	days        int   // the TermDF keys dfs writes
-	dfs         []any // per day: its TermDF key, the key's TTL (s), n, then n pairs of a term and its count after the chunk
+	dfs         []any // per day: its TermDF key, the key's TTL (s), and its terms with their counts after the chunk ("term count term count ...")
 	fields      map[int][]any
 	// want is the story the script answers for each article the chunk
 	// creates (by call): its lead, or "" for an article alone
@@ -85,7 +84,7 @@ type chunkPlan struct {
 // args returns the plan as ingestPlanCmd's ARGV[8] on.
 func (p chunkPlan) args() []any {
 	out := make([]any, 0, 7+len(p.joins)+len(p.lists)+len(p.stories)+len(p.dfs))
-	out = append(out, p.count, p.after, p.name, len(p.joins)/2, len(p.lists)/2, len(p.stories)/3, p.days)
+	out = append(out, p.count, p.after, p.name, len(p.joins)/2, len(p.lists)/2, len(p.stories)/3, len(p.dfs)/3)
 	out = append(out, p.joins...)
 	out = append(out, p.lists...)
 	out = append(out, p.stories...)

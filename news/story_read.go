@@ -21,9 +21,9 @@ type planRead struct {
 	n       int64
 	by      string
 	created []bool // per call: the article is not stored yet
-	// tdf: the document frequencies of the batch's terms (and of "*",
-	// the articles) on the days of the window (dfDays)
-	tdf     map[string]*termDF
+	// terms: the batch's terms (and "*", the articles), each with its
+	// document frequencies on the days of the window (dfDays)
+	terms   map[string]*batchTerm
 	lists   map[string][]string // index lists (none when empty)
 	stories map[string]*grouping.Story
 	absent  map[string]bool // leads that are no story's
@@ -32,22 +32,34 @@ type planRead struct {
 	oldest int64
 }
 
-// readFreq is a grouping.Freq on what planStories read, with the
-// batch's articles added as the Engine goes.
-type readFreq struct {
-	r     *planRead
-	added map[string]int
-	docs  int
+// batchTerm is a term of a batch's articles as its plan sees it.
+type batchTerm struct {
+	df *termDF // its document frequencies as read
+	// added: the batch's articles with it that the Engine counted so far
+	// (readFreq)
+	added int
+	// out: its frequencies after the batch's articles, and where it was
+	// last listed to be written (planDF)
+	out        *termDF
+	chunk, day int64
 }
 
-func (f *readFreq) DF(t string) int { return f.r.tdf[t].sum + f.added[t] }
-func (f *readFreq) Docs() int       { return f.r.tdf["*"].sum + f.docs }
-func (f *readFreq) At(int64)        {}
-func (f *readFreq) Add(terms map[string]float64, _ int64) {
+// readFreq is a grouping.Freq on what planStories read, with the
+// batch's articles added as the Engine goes: the terms of the batch's
+// articles only.
+type readFreq struct{ r *planRead }
+
+func (f readFreq) DF(t string) int {
+	x := f.r.terms[t]
+	return x.df.sum + x.added
+}
+func (f readFreq) Docs() int { return f.DF("*") }
+func (f readFreq) At(int64)  {}
+func (f readFreq) Add(terms map[string]float64, _ int64) {
 	for t := range terms {
-		f.added[t]++
+		f.r.terms[t].added++
 	}
-	f.docs++
+	f.r.terms["*"].added++
 }
 
 // dfDays returns the days whose TermDF counts make the document
@@ -62,19 +74,33 @@ func (s *Store) dfDays(now time.Time) []int64 {
 	return days
 }
 
-// batchTerms returns "*" (the articles' count) and the terms of the
-// articles of parts, each once.
-func batchTerms(calls []ingestCall, parts [][]int) []string {
-	terms := []string{"*"}
-	seen := map[string]bool{"*": true}
+// batchTerms puts in r.terms "*" (the articles' count) and the terms of
+// the articles of parts, and returns them, each once.
+func (r *planRead) batchTerms(calls []ingestCall, parts [][]int) []string {
+	n := 1
+	for _, part := range parts {
+		for _, i := range part {
+			if d := calls[i].story; d != nil {
+				n += len(d.Counts)
+			}
+		}
+	}
+	terms := make([]string, 0, n)
+	all := make([]batchTerm, 0, n) // one allocation: the plan's alone
+	r.terms = make(map[string]*batchTerm, n)
+	add := func(t string) {
+		if r.terms[t] == nil {
+			all = append(all, batchTerm{chunk: -1})
+			r.terms[t] = &all[len(all)-1]
+			terms = append(terms, t)
+		}
+	}
+	add("*")
 	for _, part := range parts {
 		for _, i := range part {
 			if d := calls[i].story; d != nil {
 				for t := range d.Counts {
-					if !seen[t] {
-						seen[t] = true
-						terms = append(terms, t)
-					}
+					add(t)
 				}
 			}
 		}
@@ -93,10 +119,10 @@ func batchTerms(calls []ingestCall, parts [][]int) []string {
 // the frequencies it gave are read.
 func (s *Store) readPlan(ctx context.Context, calls []ingestCall, parts [][]int, now time.Time) (*planRead, error) {
 	c := s.stories
-	r := &planRead{created: make([]bool, len(calls)), tdf: make(map[string]*termDF),
+	r := &planRead{created: make([]bool, len(calls)),
 		lists: make(map[string][]string), stories: make(map[string]*grouping.Story), absent: make(map[string]bool),
 		oldest: s.oldestCached(calls, parts, now)}
-	terms := batchTerms(calls, parts)
+	terms := r.batchTerms(calls, parts)
 	days := s.dfDays(now)
 	trust := c.valid && !c.foreign
 	var hitDF, lists []string // the frequencies the cache gave; the lists to read
@@ -110,12 +136,7 @@ func (s *Store) readPlan(ctx context.Context, calls []ingestCall, parts [][]int,
 	}
 	ask := terms
 	if trust {
-		ask, hitDF = r.dfFromCache(c, terms, days[0])
-		for _, t := range terms[1:] {
-			if _, ok := c.lists.get(t); !ok {
-				lists = append(lists, t) // those of the keys among the others: fromCache
-			}
-		}
+		ask, hitDF, lists = r.fromCacheFirst(c, terms, days[0])
 	}
 	dfs := s.queueDF(ctx, pipe, days, ask)
 	var listCmd *redis.SliceCmd
@@ -150,19 +171,25 @@ func (s *Store) readPlan(ctx context.Context, calls []ingestCall, parts [][]int,
 	return r, nil
 }
 
-// dfFromCache puts in r the document frequencies of terms on the window
-// from day from that c holds, and returns the terms it does not hold
-// and those it does.
-func (r *planRead) dfFromCache(c *storyCache, terms []string, from int64) (ask, hits []string) {
+// fromCacheFirst puts in r the document frequencies of terms on the
+// window from day from that c holds, and returns the terms it does not
+// hold them of (ask) and those it does (hits), and the terms whose index
+// lists it does not hold: of the others, those of the keys are taken
+// from it when the keys are known (fromCache).
+func (r *planRead) fromCacheFirst(c *storyCache, terms []string, from int64) (ask, hits, lists []string) {
 	for _, t := range terms {
-		if x, ok := c.df.get(t); ok && x.from == from {
-			r.tdf[t] = x
+		ct, ok := c.terms.get(t)
+		if ok && ct.df != nil && ct.df.from == from {
+			r.terms[t].df = ct.df
 			hits = append(hits, t)
 		} else {
 			ask = append(ask, t)
 		}
+		if (!ok || !ct.listed) && t != "*" {
+			lists = append(lists, t)
+		}
 	}
-	return ask, hits
+	return ask, hits, lists
 }
 
 // oldestCached returns the post time before which a cached story is
@@ -231,8 +258,8 @@ func (r *planRead) takeDF(c *storyCache, days []int64, terms []string, dfs []*re
 		}
 	}
 	for i, t := range terms {
-		r.tdf[t] = xs[i]
-		c.df.put(t, xs[i])
+		r.terms[t].df = xs[i]
+		c.term(t).df = xs[i]
 	}
 }
 
@@ -253,7 +280,8 @@ func (r *planRead) takeLists(c *storyCache, keys []string, cmd *redis.SliceCmd) 
 		l, _ := v.(string)
 		list := strings.FieldsFunc(l, func(c rune) bool { return c == ',' })
 		r.lists[keys[i]] = list
-		c.lists.put(keys[i], list)
+		ct := c.term(keys[i])
+		ct.list, ct.listed = list, true
 	}
 }
 
@@ -261,8 +289,8 @@ func (r *planRead) takeLists(c *storyCache, keys []string, cmd *redis.SliceCmd) 
 func (r *planRead) fromCache(c *storyCache, keys []string) {
 	for _, k := range keys {
 		if _, ok := r.lists[k]; !ok {
-			if l, ok := c.lists.get(k); ok {
-				r.lists[k] = l
+			if ct, ok := c.terms.get(k); ok && ct.listed {
+				r.lists[k] = ct.list
 			}
 		}
 	}

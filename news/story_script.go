@@ -44,8 +44,9 @@ import "github.com/redis/go-redis/v9"
 // document frequencies change
 // then np pairs (article id, its story's lead), nf pairs (index term,
 // the list it holds after the call), ns triples (lead, its centroid, its
-// latest member's post time), nd runs (a df:<day> key, its TTL in s, m,
-// then m pairs of a term and its count), then per article those of
+// latest member's post time), nd triples (a df:<day> key, its TTL in s,
+// its terms and their counts: "term count term count ..."), then per
+// article those of
 // ingestCmd, whose optional fields end with tv, tk (and tf, cjk when
 // set): the article's vector, index terms, title facts, language.
 //
@@ -64,11 +65,8 @@ local lists = at
 at = at + 2*nf
 for i = at, at + 3*ns - 1, 3 do cents[ARGV[i]] = {ARGV[i+1], ARGV[i+2]} end
 at = at + 3*ns
-for _ = 1, nd do
-  local m = tonumber(ARGV[at+2])
-  dfs[#dfs+1] = {at, m}
-  at = at + 3 + 2*m
-end
+for i = at, at + 3*nd - 1, 3 do dfs[#dfs+1] = i end
+at = at + 3*nd
 local k, a, track = 6, at, true
 ` + ingestLoopLua + storyJoinLua + `
 for _, m in ipairs(made) do
@@ -87,11 +85,13 @@ for _, m in ipairs(made) do
   end
   out[#out+1] = best or ''
 end
-for _, d in ipairs(dfs) do
-  local i, m = d[1], d[2]
-  for j = i + 3, i + 2 + 2*m, 1000 do
-    redis.call('HSET', ARGV[i], unpack(ARGV, j, math.min(j + 999, i + 2 + 2*m)))
+for _, i in ipairs(dfs) do
+  local kv = {}
+  for t, n in string.gmatch(ARGV[i+2], '(%S+) (%S+)') do
+    kv[#kv+1] = t
+    kv[#kv+1] = n
   end
+  for j = 1, #kv, 1000 do redis.call('HSET', ARGV[i], unpack(kv, j, math.min(j + 999, #kv))) end
   redis.call('EXPIRE', ARGV[i], ARGV[i+1])
 end
 if nf > 0 then redis.call('HSET', index, unpack(ARGV, lists, lists + 2*nf - 1)) end
