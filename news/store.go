@@ -67,7 +67,7 @@ func New(c redis.UniversalClient, prefix string, o Options, opts ...Option) (*St
 		return nil, err
 	}
 	s := &Store{c: c, keys: newKeyspace(prefix), opts: o, formula: f, clock: clock.Real{}, log: slog.Default(),
-		stories: newStoryCache(storyCacheSize)}
+		stories: newStoryCache(storyCacheTerms, storyCacheStories)}
 	for _, opt := range opts {
 		opt(s)
 	}

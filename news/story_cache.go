@@ -34,10 +34,10 @@ import (
 // gone alike), so a batch with such an article reads those stories
 // again (storyCache.story).
 //
-// The cache is bounded (storyCacheSize entries of each kind, in two
-// generations: when the newer is full it becomes the older and the
-// older is dropped, and an entry read from the older moves to the
-// newer); what it dropped is read again.
+// The cache is bounded (storyCacheTerms terms, storyCacheStories
+// stories: some tens of MB at most), in two generations: when the newer
+// is full it becomes the older and the older is dropped, and an entry
+// read from the older moves to the newer; what it dropped is read again.
 type storyCache struct {
 	// sem admits one planning of a batch at a time (its reads, plans,
 	// script calls and the cache's update): batches of one process
@@ -45,17 +45,21 @@ type storyCache struct {
 	sem chan struct{}
 	// valid: the cache holds Redis's state at version (n, by); foreign:
 	// the last plan found the version moved by another writer.
-	valid, foreign bool
-	n              int64
-	by             string
-	size           int
-	terms          gens[string, *cacheTerm]
-	stories        gens[string, *grouping.Story] // nil: no story (gone, or a member of another)
+	valid, foreign   bool
+	n                int64
+	by               string
+	nterms, nstories int
+	terms            gens[string, *cacheTerm]
+	stories          gens[string, *grouping.Story] // nil: no story (gone, or a member of another)
 }
 
-// storyCacheSize bounds each kind of entry of a storyCache: terms (their
-// document frequencies and index lists), stories.
-const storyCacheSize = 200_000
+// storyCacheTerms and storyCacheStories bound a storyCache: its terms
+// (each with its document frequencies and index list: a few hundred
+// bytes) and its stories (each with its centroid: a few KB).
+const (
+	storyCacheTerms   = 100_000
+	storyCacheStories = 10_000
+)
 
 // cacheTerm is what a storyCache holds of a term: its document
 // frequencies (nil: not held) and its index list (when listed).
@@ -103,9 +107,10 @@ func newTermDF(from int64, days int, x []int32) *termDF {
 	return t
 }
 
-// newStoryCache returns an empty cache of size entries of each kind.
-func newStoryCache(size int) *storyCache {
-	c := &storyCache{sem: make(chan struct{}, 1), size: size}
+// newStoryCache returns an empty cache of at most terms terms and
+// stories stories.
+func newStoryCache(terms, stories int) *storyCache {
+	c := &storyCache{sem: make(chan struct{}, 1), nterms: terms, nstories: stories}
 	c.reset()
 	return c
 }
@@ -125,8 +130,8 @@ func (c *storyCache) release() { <-c.sem }
 // reset forgets all c holds.
 func (c *storyCache) reset() {
 	c.valid, c.n, c.by = false, 0, ""
-	c.terms.init(c.size)
-	c.stories.init(c.size)
+	c.terms.init(c.nterms)
+	c.stories.init(c.nstories)
 }
 
 // update takes into c what batch b wrote, all its chunks having gone

@@ -100,7 +100,7 @@ func TestStoryCacheSame(t *testing.T) {
 		{"cache dropped before each batch", one, func(s *Store) { s.stories.reset() }},
 		{"a cache of 8 entries", func(prefix string) []*Store {
 			s := storyStoreOn(t, c, prefix, now)
-			s.stories = newStoryCache(8)
+			s.stories = newStoryCache(8, 8)
 			return []*Store{s}
 		}, nil},
 		{"two stores", func(prefix string) []*Store {
