@@ -47,17 +47,7 @@ func Tokens(text string, emit func(term string, k Kind)) {
 		text = norm.NFKC.String(text)
 	}
 	tk := tokenizer{emit: emit, start: true}
-	// CJK text: its Latin words are names; a Latin text that glosses a
-	// name in CJK ("Taiwan Semiconductor (台積電)") is not
-	cjk, letters := 0, 0
-	for _, r := range text {
-		if isCJK(r) {
-			cjk++
-		} else if r < 0x80 && unicode.IsLetter(r) {
-			letters++
-		}
-	}
-	tk.cjkText = cjk > 0 && 5*cjk > 2*letters
+	tk.cjkText = isCJKText(text)
 	skip := 0 // text[:skip] is read: a figure's
 	for i, r := range text {
 		if i < skip {
@@ -123,6 +113,21 @@ func Tokens(text string, emit func(term string, k Kind)) {
 	}
 	tk.flushRun()
 	tk.endSentence()
+}
+
+// isCJKText tells whether text is written in CJK: its Latin words are
+// then names; a Latin text that glosses a name in CJK ("Taiwan
+// Semiconductor (台積電)") is not.
+func isCJKText(text string) bool {
+	cjk, letters := 0, 0
+	for _, r := range text {
+		if isCJK(r) {
+			cjk++
+		} else if r < 0x80 && unicode.IsLetter(r) {
+			letters++
+		}
+	}
+	return cjk > 0 && 5*cjk > 2*letters
 }
 
 // tokenizer is the state of Tokens along a text.

@@ -75,12 +75,6 @@ func NewDoc(title, summary, lead string, w Weights) Doc {
 			lead = lead[:len(lead)-1] // a cut rune
 		}
 	}
-	type occurrence struct {
-		term  string
-		kind  Kind
-		w     float64 // the field's weight
-		title bool
-	}
 	var occ []occurrence
 	var cjk, latin int
 	for _, f := range []struct {
@@ -99,31 +93,7 @@ func NewDoc(title, summary, lead string, w Weights) Doc {
 			}
 		})
 	}
-	// how each word is written: as a name, at a start, in lower case
-	type seen struct{ name, initial, lower int }
-	words := make(map[string]*seen)
-	for _, o := range occ {
-		if o.kind != Word && o.kind != Initial && o.kind != Name {
-			continue
-		}
-		x := words[o.term]
-		if x == nil {
-			x = &seen{}
-			words[o.term] = x
-		}
-		switch o.kind {
-		case Name:
-			x.name++
-		case Initial:
-			x.initial++
-		default:
-			x.lower++
-		}
-	}
-	isName := func(t string) bool {
-		x := words[t]
-		return x != nil && (x.name > 0 || x.initial >= 2 && x.lower == 0)
-	}
+	isName := nameTest(occ)
 	for _, o := range occ {
 		x := o.w
 		switch o.kind {
@@ -153,6 +123,46 @@ func NewDoc(title, summary, lead string, w Weights) Doc {
 	}
 	d.CJK = cjk > latin
 	return d
+}
+
+// occurrence is one term of an article as NewDoc reads it.
+type occurrence struct {
+	term  string
+	kind  Kind
+	w     float64 // the field's weight
+	title bool
+}
+
+// nameTest returns whether a word of the article's occurrences is a
+// name: written as one somewhere, or capitalised at least twice where
+// any word is (heading sentences, a title in title case) and never in
+// lower case.
+func nameTest(occ []occurrence) func(string) bool {
+	// how each word is written: as a name, at a start, in lower case
+	type seen struct{ name, initial, lower int }
+	words := make(map[string]*seen)
+	for _, o := range occ {
+		if o.kind != Word && o.kind != Initial && o.kind != Name {
+			continue
+		}
+		x := words[o.term]
+		if x == nil {
+			x = &seen{}
+			words[o.term] = x
+		}
+		switch o.kind {
+		case Name:
+			x.name++
+		case Initial:
+			x.initial++
+		default:
+			x.lower++
+		}
+	}
+	return func(t string) bool {
+		x := words[t]
+		return x != nil && (x.name > 0 || x.initial >= 2 && x.lower == 0)
+	}
 }
 
 // DocFreq tells in how many of the recent articles (Docs) a term is.

@@ -128,36 +128,11 @@ func (d *demo) run(ctx context.Context) error {
 	// outlets. The site runs on the real clock and publishes a few World and
 	// Sports articles while the demo runs, announcing a WebSub hub
 	// served beside it (/hub) that pushes them to newsrank.
-	so := demosite.Options{Articles: d.articles, Clock: clock.Real{}, Hub: "/hub",
-		Upcoming: min(demoUpcoming, max(1, d.articles/5)), UpcomingEvery: d.publishEvery}
-	if d.cfg.News.RankBy == news.RankByStory {
-		so.Stories = max(1, d.articles/12)
-	}
-	site := demosite.New(so)
-	reports, _ := site.StoryCopies()
-	events := map[string]bool{}
-	for _, a := range reports.Articles {
-		events[a.Event] = true
-	}
-	d.stories, d.copies = len(events), len(reports.Articles)
-	sl, err := net.Listen("tcp", "127.0.0.1:0")
+	site, hub, siteURL, stopSite, err := d.startSite()
 	if err != nil {
-		return fmt.Errorf("demo site: %w", err)
+		return err
 	}
-	siteURL := "http://" + sl.Addr().String()
-	// The hub's connections to the web server are not kept: an idle one
-	// would hold the web server's graceful shutdown.
-	hub := websubhub.New(websubhub.Options{URL: siteURL + "/hub", Log: d.log, Client: &http.Client{Timeout: 10 * time.Second,
-		Transport:     &http.Transport{DisableKeepAlives: true},
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}})
-	defer hub.Close()
-	siteMux := http.NewServeMux()
-	siteMux.Handle("/hub", hub)
-	siteMux.Handle("/", site)
-	siteSrv := &http.Server{Handler: siteMux, ReadHeaderTimeout: 10 * time.Second}
-	siteDone := make(chan struct{})
-	go func() { siteSrv.Serve(sl); close(siteDone) }()
-	defer func() { siteSrv.Close(); <-siteDone }()
+	defer stopSite()
 
 	cfg := &d.cfg
 	cfg.Crawler.Sources = config.DemoSources(site.Sources(siteURL))
@@ -204,6 +179,45 @@ func (d *demo) run(ctx context.Context) error {
 		fmt.Fprintln(d.std.out, "newsrank demo: stopped")
 	}
 	return err
+}
+
+// startSite starts the demo news site and its WebSub hub on a free local
+// port and counts the labelled stories it publishes; stop closes both.
+func (d *demo) startSite() (site *demosite.Site, hub *websubhub.Hub, siteURL string, stop func(), err error) {
+	so := demosite.Options{Articles: d.articles, Clock: clock.Real{}, Hub: "/hub",
+		Upcoming: min(demoUpcoming, max(1, d.articles/5)), UpcomingEvery: d.publishEvery}
+	if d.cfg.News.RankBy == news.RankByStory {
+		so.Stories = max(1, d.articles/12)
+	}
+	site = demosite.New(so)
+	reports, _ := site.StoryCopies()
+	events := map[string]bool{}
+	for _, a := range reports.Articles {
+		events[a.Event] = true
+	}
+	d.stories, d.copies = len(events), len(reports.Articles)
+	sl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, nil, "", nil, fmt.Errorf("demo site: %w", err)
+	}
+	siteURL = "http://" + sl.Addr().String()
+	// The hub's connections to the web server are not kept: an idle one
+	// would hold the web server's graceful shutdown.
+	hub = websubhub.New(websubhub.Options{URL: siteURL + "/hub", Log: d.log, Client: &http.Client{Timeout: 10 * time.Second,
+		Transport:     &http.Transport{DisableKeepAlives: true},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}})
+	siteMux := http.NewServeMux()
+	siteMux.Handle("/hub", hub)
+	siteMux.Handle("/", site)
+	siteSrv := &http.Server{Handler: siteMux, ReadHeaderTimeout: 10 * time.Second}
+	siteDone := make(chan struct{})
+	go func() { siteSrv.Serve(sl); close(siteDone) }()
+	stop = func() {
+		siteSrv.Close()
+		<-siteDone
+		hub.Close()
+	}
+	return site, hub, siteURL, stop, nil
 }
 
 // demoUpcoming is how many articles the demo site publishes while the
