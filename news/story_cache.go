@@ -16,14 +16,15 @@ import (
 // what it wrote (storyCache), with the index's version (count and last
 // writer, StoryIndexVersion) they were at. Every write of the index,
 // the frequencies or a story (an ingest's chunk, a prune, a sweep, an
-// ungroup) moves the version; a plan is checked against the version it
-// read before anything is written, and a chunk planned on top of
-// another expects it as the last writer. So when the version read at
-// the start of a plan is the one after this process's last write, what
-// the cache holds is what Redis holds, and the plan reads only what the
-// cache lacks; when another writer came in between, the cache is
-// dropped and the plan reads all it needs (planRead.full), as the next
-// plan does too (a busy index is read whole rather than twice).
+// ungroup, a regroup step) moves the version; a plan is checked against
+// the version it read before anything is written, and a chunk planned
+// on top of another expects it as the last writer. So when the version
+// read at the start of a plan is the one after this process's last
+// write, what the cache holds is what Redis holds, and the plan reads
+// only what the cache lacks; when another writer came in between, the
+// cache is dropped and the plan reads the rest, and the next plan reads
+// all the frequencies it needs at once (foreign: an index others write
+// is read whole rather than twice).
 //
 // Stories are cached with their lead's post time. An article's hash
 // lives at least Grace past its window, so a lead posted since

@@ -86,7 +86,7 @@ func (r *planRead) batchTerms(calls []ingestCall, parts [][]int) []string {
 		}
 	}
 	terms := make([]string, 0, n)
-	all := make([]batchTerm, 0, n) // one allocation: the plan's alone
+	all := make([]batchTerm, 0, n) // one allocation, never moved (n bounds the terms): r.terms points into it
 	r.terms = make(map[string]*batchTerm, n)
 	add := func(t string) {
 		if r.terms[t] == nil {
