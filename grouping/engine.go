@@ -2,6 +2,7 @@ package grouping
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/newsrank/newsrank/termvec"
@@ -34,6 +35,11 @@ type Engine struct {
 	// Complete: the Engine holds every story (in memory); else a story
 	// it does not hold is missing.
 	Complete bool
+	// Lookup, when set, gives a story the Engine needs and does not
+	// hold, which it then holds (and may change: Lookup gives its own
+	// copy): ok when Lookup knows it, s nil when it is gone. A store
+	// gives stories so as it needs them rather than all it read.
+	Lookup func(lead string) (s *Story, ok bool)
 
 	lists   map[string][]string
 	stories map[string]*Story
@@ -58,6 +64,23 @@ func (e *Engine) List(term string) []string { return e.lists[term] }
 
 // SetStory gives e story s.
 func (e *Engine) SetStory(s *Story) { e.stories[s.Lead] = s }
+
+// story returns story lead as e holds it, or as Lookup gives it (then
+// e holds it); nil when neither does, or it is gone.
+func (e *Engine) story(lead string) *Story {
+	if s := e.stories[lead]; s != nil || e.Lookup == nil || e.absent[lead] {
+		return s
+	}
+	s, ok := e.Lookup(lead)
+	switch {
+	case !ok:
+	case s == nil:
+		e.absent[lead] = true
+	default:
+		e.stories[lead] = s
+	}
+	return s
+}
 
 // Absent tells e that story lead is gone.
 func (e *Engine) Absent(lead string) { e.absent[lead] = true }
@@ -106,22 +129,48 @@ type candidate struct {
 // Decide returns the story article a joins, or "" when it starts its
 // own, with its score, vector and keys; it changes nothing.
 func (e *Engine) Decide(a Article) Decision {
+	return e.DecideTerms(a, e.Terms(a))
+}
+
+// ArticleTerms is what Decide computes of an article first: its vector
+// on the document frequencies, its index keys (Decision.Keys) and the
+// terms whose index lists it reads (Look, the keys first).
+type ArticleTerms struct {
+	Vector     termvec.Vector
+	Keys, Look []string
+}
+
+// Terms returns article a's terms against e's document frequencies at
+// its post time.
+func (e *Engine) Terms(a Article) ArticleTerms {
 	e.DF.At(a.Time)
 	v := e.P.vector(a.Doc, e.DF)
 	look := Keys(v, max(e.P.Keys, e.P.LookupKeys))
-	d := Decision{Story: a.ID, Vector: v, Keys: slices.Clone(look[:min(len(look), e.P.Keys)])}
+	t := ArticleTerms{Vector: v, Keys: slices.Clone(look[:min(len(look), e.P.Keys)]), Look: look}
 	if e.P.LookupFigures {
 		for _, x := range v {
-			if Telling(x.Term) && !slices.Contains(look, x.Term) {
-				look = append(look, x.Term)
+			if Telling(x.Term) && !slices.Contains(t.Look, x.Term) {
+				t.Look = append(t.Look, x.Term)
 			}
 		}
 	}
-	cands := e.candidates(a.ID, v, look)
+	return t
+}
+
+// DecideTerms is Decide with a's terms given, as Terms returned them on
+// the same document frequencies: a caller that decides the same
+// articles again on more of the index (a store that read the stories a
+// first run found missing) computes them once. t is not changed, and
+// its vector is a new story's centroid until a member joins it.
+func (e *Engine) DecideTerms(a Article, t ArticleTerms) Decision {
+	v := t.Vector
+	d := Decision{Story: a.ID, Vector: v, Keys: t.Keys}
+	cands := e.candidates(a.ID, v, t.Look)
 	cutoff := a.Time - int64(e.Window/time.Second)
 	best := 0.0
+	days := new(articleDays)
 	for _, c := range cands[:min(len(cands), e.P.Candidates)] {
-		s := e.stories[c.lead]
+		s := e.story(c.lead)
 		if s == nil {
 			if !e.Complete && !e.absent[c.lead] {
 				e.missing = append(e.missing, c.lead)
@@ -135,7 +184,7 @@ func (e *Engine) Decide(a Article) Decision {
 		if a.Doc.CJK != s.CJK {
 			min = e.P.CrossMinSimilarity
 		}
-		if sc := e.P.Score(a, v, s); sc >= min && sc > best {
+		if sc := e.P.score(a, v, s, days); sc >= min && sc > best {
 			best, d.Story, d.Score = sc, c.lead, sc
 		}
 	}
@@ -148,13 +197,13 @@ func (e *Engine) Decide(a Article) Decision {
 // the first Candidates. A key missing from the index is noted (Complete
 // false).
 func (e *Engine) candidates(id string, v termvec.Vector, keys []string) []candidate {
-	weight := make(map[string]float64, len(v))
-	for _, x := range v {
-		weight[x.Term] = x.W
-	}
-	var cands []candidate
-	at := make(map[string]int)
+	cands := make([]candidate, 0, len(keys)*e.P.PerKey)
+	at := make(map[string]int, len(keys)*e.P.PerKey)
 	for _, k := range keys {
+		w := 0.0 // k's weight in v
+		if i, ok := slices.BinarySearchFunc(v, k, func(x termvec.Entry, t string) int { return strings.Compare(x.Term, t) }); ok {
+			w = v[i].W
+		}
 		l, ok := e.lists[k]
 		if !ok && !e.Complete {
 			e.missingKeys = append(e.missingKeys, k)
@@ -171,7 +220,7 @@ func (e *Engine) candidates(id string, v termvec.Vector, keys []string) []candid
 			}
 			// a key listing n stories tells less of each: a common word's
 			// list is full of other events' stories
-			cands[i].w += weight[k] / float64(len(l)*len(l))
+			cands[i].w += w / float64(len(l)*len(l))
 		}
 	}
 	slices.SortFunc(cands, func(x, y candidate) int {
@@ -192,6 +241,13 @@ func (e *Engine) candidates(id string, v termvec.Vector, keys []string) []candid
 // the article's terms count in the document frequencies.
 func (e *Engine) Add(a Article) Decision {
 	d := e.Decide(a)
+	e.Apply(a, d)
+	return d
+}
+
+// AddTerms is Add with a's terms given (DecideTerms).
+func (e *Engine) AddTerms(a Article, t ArticleTerms) Decision {
+	d := e.DecideTerms(a, t)
 	e.Apply(a, d)
 	return d
 }

@@ -162,11 +162,31 @@ type Article struct {
 // applies (WeekdayVeto, DayVeto, NameVeto, FigureVeto). Between
 // languages it is CrossScore.
 func (p Params) Score(a Article, v termvec.Vector, s *Story) float64 {
+	return p.score(a, v, s, new(articleDays))
+}
+
+// articleDays is DayBegins of an article, computed once for the stories
+// it is compared with.
+type articleDays struct {
+	done, ok bool
+	begin    int64
+}
+
+func (d *articleDays) of(a Article) (int64, bool) {
+	if !d.done {
+		d.begin, d.ok = DayBegins(a.Doc, a.Time)
+		d.done = true
+	}
+	return d.begin, d.ok
+}
+
+// score is Score, the article's DayBegins taken from days.
+func (p Params) score(a Article, v termvec.Vector, s *Story, days *articleDays) float64 {
 	if !agree(a.Doc.Facts, s.Facts, false, p.WeekdayVeto) {
 		return -1
 	}
 	if p.DayVeto && !sharesDay(a.Doc.Counts, s.Facts) {
-		if b, ok := DayBegins(a.Doc, a.Time); ok && b > s.First {
+		if b, ok := days.of(a); ok && b > s.First {
 			return -1
 		}
 	}

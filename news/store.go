@@ -35,6 +35,9 @@ type Store struct {
 	activity Activity
 	// ungrouped: rank_by article, whether Ungroup ran (ungroup.go)
 	ungrouped ungroupOnce
+	// stories: rank_by story, the story index as last read and written
+	// (story_cache.go)
+	stories *storyCache
 	// planned, when set (tests), runs after each story plan and before
 	// its chunks run (runStoryIngest)
 	planned func()
@@ -63,7 +66,8 @@ func New(c redis.UniversalClient, prefix string, o Options, opts ...Option) (*St
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{c: c, keys: newKeyspace(prefix), opts: o, formula: f, clock: clock.Real{}, log: slog.Default()}
+	s := &Store{c: c, keys: newKeyspace(prefix), opts: o, formula: f, clock: clock.Real{}, log: slog.Default(),
+		stories: newStoryCache(storyCacheTerms, storyCacheStories)}
 	for _, opt := range opts {
 		opt(s)
 	}

@@ -62,16 +62,18 @@ func (e *benchEnv) storyStore(b *testing.B, prefix string) *Store {
 }
 
 // BenchmarkIngestStories: 20,000 articles in batches of 100, IngestBatch
-// with news.rank_by: story against the same with article (today's
-// ingest), batch for batch in turn into two key prefixes on one server.
-// The ratio reported is stories-on over stories-off throughput, the
-// median over 10 rounds of 2,000 articles. Reported, no target: issue
-// 15's "ingest throughput stays >= 0.8 of today's" is the articles a
-// crawl stores per second (crawler's BenchmarkCrawlStories and
+// with news.rank_by: story against the same with article (the ingest
+// without stories), batch for batch in turn into two key prefixes on one
+// server, the story store planning with what it read and wrote before
+// (its cache) as a crawl's does. The ratio reported is stories-on over
+// stories-off throughput, the median over 10 rounds of 2,000 articles.
+// Reported, no target: the 0.8 target is on the articles a crawl stores
+// per second (crawler's BenchmarkCrawlStories and
 // BenchmarkCrawlStoriesRealPages); the call alone, with no fetch and no
-// parse, is bounded by the story's own writes in Redis (the index lists,
-// the story's keys, the rankings' changes: ~23 µs of Redis time an
-// article against ~9.4 without stories; README, Stories).
+// parse, is all story work: the article's terms and their document
+// frequencies, the Engine's comparisons, and in Redis the frequencies,
+// index lists, story keys and rankings it writes (bench/stories.md has
+// the figures).
 func BenchmarkIngestStories(b *testing.B) {
 	const n, batch, rounds = 20_000, 100, 10
 	e := newBenchEnv(b)
@@ -155,9 +157,9 @@ func BenchmarkStoryMemory(b *testing.B) {
 }
 
 // letterWord spells n in letters ("w" and base 26): a word, where "w%x"
-// gave words such as "w1f3a", which read as the one-letter word "w" and a
-// figure since a figure ends at a one-letter word's digits
-// (minhash/figures.go), and made every word of the set a figure.
+// gave words such as "w1f3a", which the earlier story grouping read as
+// the one-letter word "w" and a figure, and made every word of the set a
+// figure.
 func letterWord(n uint32) string {
 	b := []byte{'w'}
 	for ; n > 0; n /= 26 {

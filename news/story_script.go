@@ -22,11 +22,13 @@ import "github.com/redis/go-redis/v9"
 // ingests, joins each planned article to its story (not when the lead is
 // gone, has joined another story, or was posted before the cutoff since
 // the plan was made: the article is then alone), writes the joined
-// stories' centroids and the planned lists, counts each created
-// article's terms in the document frequencies of its day, and
-// increments the version. Its work is bounded by its arguments: one
-// HSET per list, per story, and per created article its hash, its terms'
-// counts and its story's writes.
+// stories' centroids, the planned lists and the planned document
+// frequencies (the counts after the chunk of the terms of its created
+// articles, per day: the plan read them at the version it checks, and
+// every write of them moves the version), and increments the version.
+// Its work is bounded by its arguments: one HSET for the lists, one per
+// story, one per day's frequencies (per 500 terms), and per created
+// article its hash and its story's writes.
 //
 // KEYS -> those of ingestCmd, then the storyterms HASH (the index), then
 // storyterms:v (its version)
@@ -38,14 +40,15 @@ import "github.com/redis/go-redis/v9"
 // it, so that a chunk whose chunk before was refused is refused too
 // ARGV[10] -> this chunk's name, its by when it writes
 // ARGV[11] -> np, the planned joins; ARGV[12] -> nf, the planned lists;
-// ARGV[13] -> ns, the planned stories; ARGV[14] -> nd, the articles'
-// terms
+// ARGV[13] -> ns, the planned stories; ARGV[14] -> nd, the days whose
+// document frequencies change
 // then np pairs (article id, its story's lead), nf pairs (index term,
 // the list it holds after the call), ns triples (lead, its centroid, its
-// latest member's post time), nd quadruples (article id, its df:<day>
-// key, that key's TTL in s, its terms space-separated), then per article
-// those of ingestCmd, whose optional fields end with tv, tk (and tf, cjk
-// when set): the article's vector, index terms, title facts, language.
+// latest member's post time), nd triples (a df:<day> key, its TTL in s,
+// its terms and their counts: "term count term count ..."), then per
+// article those of
+// ingestCmd, whose optional fields end with tv, tk (and tf, cjk when
+// set): the article's vector, index terms, title facts, language.
 //
 // Returns "stale", or the reply of ingestCmd followed, per created
 // article, by its story id ("" when it is alone so far).
@@ -62,8 +65,8 @@ local lists = at
 at = at + 2*nf
 for i = at, at + 3*ns - 1, 3 do cents[ARGV[i]] = {ARGV[i+1], ARGV[i+2]} end
 at = at + 3*ns
-for i = at, at + 4*nd - 1, 4 do dfs[ARGV[i]] = {ARGV[i+1], tonumber(ARGV[i+2]), ARGV[i+3]} end
-at = at + 4*nd
+for i = at, at + 3*nd - 1, 3 do dfs[#dfs+1] = i end
+at = at + 3*nd
 local k, a, track = 6, at, true
 ` + ingestLoopLua + storyJoinLua + `
 for _, m in ipairs(made) do
@@ -81,12 +84,15 @@ for _, m in ipairs(made) do
     end
   end
   out[#out+1] = best or ''
-  local d = dfs[art.id]
-  if d then
-    for t in string.gmatch(d[3], '%S+') do redis.call('HINCRBY', d[1], t, 1) end
-    redis.call('HINCRBY', d[1], '*', 1)
-    redis.call('EXPIRE', d[1], d[2])
+end
+for _, i in ipairs(dfs) do
+  local kv = {}
+  for t, n in string.gmatch(ARGV[i+2], '(%S+) (%S+)') do
+    kv[#kv+1] = t
+    kv[#kv+1] = n
   end
+  for j = 1, #kv, 1000 do redis.call('HSET', ARGV[i], unpack(kv, j, math.min(j + 999, #kv))) end
+  redis.call('EXPIRE', ARGV[i], ARGV[i+1])
 end
 if nf > 0 then redis.call('HSET', index, unpack(ARGV, lists, lists + 2*nf - 1)) end
 redis.call('HSET', version, 'n', count + 1, 'by', ARGV[10])

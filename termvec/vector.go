@@ -319,16 +319,47 @@ func Add(c, v Vector, max int) Vector {
 // String encodes v as "term weight term weight ...", weights with 4
 // significant digits: what the store keeps (terms hold no space).
 func (v Vector) String() string {
-	var b strings.Builder
+	s, _ := v.encode(nil)
+	return s
+}
+
+// Stored returns v's encoding (String) and the vector Parse reads from
+// it: v with each weight as written, in one pass.
+func (v Vector) Stored() (string, Vector) {
+	at := make([]int, 0, 2*len(v))
+	s, at := v.encode(at)
+	out := make(Vector, len(v))
+	for i, e := range v {
+		w, err := strconv.ParseFloat(s[at[2*i]:at[2*i+1]], 64)
+		if err != nil {
+			panic(fmt.Sprintf("term vector: weight %q written unread: %v", s[at[2*i]:at[2*i+1]], err))
+		}
+		out[i] = Entry{e.Term, w}
+	}
+	return s, out
+}
+
+// encode is String, and appends to at (when not nil) where each weight
+// begins and ends in it.
+func (v Vector) encode(at []int) (string, []int) {
+	n := 0
+	for _, e := range v {
+		n += len(e.Term) + 12
+	}
+	b := make([]byte, 0, n)
 	for i, e := range v {
 		if i > 0 {
-			b.WriteByte(' ')
+			b = append(b, ' ')
 		}
-		b.WriteString(e.Term)
-		b.WriteByte(' ')
-		b.WriteString(strconv.FormatFloat(e.W, 'g', 4, 64))
+		b = append(b, e.Term...)
+		b = append(b, ' ')
+		from := len(b)
+		b = strconv.AppendFloat(b, e.W, 'g', 4, 64)
+		if at != nil {
+			at = append(at, from, len(b))
+		}
 	}
-	return b.String()
+	return string(b), at
 }
 
 // Parse decodes a Vector that String encoded.

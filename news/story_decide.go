@@ -1,0 +1,299 @@
+package news
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/newsrank/newsrank/grouping"
+	"github.com/newsrank/newsrank/termvec"
+)
+
+// batchPlan is a batch's stories planned: the chunks' plans, and what
+// the cache takes once they went through (storyCache.update).
+type batchPlan struct {
+	chunks []chunkPlan
+	made   [][]int // per chunk, the calls it creates (in order)
+	// stories: each story the batch started or joined, as the Engine
+	// left it, its centroid as the batch wrote it last (the lead's tv or
+	// cv) reads back (termvec.Vector.Stored): what a read of it gives
+	stories map[string]grouping.Story
+	lists   map[string][]string // the index lists the batch wrote
+	df      map[string]*termDF  // the document frequencies the batch wrote
+}
+
+// noFreq is the document frequencies of an Engine given every article's
+// vector (DecideTerms): none are read.
+type noFreq struct{}
+
+func (noFreq) DF(string) int                 { return 0 }
+func (noFreq) Docs() int                     { return 0 }
+func (noFreq) At(int64)                      {}
+func (noFreq) Add(map[string]float64, int64) {}
+
+// planStories plans the story work of parts (chunks of calls, in the
+// order they will run) at now: it reads (readPlan), computes each
+// created article's vector and keys once, reads the index lists of the
+// keys that neither the read nor the cache gave, then runs the Engine
+// and reads what it found missing until it misses nothing.
+func (s *Store) planStories(ctx context.Context, calls []ingestCall, parts [][]int, now time.Time) (*batchPlan, error) {
+	r, err := s.readPlan(ctx, calls, parts, now)
+	if err != nil {
+		return nil, err
+	}
+	made := madeCalls(calls, parts, r)
+	at, keys := s.articleTerms(calls, made, r)
+	r.fromCache(s.stories, keys)
+	var need []string
+	for _, k := range keys {
+		if _, ok := r.lists[k]; !ok {
+			need = append(need, k)
+		}
+	}
+	if len(need) > 0 {
+		if err := s.readMore(ctx, need, nil, r); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		e, runs, keys, leads := s.decide(calls, made, r, at)
+		if len(keys) == 0 && len(leads) == 0 {
+			b := s.planChunks(calls, made, e, runs, r, now)
+			var id [8]byte
+			_, _ = rand.Read(id[:])
+			name := hex.EncodeToString(id[:]) + ":"
+			for c := range b.chunks {
+				b.chunks[c].name = name + strconv.Itoa(c)
+				if c > 0 {
+					b.chunks[c].after = b.chunks[c-1].name
+				}
+			}
+			return b, nil
+		}
+		if err := s.readMore(ctx, keys, leads, r); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// madeCalls returns, per part, the calls whose article the plan
+// creates: those not stored yet, once each, with story terms.
+func madeCalls(calls []ingestCall, parts [][]int, r *planRead) [][]int {
+	seen := make(map[string]bool)
+	made := make([][]int, len(parts))
+	for c, part := range parts {
+		for _, i := range part {
+			call := &calls[i]
+			if !r.created[i] || seen[call.id] {
+				continue
+			}
+			seen[call.id] = true
+			if call.story != nil {
+				made[c] = append(made[c], i)
+			}
+		}
+	}
+	return made
+}
+
+// groupingArticle is call's article as the grouping sees it.
+func groupingArticle(call *ingestCall) grouping.Article {
+	return grouping.Article{ID: call.id, Time: call.post, Doc: *call.story}
+}
+
+// articleTerms returns the terms of each call of made (by call) on
+// r's document frequencies, each article's terms counted for the
+// articles after it as the Engine counts them, and all the terms whose
+// index lists they read, each once.
+func (s *Store) articleTerms(calls []ingestCall, made [][]int, r *planRead) (map[int]grouping.ArticleTerms, []string) {
+	f := readFreq{r}
+	e := grouping.NewEngine(s.opts.grouping(), s.opts.Window, f)
+	at := make(map[int]grouping.ArticleTerms)
+	var keys []string
+	seen := make(map[string]bool)
+	for _, part := range made {
+		for _, i := range part {
+			a := groupingArticle(&calls[i])
+			t := e.Terms(a)
+			f.Add(a.Doc.Counts, a.Time)
+			at[i] = t
+			for _, k := range t.Look {
+				if !seen[k] {
+					seen[k] = true
+					keys = append(keys, k)
+				}
+			}
+		}
+	}
+	return at, keys
+}
+
+// chunkRun is what the Engine decided for a chunk: per article of it
+// its decision, and at the chunk's end the stories its articles joined
+// and the lists it changed.
+type chunkRun struct {
+	ds      []grouping.Decision
+	stories []grouping.Story
+	terms   []string
+	lists   [][]string
+}
+
+// decide runs the Engine over the made calls on what r holds. It
+// returns the Engine after them and each chunk's run, or the index
+// lists and stories it needs and r lacks (then the runs are not to be
+// used).
+func (s *Store) decide(calls []ingestCall, made [][]int, r *planRead, at map[int]grouping.ArticleTerms) (*grouping.Engine, []chunkRun, []string, []string) {
+	e := grouping.NewEngine(s.opts.grouping(), s.opts.Window, noFreq{})
+	e.Complete = false
+	for _, t := range at {
+		for _, k := range t.Look {
+			if l, ok := r.lists[k]; ok {
+				e.SetList(k, l)
+			}
+		}
+	}
+	e.Lookup = func(lead string) (*grouping.Story, bool) { return r.story(s.stories, lead) }
+	runs := make([]chunkRun, len(made))
+	for c, part := range made {
+		run := &runs[c]
+		changed := make(map[string]bool) // leads, and "\x00" + terms
+		var leads []string
+		for _, i := range part {
+			t := at[i]
+			d := e.AddTerms(groupingArticle(&calls[i]), t)
+			run.ds = append(run.ds, d)
+			if d.Joined(calls[i].id) && !changed[d.Story] {
+				changed[d.Story] = true
+				leads = append(leads, d.Story)
+			}
+			for _, k := range d.Keys {
+				if !changed["\x00"+k] {
+					changed["\x00"+k] = true
+					run.terms = append(run.terms, k)
+				}
+			}
+		}
+		for _, k := range leads {
+			run.stories = append(run.stories, *e.Story(k))
+		}
+		for _, k := range run.terms {
+			run.lists = append(run.lists, e.List(k))
+		}
+	}
+	return e, runs, e.MissingKeys(), e.Missing()
+}
+
+// planChunks makes the chunks' plans from the Engine's runs (e after
+// them): each created article's fields and story, the stories' new
+// centroids, the index's new lists and the document frequencies.
+func (s *Store) planChunks(calls []ingestCall, made [][]int, e *grouping.Engine, runs []chunkRun, r *planRead, now time.Time) *batchPlan {
+	b := &batchPlan{chunks: make([]chunkPlan, len(made)), made: made, stories: make(map[string]grouping.Story),
+		lists: make(map[string][]string)}
+	stored := make(map[string]termvec.Vector) // the last centroid written of each story, as it reads back
+	for c, part := range made {
+		p := &b.chunks[c]
+		p.count = r.n + int64(c)
+		p.fields = make(map[int][]any)
+		p.want = make(map[int]string)
+		run := &runs[c]
+		for j, i := range part {
+			call, d := &calls[i], run.ds[j]
+			var tv string
+			if d.Joined(call.id) {
+				tv = d.Vector.String()
+			} else {
+				tv, stored[call.id] = d.Vector.Stored()
+			}
+			f := []any{"tv", tv, "tk", strings.Join(d.Keys, " ")}
+			if len(call.story.Facts) > 0 {
+				f = append(f, "tf", strings.Join(call.story.Facts, " "))
+			}
+			if call.story.CJK {
+				f = append(f, "cjk", "1")
+			}
+			if len(call.story.TitleNames) > 0 {
+				f = append(f, "tn", strings.Join(call.story.TitleNames, " "))
+			}
+			p.fields[i] = f
+			if d.Joined(call.id) {
+				p.joins = append(p.joins, call.id, d.Story)
+				p.want[i] = d.Story
+			} else {
+				p.want[i] = ""
+			}
+		}
+		for _, st := range run.stories {
+			cv, v := st.Centroid.Stored()
+			p.stories = append(p.stories, st.Lead, cv, st.Last)
+			stored[st.Lead] = v
+		}
+		for j, k := range run.terms {
+			p.lists = append(p.lists, k, strings.Join(run.lists[j], ","))
+			b.lists[k] = run.lists[j]
+		}
+	}
+	for lead, v := range stored {
+		st := *e.Story(lead)
+		st.Centroid = v
+		b.stories[lead] = st
+	}
+	s.planDF(calls, b, r, now)
+	return b
+}
+
+// planDF adds to b's chunks the document frequencies they write: per
+// day of their created articles, the count after the chunk of each term
+// of them (and of "*", the articles).
+func (s *Store) planDF(calls []ingestCall, b *batchPlan, r *planRead, now time.Time) {
+	window := int64((s.opts.Window + Grace) / time.Second)
+	b.df = make(map[string]*termDF)
+	for c, part := range b.made {
+		p := &b.chunks[c]
+		touched := make(map[int64][]string)
+		var days []int64
+		count := func(t string, day int64) {
+			x := r.terms[t]
+			if x.out == nil {
+				x.out = newTermDF(x.df.from, len(x.df.n), x.df.n)
+				x.out.sum = x.df.sum
+				b.df[t] = x.out
+			}
+			x.out.n[day-x.out.from]++
+			x.out.sum++
+			if x.chunk != int64(c) || x.day != day {
+				x.chunk, x.day = int64(c), day
+				touched[day] = append(touched[day], t) // a term listed twice is written twice, alike
+			}
+		}
+		for _, i := range part {
+			day := grouping.Day(calls[i].post)
+			if touched[day] == nil {
+				days = append(days, day)
+			}
+			count("*", day)
+			for t := range calls[i].story.Counts {
+				count(t, day)
+			}
+		}
+		for _, d := range days {
+			terms := touched[d]
+			n := 0
+			for _, t := range terms {
+				n += len(t) + 8
+			}
+			kv := make([]byte, 0, n)
+			for j, t := range terms {
+				if j > 0 {
+					kv = append(kv, ' ')
+				}
+				kv = append(append(kv, t...), ' ')
+				x := r.terms[t].out
+				kv = strconv.AppendInt(kv, int64(x.n[d-x.from]), 10)
+			}
+			p.dfs = append(p.dfs, s.keys.TermDF(d), max((d+1)*86400+window-now.Unix(), 1), string(kv))
+		}
+	}
+}

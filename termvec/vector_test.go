@@ -1,0 +1,33 @@
+package termvec
+
+import (
+	"math"
+	"slices"
+	"testing"
+)
+
+// TestStored: Stored gives String's encoding and the vector Parse reads
+// from it, weights of every size included.
+func TestStored(t *testing.T) {
+	ws := []float64{0.12345678, 1, 0.5, 1e-7, 123456.789, 2.71828, 0.99996, 0.000123456, 1.5e10, 0, 3.14159265}
+	var v Vector
+	for i, w := range ws {
+		v = append(v, Entry{string(rune('a'+i)) + "term", w})
+	}
+	for n := 0; n <= len(v); n++ {
+		s, got := v[:n].Stored()
+		if want := v[:n].String(); s != want {
+			t.Errorf("Stored's encoding %q, String %q", s, want)
+		}
+		want, err := Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.EqualFunc(got, want, func(a, b Entry) bool { return a.Term == b.Term && math.Float64bits(a.W) == math.Float64bits(b.W) }) {
+			t.Errorf("Stored's vector %v, Parse reads %v", got, want)
+		}
+	}
+	if s := (Vector{{"a", 0.5}, {"b", 1.25e-5}}).String(); s != "a 0.5 b 1.25e-05" {
+		t.Errorf("String = %q", s)
+	}
+}
