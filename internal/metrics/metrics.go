@@ -96,4 +96,11 @@ func init() {
 		PagesFetched, PagesFailed, PostTimesUnread, Articles, StoryChunks, Votes, JobRuns, JobDuration, HTTPDuration,
 		WebSubPushes, WebSubRejected, WebSubRequests,
 	)
+	// the hub requests' series exist from the start at 0, so that an alert
+	// on their increase sees the first failure
+	for _, mode := range []string{"subscribe", "renew", "unsubscribe"} {
+		for _, result := range []string{"accepted", "failed", "verified", "denied"} {
+			WebSubRequests.WithLabelValues(mode, result)
+		}
+	}
 }
