@@ -120,7 +120,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintln(stdout, base)
 	fmt.Fprintf(stderr, "demoserve: %s site, %d articles on %s (now %s, seed %d)\n",
 		*siteKind, *articles, base, now.Format(time.RFC3339), *seed)
+	return serveUntil(ctx, srv, errc)
+}
 
+// serveUntil waits for srv, serving with its result on errc, to fail or
+// for ctx to end, then shuts it down within 5 seconds.
+func serveUntil(ctx context.Context, srv *http.Server, errc <-chan error) error {
 	select {
 	case err := <-errc:
 		return err
