@@ -113,29 +113,39 @@ func (s *Server) args() []string {
 func (s *Server) start() error {
 	cmd := exec.Command(s.bin, s.args()...)
 	cmd.Dir = s.dir
+	c := redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 2, DisableIdentity: true, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+	defer c.Close()
+	return startPinged(cmd, "redis-server", s.port, filepath.Join(s.dir, "redis.log"), func(ctx context.Context) error { return c.Ping(ctx).Err() }, func(cmd *exec.Cmd) {
+		s.mu.Lock()
+		s.cmd = cmd
+		s.mu.Unlock()
+	})
+}
+
+// startPinged starts cmd (the process name on port, logging to logPath)
+// and waits up to 10 s for ping to answer; up is called with the running
+// command. A process that exits first fails with its log's last lines; a
+// server still loading its data is waited for.
+func startPinged(cmd *exec.Cmd, name string, port int, logPath string, ping func(context.Context) error, up func(*exec.Cmd)) error {
 	cmd.SysProcAttr = procAttr()
 	if err := cmd.Start(); err != nil {
 		return err
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	c := redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 2, DisableIdentity: true, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
-	defer c.Close()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		select {
 		case err := <-exited:
-			log, _ := os.ReadFile(filepath.Join(s.dir, "redis.log"))
-			return fmt.Errorf("redis-server exited: %v: %s", err, lastLines(string(log), 5))
+			log, _ := os.ReadFile(logPath)
+			return fmt.Errorf("%s exited: %v: %s", name, err, lastLines(string(log), 5))
 		default:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-		err := c.Ping(ctx).Err()
+		err := ping(ctx)
 		cancel()
 		if err == nil {
-			s.mu.Lock()
-			s.cmd = cmd
-			s.mu.Unlock()
+			up(cmd)
 			go func() { <-exited }()
 			return nil
 		}
@@ -145,7 +155,7 @@ func (s *Server) start() error {
 		time.Sleep(10 * time.Millisecond)
 	}
 	cmd.Process.Kill()
-	return fmt.Errorf("redis-server on port %d did not answer PING within 10s", s.port)
+	return fmt.Errorf("%s on port %d did not answer PING within 10s", name, port)
 }
 
 func lastLines(s string, n int) string {

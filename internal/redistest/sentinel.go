@@ -167,39 +167,15 @@ func (p *SentinelProc) start(bin string, masterPort int, o SentinelOptions) erro
 	}
 	cmd := exec.Command(bin, path)
 	cmd.Dir = p.dir
-	cmd.SysProcAttr = procAttr()
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
 	c := redis.NewSentinelClient(&redis.Options{Addr: p.Addr(), Protocol: 2, DisableIdentity: true, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
 	defer c.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		select {
-		case err := <-exited:
-			log, _ := os.ReadFile(filepath.Join(p.dir, "sentinel.log"))
-			return fmt.Errorf("redis-sentinel exited: %v: %s", err, lastLines(string(log), 5))
-		default:
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-		err := c.Ping(ctx).Err()
-		cancel()
-		if err == nil {
-			p.mu.Lock()
-			p.cmd = cmd
-			p.mu.Unlock()
-			go func() { <-exited }()
-			return nil
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	cmd.Process.Kill()
-	return fmt.Errorf("redis-sentinel on port %d did not answer PING within 10s", p.port)
+	return startPinged(cmd, "redis-sentinel", p.port, filepath.Join(p.dir, "sentinel.log"), func(ctx context.Context) error { return c.Ping(ctx).Err() }, func(cmd *exec.Cmd) {
+		p.mu.Lock()
+		p.cmd = cmd
+		p.mu.Unlock()
+	})
 }
 
-// Addr is host:port of the sentinel.
 func (p *SentinelProc) Addr() string { return "127.0.0.1:" + strconv.Itoa(p.port) }
 
 // Client returns a new sentinel client, closed at cleanup.
