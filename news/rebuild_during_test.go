@@ -216,14 +216,27 @@ func TestSplitWalkKeepsWritesDuringTheBuild(t *testing.T) {
 				e.ingest(t, i, t0.Add(-150*time.Hour), 5)
 			}
 			pruner := e.withFormula(t, formula)
-			var once sync.Once
+			// Both walkers (about 105 articles, 6 batches each) meet after
+			// their third batch and the second to arrive writes: by then
+			// the older range has checked its first two batches, which
+			// hold the 10 old articles the prune removes, so the swap and
+			// not the walk removes them, whichever walker runs ahead.
+			var mu sync.Mutex
+			arrived, wrote := 0, make(chan struct{})
 			e.r.afterBatch = func(n int, _ bool) {
 				if n != 3 {
 					return
 				}
-				once.Do(func() {
-					e.arriveAndLeave(t, pruner)
-				})
+				mu.Lock()
+				arrived++
+				second := arrived == 2
+				mu.Unlock()
+				if !second {
+					<-wrote
+					return
+				}
+				e.arriveAndLeave(t, pruner)
+				close(wrote)
 			}
 			res, err := e.r.Rebuild(e.ctx)
 			if err != nil {
