@@ -54,6 +54,9 @@ func printCrawlSummary(w io.Writer, rep crawler.Report) {
 	if n := t.Disallowed(); n > 0 {
 		fmt.Fprintf(w, "robots: %s disallowed by robots.txt, not fetched (dead letters with reason robots)\n", plural(n, "URL"))
 	}
+	if tp.Discarded > 0 {
+		fmt.Fprintf(w, "read ahead: %s read ahead past where a walk stopped and not used (not among the list pages)\n", plural(tp.Discarded, "list page"))
+	}
 	if n := t.Left.Delayed; n > 0 && !rep.Interrupted {
 		fmt.Fprintf(w, "retry later: %s wait for a retry that is not due yet: the next crawl -once or a daemon's consumers fetch them "+
 			"(crawl -once -wait-retries waits for those due soon)\n", plural(n, "URL"))
@@ -76,6 +79,7 @@ func addProduce(tp *crawler.SourceProduce, p crawler.SourceProduce) {
 	tp.NotModified += p.NotModified
 	tp.Unchanged += p.Unchanged
 	tp.PageErrors += p.PageErrors
+	tp.Discarded += p.Discarded
 	tp.Found += p.Found
 	tp.New += p.New
 	tp.Refreshed += p.Refreshed
@@ -88,23 +92,25 @@ type crawlJSON struct {
 	ListPages int    `json:"list_pages"`
 	// NotModified list pages answered 304, Unchanged ones had the same
 	// body as at their last answer: neither was parsed again.
-	NotModified int              `json:"list_pages_not_modified"`
-	Unchanged   int              `json:"list_pages_unchanged"`
-	PageErrors  int              `json:"list_page_errors"`
-	Found       int              `json:"urls_found"`
-	New         int              `json:"urls_new"`
-	Refreshed   int              `json:"refreshed"`
-	Retried     int              `json:"pushes_retried"`
-	Fetched     int64            `json:"fetched"`
-	Created     int64            `json:"stored"`
-	Updated     int64            `json:"updated"`
-	TooOld      int64            `json:"too_old"`
-	Failed      map[string]int64 `json:"failed"`
-	Robots      int64            `json:"robots"`
-	Dead        int64            `json:"dead"`
-	Left        int64            `json:"left"`
-	RetryLater  int64            `json:"retry_later"`
-	Error       string           `json:"error,omitempty"`
+	NotModified int `json:"list_pages_not_modified"`
+	Unchanged   int `json:"list_pages_unchanged"`
+	PageErrors  int `json:"list_page_errors"`
+	// Discarded list pages were read ahead past where a walk stopped.
+	Discarded  int              `json:"list_pages_discarded"`
+	Found      int              `json:"urls_found"`
+	New        int              `json:"urls_new"`
+	Refreshed  int              `json:"refreshed"`
+	Retried    int              `json:"pushes_retried"`
+	Fetched    int64            `json:"fetched"`
+	Created    int64            `json:"stored"`
+	Updated    int64            `json:"updated"`
+	TooOld     int64            `json:"too_old"`
+	Failed     map[string]int64 `json:"failed"`
+	Robots     int64            `json:"robots"`
+	Dead       int64            `json:"dead"`
+	Left       int64            `json:"left"`
+	RetryLater int64            `json:"retry_later"`
+	Error      string           `json:"error,omitempty"`
 }
 
 func printCrawlJSON(w io.Writer, rep crawler.Report) {
@@ -113,7 +119,7 @@ func printCrawlJSON(w io.Writer, rep crawler.Report) {
 		prod[p.Name] = p
 	}
 	view := func(s crawler.SourceReport, p crawler.SourceProduce) crawlJSON {
-		v := crawlJSON{Source: s.Name, ListPages: p.Pages, NotModified: p.NotModified, Unchanged: p.Unchanged, PageErrors: p.PageErrors, Found: p.Found, New: p.New, Refreshed: p.Refreshed, Retried: p.Retried,
+		v := crawlJSON{Source: s.Name, ListPages: p.Pages, NotModified: p.NotModified, Unchanged: p.Unchanged, PageErrors: p.PageErrors, Discarded: p.Discarded, Found: p.Found, New: p.New, Refreshed: p.Refreshed, Retried: p.Retried,
 			Fetched: s.Fetched, Created: s.Created, Updated: s.Updated, TooOld: s.TooOld, Failed: s.Failed, Robots: s.Disallowed(), Dead: s.Dead,
 			Left: s.Left.Pending + s.Left.InFlight, RetryLater: s.Left.Delayed}
 		if p.Err != nil {
