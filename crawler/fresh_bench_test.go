@@ -62,8 +62,11 @@ import (
 // every article (feeds=all), the demo site's default, for a one-shot
 // crawl to find them all; and once on a site whose articles come at
 // uniform times (rhythm=flat: no rhythm to learn; reported against the
-// 2x of the polls before rhythms were learned). FRESH_SEED (default 7)
-// picks another demo site.
+// 2x of the polls before rhythms were learned). These variants are the
+// site without any WebSub hub. push=third (daily rhythm, feeds=50) has a
+// third of the sources announce one and publish through it, and crawls
+// with the daemon's subscriber too (benchFreshnessPush). FRESH_SEED
+// (default 7) picks another demo site.
 func BenchmarkFreshness(b *testing.B) {
 	seed := int64(7)
 	if v := os.Getenv("FRESH_SEED"); v != "" {
@@ -84,6 +87,11 @@ func BenchmarkFreshness(b *testing.B) {
 	})
 	b.Run("rhythm=flat", func(b *testing.B) {
 		b.Run("feeds=50", func(b *testing.B) { benchFreshness(b, seed, 50, false) })
+	})
+	b.Run("push=third", func(b *testing.B) {
+		b.Run("rhythm=daily", func(b *testing.B) {
+			b.Run("feeds=50", func(b *testing.B) { benchFreshnessPush(b, seed, 50) })
+		})
 	})
 }
 
@@ -125,7 +133,7 @@ func benchFreshness(b *testing.B, seed int64, feedItems int, rhythm bool) {
 		delayRatio := a.median.Seconds() / f.median.Seconds()
 		bytesRatio := a.bytesPerNew / f.bytesPerNew
 		met := delayRatio <= maxDelay && bytesRatio <= 0.10
-		printSources(kinds, res)
+		printSources(kinds, res, "fixed-15m", "adaptive")
 		b.Logf("adaptive vs fixed-15m: %.2fx the median delay, %.1f%% of the list bytes per new article: target %s; %.0f%% of its list requests",
 			delayRatio, 100*bytesRatio, map[bool]string{true: "met", false: "NOT met"}[met], 100*float64(a.requests)/float64(f.requests))
 		for _, way := range []string{"fixed-6h", "fixed-15m", "adaptive"} {
@@ -160,12 +168,15 @@ func slowestSource(x, base freshResult) (string, float64) {
 }
 
 // stampStore is the news store noting when (on the simulated clock) each
-// URL was first stored.
+// URL was first stored, and which were first stored by the consumers run
+// after a hub's push.
 type stampStore struct {
 	*news.Store
-	clk clock.Clock
-	mu  sync.Mutex
-	at  map[string]time.Time
+	clk     clock.Clock
+	mu      sync.Mutex
+	at      map[string]time.Time
+	pushing bool
+	pushed  map[string]bool
 }
 
 func (s *stampStore) note(url string, r news.IngestResult) {
@@ -176,7 +187,17 @@ func (s *stampStore) note(url string, r news.IngestResult) {
 	defer s.mu.Unlock()
 	if _, ok := s.at[url]; !ok {
 		s.at[url] = s.clk.Now()
+		if s.pushing {
+			s.pushed[url] = true
+		}
 	}
+}
+
+// afterPush tells the store whether what it stores now follows a push.
+func (s *stampStore) afterPush(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pushing = on
 }
 
 func (s *stampStore) Ingest(ctx context.Context, a news.Article) (news.IngestResult, error) {
@@ -203,6 +224,12 @@ type freshResult struct {
 	listCount
 	bytesPerNew float64
 	sources     map[string]sourceResult
+	// pushed are the articles of the span first stored after a hub's push
+	// (the push way only), by canonical URL; pushWall the wall-clock time
+	// each push took, from the publisher's ping of the hub to its
+	// articles stored.
+	pushed   map[string]bool
+	pushWall []time.Duration
 }
 
 type freshRun struct {
@@ -213,6 +240,9 @@ type freshRun struct {
 	clk        *clock.Fake
 	start, end time.Time
 	base       string
+	// push is the hub and callback server of the push way; nil when the
+	// site announces no hub.
+	push *pushRig
 }
 
 // run crawls the site over the simulated span one way.
@@ -224,7 +254,7 @@ func (fr *freshRun) run(way string) freshResult {
 	if err != nil {
 		b.Fatal(err)
 	}
-	store := &stampStore{Store: ns, clk: fr.clk, at: map[string]time.Time{}}
+	store := &stampStore{Store: ns, clk: fr.clk, at: map[string]time.Time{}, pushed: map[string]bool{}}
 	opts := DefaultOptions()
 	opts.Workers, opts.PerHostParallelism = 8, 8
 	opts.Delay, opts.Jitter = 0, 0
@@ -241,9 +271,15 @@ func (fr *freshRun) run(way string) freshResult {
 		}
 		first = false
 	}
+	var pw *pushWay
 	switch way {
-	case "adaptive":
+	case "adaptive", "push":
+		if way == "push" {
+			pw = fr.push.start(ctx, fr, c, store)
+			defer pw.close()
+		}
 		for {
+			pw.maintain(ctx)
 			next, err := c.PollDue(ctx)
 			if err != nil {
 				b.Fatal(err)
@@ -252,13 +288,16 @@ func (fr *freshRun) run(way string) freshResult {
 				b.Fatal(err)
 			}
 			round()
+			at := later(next, fr.clk.Now().Add(time.Second))
+			// The publications up to the next poll, each at its own time.
+			pw.publishUntil(ctx, at)
 			// Past the span's end the polls go on (as they come due) until
 			// they have stored what was published in its last minutes:
 			// the fixed ways crawl at the end itself.
 			if next.After(fr.end) && (fr.spanStored(store) || next.After(fr.end.Add(c.cfg.Poll.Max))) {
 				break
 			}
-			fr.clk.Set(later(next, fr.clk.Now().Add(time.Second)))
+			fr.clk.Set(at)
 		}
 	default:
 		every := 6 * time.Hour
@@ -276,7 +315,11 @@ func (fr *freshRun) run(way string) freshResult {
 			round()
 		}
 	}
-	return fr.result(store)
+	res := fr.result(store)
+	if pw != nil {
+		res.pushWall = pw.wall
+	}
+	return res
 }
 
 // freshEnd is the end of the simulated span, the same whenever the
@@ -335,7 +378,7 @@ func (fr *freshRun) spanStored(store *stampStore) bool {
 // and the list bytes per new article.
 func (fr *freshRun) result(store *stampStore) freshResult {
 	per, total := fr.cs.counts()
-	res := freshResult{listCount: total, sources: map[string]sourceResult{}}
+	res := freshResult{listCount: total, sources: map[string]sourceResult{}, pushed: map[string]bool{}}
 	for s, n := range per {
 		res.sources[s] = sourceResult{listCount: n}
 	}
@@ -347,6 +390,9 @@ func (fr *freshRun) result(store *stampStore) freshResult {
 		at, ok := store.at[u]
 		if ok {
 			sr.stored++
+		}
+		if store.pushed[u] {
+			res.pushed[u] = true
 		}
 		d := time.Duration(1 << 62) // never stored: slower than all
 		if ok {
