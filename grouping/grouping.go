@@ -207,7 +207,7 @@ func (p Params) score(a Article, v termvec.Vector, s *Story, days *articleDays) 
 			return -1
 		}
 	}
-	if p.ActorVeto && a.Doc.CJK == s.CJK && otherActors(a.Doc, s) {
+	if p.ActorVeto && a.Doc.CJK == s.CJK && otherActors(a.Doc, v, s) {
 		return -1
 	}
 	var sim float64
@@ -445,13 +445,14 @@ func words(names []string) []string {
 
 // otherActors tells whether article d's title and story s's lead's
 // title are about other actors (ActorVeto): each names first (Actor) one
-// that the other report never writes.
-func otherActors(d termvec.Doc, s *Story) bool {
+// that the other report never writes. An article without its terms
+// (Regroup's) is read by its vector v.
+func otherActors(d termvec.Doc, v termvec.Vector, s *Story) bool {
 	if d.Actor == "" || s.Actor == "" {
 		return false
 	}
 	inStory := func(t string) bool { return anyIn([]string{t}, s.Centroid) }
-	inArticle := func(t string) bool { return d.Counts[t] > 0 }
+	inArticle := func(t string) bool { return d.Counts[t] > 0 || d.Counts == nil && anyIn([]string{t}, v) }
 	return !writes(d.Actor, inStory) && !writes(s.Actor, inArticle)
 }
 
