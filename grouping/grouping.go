@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/newsrank/newsrank/termvec"
 )
@@ -430,13 +431,13 @@ func (p Params) prominent(names []string, d termvec.Doc) bool {
 	return false
 }
 
-// words returns the names of names written in Latin letters, of one
-// word each (termvec.Doc.TitleNames also has names of several words and
-// CJK bigrams).
+// words returns the names of names that are one word, no CJK bigram
+// (termvec.Doc.TitleNames also has names of several words and CJK
+// bigrams).
 func words(names []string) []string {
 	out := names[:0:0]
 	for _, n := range names {
-		if n[0] < 0x80 && strings.IndexByte(n, '_') < 0 {
+		if r, _ := utf8.DecodeRuneInString(n); r < 0x2e80 && strings.IndexByte(n, '_') < 0 {
 			out = append(out, n)
 		}
 	}

@@ -301,3 +301,12 @@ func TestActorVeto(t *testing.T) {
 		})
 	}
 }
+
+// TestWords: the name veto's names are the one-word names, in any Latin
+// script, not the names of several words nor CJK bigrams.
+func TestWords(t *testing.T) {
+	got := words([]string{"dollar", "dollar_general", "general", "škoda", "宁德", "émile"})
+	if want := []string{"dollar", "general", "škoda", "émile"}; !slices.Equal(got, want) {
+		t.Errorf("words %q, want %q", got, want)
+	}
+}
