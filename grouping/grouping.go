@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/newsrank/newsrank/termvec"
 )
@@ -92,6 +93,14 @@ type Params struct {
 	// story's in its title or twice: a rival named once in passing
 	// ("after rival Broadcom's results") does not make them one.
 	NameVeto bool
+	// ActorVeto: an article and a story in one language whose lead name
+	// first in their titles an actor (termvec.Doc.Actor: a name of one
+	// word or of several as one, a CJK title's much repeated bigram) that
+	// the other report never writes are reports of other actors, though
+	// they share a word of a name or the words of a kind of news:
+	// "Dollar General" and "Dollar Tree"'s results, two players' upsets
+	// at one tournament, two carmakers' sales.
+	ActorVeto bool
 	// FigurePenalty multiplies the score of an article and a story whose
 	// figures disagree so, when FigureVeto is off (1: nothing).
 	FigurePenalty float64
@@ -109,7 +118,7 @@ var DefaultParams = Params{
 	Candidates:         8,
 	LookupKeys:         15,
 	LookupFigures:      true,
-	MinSimilarity:      0.14,
+	MinSimilarity:      0.12,
 	Span:               18 * time.Hour,
 	SpanHalfLife:       12 * time.Hour,
 	CrossMinSimilarity: 0.2,
@@ -120,6 +129,7 @@ var DefaultParams = Params{
 	DayVeto:            true,
 	FigureRescue:       2,
 	NameVeto:           true,
+	ActorVeto:          true,
 	FigurePenalty:      0.5,
 }
 
@@ -144,8 +154,10 @@ type Story struct {
 	// language.
 	Facts []string
 	CJK   bool
-	// TitleNames are the lead's title names (termvec.Doc.TitleNames).
+	// TitleNames are the lead's title names (termvec.Doc.TitleNames),
+	// Actor its title's actor (termvec.Doc.Actor).
 	TitleNames []string
+	Actor      string
 }
 
 // Article is an article to group.
@@ -159,7 +171,7 @@ type Article struct {
 // of v and s's centroid, lowered when a is more than Stale away from s's
 // reports (before its first or after its latest) or when s with a would
 // span more than Span; -1 when a veto
-// applies (WeekdayVeto, DayVeto, NameVeto, FigureVeto). Between
+// applies (WeekdayVeto, DayVeto, NameVeto, ActorVeto, FigureVeto). Between
 // languages it is CrossScore.
 func (p Params) Score(a Article, v termvec.Vector, s *Story) float64 {
 	return p.score(a, v, s, new(articleDays))
@@ -190,10 +202,14 @@ func (p Params) score(a Article, v termvec.Vector, s *Story, days *articleDays) 
 			return -1
 		}
 	}
-	if p.NameVeto && len(a.Doc.TitleNames) > 0 && len(s.TitleNames) > 0 {
-		if !anyIn(a.Doc.TitleNames, s.Centroid) && !p.prominent(s.TitleNames, a.Doc) {
+	if p.NameVeto {
+		an, sn := words(a.Doc.TitleNames), words(s.TitleNames)
+		if len(an) > 0 && len(sn) > 0 && !anyIn(an, s.Centroid) && !p.prominent(sn, a.Doc) {
 			return -1
 		}
+	}
+	if p.ActorVeto && a.Doc.CJK == s.CJK && otherActors(a.Doc, v, s) {
+		return -1
 	}
 	var sim float64
 	penalty := 1.0
@@ -413,6 +429,42 @@ func (p Params) prominent(names []string, d termvec.Doc) bool {
 		}
 	}
 	return false
+}
+
+// words returns the names of names that are one word, no CJK bigram
+// (termvec.Doc.TitleNames also has names of several words and CJK
+// bigrams).
+func words(names []string) []string {
+	out := names[:0:0]
+	for _, n := range names {
+		if r, _ := utf8.DecodeRuneInString(n); r < 0x2e80 && strings.IndexByte(n, '_') < 0 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// otherActors tells whether article d's title and story s's lead's
+// title are about other actors (ActorVeto): each names first (Actor) one
+// that the other report never writes. An article without its terms
+// (Regroup's) is read by its vector v.
+func otherActors(d termvec.Doc, v termvec.Vector, s *Story) bool {
+	if d.Actor == "" || s.Actor == "" {
+		return false
+	}
+	inStory := func(t string) bool { return anyIn([]string{t}, s.Centroid) }
+	inArticle := func(t string) bool { return d.Counts[t] > 0 || d.Counts == nil && anyIn([]string{t}, v) }
+	return !writes(d.Actor, inStory) && !writes(s.Actor, inArticle)
+}
+
+// writes tells whether name n is written, as has tells of a term: as
+// one term, or, a name of several words ("dollar_general"), each of its
+// words.
+func writes(n string, has func(string) bool) bool {
+	if has(n) {
+		return true
+	}
+	return strings.IndexByte(n, '_') >= 0 && !slices.ContainsFunc(strings.Split(n, "_"), func(w string) bool { return !has(w) })
 }
 
 // anyIn tells whether one of terms is a term of v.

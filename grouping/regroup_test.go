@@ -184,6 +184,10 @@ func TestRegroupLeavesApart(t *testing.T) {
 			cluster(Member{ID: "a", Time: hour, Vector: vec("rates:3 cut:2 fed:2"), Facts: []string{"25%"}}),
 			cluster(Member{ID: "b", Time: 2 * hour, Vector: vec("rates:3 cut:2 fed:2"), Facts: []string{"50%"}}),
 		}, testOpts},
+		{"titles of other actors", []Cluster{
+			cluster(Member{ID: "a", Time: hour, Vector: vec("dollar:3 general:2 forecast:3 shopper:3 sale:3"), Actor: "dollar_general"}),
+			cluster(Member{ID: "b", Time: 2 * hour, Vector: vec("dollar:3 tree:2 forecast:3 shopper:3 sale:3"), Actor: "dollar_tree"}),
+		}, testOpts},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if plan := p.Regroup(c.cs, c.o); len(plan.Steps) != 0 {

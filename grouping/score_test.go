@@ -147,9 +147,9 @@ func TestNameVeto(t *testing.T) {
 	if sc := score(e, p, peer, s); sc <= 0 {
 		t.Errorf("a copy naming its chief in the title scores %.3f, want a score", sc)
 	}
-	p.NameVeto = false
+	p.NameVeto, p.ActorVeto = false, false
 	if sc := score(e, p, other, s); sc <= 0 {
-		t.Errorf("without the name veto the other company's results score %.3f, want a score", sc)
+		t.Errorf("without the name and actor vetoes the other company's results score %.3f, want a score", sc)
 	}
 }
 
@@ -242,5 +242,71 @@ func TestCrossLanguage(t *testing.T) {
 		if got := Telling(tt.term); got != tt.want {
 			t.Errorf("Telling(%q) = %t, want %t", tt.term, got, tt.want)
 		}
+	}
+}
+
+// TestActorVeto: reports of one kind whose titles put other actors first
+// are other events, though the actors share a word ("Dollar General",
+// "Dollar Tree") or, in Chinese, have no capitals to tell them by; a copy
+// in other words, whose title puts the story's actor first or that
+// writes it, is not.
+func TestActorVeto(t *testing.T) {
+	for _, tt := range []struct {
+		name                string
+		lead, other, copies [3]string
+	}{
+		{
+			name: "two discount chains",
+			lead: [3]string{"Dollar General lifts annual forecast as shoppers trade down",
+				"The discount retailer's quarterly sales beat estimates.",
+				"Dollar General raised its annual sales forecast on Thursday after quarterly same-store sales rose 2.4%, " +
+					"as higher-income shoppers hunted for bargains. Dollar General shares jumped 8% in premarket trading."},
+			other: [3]string{"Dollar Tree lifts annual forecast as shoppers trade down",
+				"The discount retailer's quarterly sales beat estimates.",
+				"Dollar Tree raised its annual sales forecast on Thursday after quarterly same-store sales rose 3.1%, " +
+					"as higher-income shoppers hunted for bargains. Dollar Tree shares jumped 6% in premarket trading."},
+			copies: [3]string{"Bargain hunters lift Dollar General's outlook",
+				"",
+				"Shares of Dollar General jumped on Thursday after the discount chain raised its annual sales forecast, " +
+					"saying wealthier shoppers trading down had lifted same-store sales 2.4% in the quarter."},
+		},
+		{
+			name: "two battery makers' results",
+			lead: [3]string{"宁德时代去年净利润同比增长15%", "宁德时代周一晚间发布年报，全年营业收入与净利润均创新高。",
+				"宁德时代3月9日晚间披露年报，全年实现净利润同比增长15%。报告期内，宁德时代动力电池销量继续位居全球第一，" +
+					"储能电池出货同比大增。宁德时代表示，将继续加大海外产能建设。"},
+			other: [3]string{"亿纬锂能去年净利润同比增长15%", "亿纬锂能周一晚间发布年报，全年营业收入与净利润均创新高。",
+				"亿纬锂能3月9日晚间披露年报，全年实现净利润同比增长15%。报告期内，亿纬锂能动力电池销量继续增长，" +
+					"储能电池出货同比大增。亿纬锂能表示，将继续加大海外产能建设。"},
+			copies: [3]string{"动力电池龙头交出年度成绩单：宁德时代全年净利增长15%", "",
+				"3月9日晚间，宁德时代公布年报，全年净利润同比增长15%，动力电池装机量保持全球第一。" +
+					"宁德时代称，储能业务增长明显，海外工厂建设将提速。"},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := DefaultParams
+			e, s := storyOf(t, p, article("lead", at(5, 12, 0), tt.lead[0], tt.lead[1], tt.lead[2]))
+			other := article("other", at(5, 12, 30), tt.other[0], tt.other[1], tt.other[2])
+			cp := article("copy", at(5, 13, 0), tt.copies[0], tt.copies[1], tt.copies[2])
+			if sc := score(e, p, other, s); sc != -1 {
+				t.Errorf("the other actor's report scores %.3f, want the veto (-1); actors %q, %q", sc, other.Doc.Actor, s.Actor)
+			}
+			if sc := score(e, p, cp, s); sc < p.MinSimilarity {
+				t.Errorf("a copy scores %.3f, want at least %.2f; actors %q, %q", sc, p.MinSimilarity, cp.Doc.Actor, s.Actor)
+			}
+			p.ActorVeto = false
+			if sc := score(e, p, other, s); sc < p.MinSimilarity {
+				t.Errorf("without the veto the other actor's report scores %.3f, want at least %.2f (the template is shared)", sc, p.MinSimilarity)
+			}
+		})
+	}
+}
+
+// TestWords: the name veto's names are the one-word names, in any Latin
+// script, not the names of several words nor CJK bigrams.
+func TestWords(t *testing.T) {
+	got := words([]string{"dollar", "dollar_general", "general", "škoda", "宁德", "émile"})
+	if want := []string{"dollar", "general", "škoda", "émile"}; !slices.Equal(got, want) {
+		t.Errorf("words %q, want %q", got, want)
 	}
 }

@@ -40,11 +40,13 @@ func TestSweep(t *testing.T) {
 		{"first round's settings", func(p *Params) {
 			p.Unseen, p.LookupKeys, p.LookupFigures = 1, 0, false
 			p.Stale, p.HalfLife, p.Span, p.SpanHalfLife = 12*h, 24*h, 0, 0
-			p.DayVeto, p.NameVeto, p.FigureRescue = false, false, 0
+			p.DayVeto, p.NameVeto, p.ActorVeto, p.FigureRescue = false, false, false, 0
 			p.CrossMinSimilarity, p.CrossMinShared, p.CrossMinFigures = 0.5, 3, 0
 		}},
 		{"no day veto", func(p *Params) { p.DayVeto = false }},
 		{"no name veto", func(p *Params) { p.NameVeto = false }},
+		{"no actor veto", func(p *Params) { p.ActorVeto = false }},
+		{"neither name nor actor veto", func(p *Params) { p.NameVeto, p.ActorVeto = false, false }},
 		{"no figure rescue", func(p *Params) { p.FigureRescue = 0 }},
 		{"no figure veto", func(p *Params) { p.FigureVeto = false }},
 		{"no weekday veto", func(p *Params) { p.WeekdayVeto = false }},

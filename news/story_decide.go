@@ -217,6 +217,9 @@ func (s *Store) planChunks(calls []ingestCall, made [][]int, e *grouping.Engine,
 			if len(call.story.TitleNames) > 0 {
 				f = append(f, "tn", strings.Join(call.story.TitleNames, " "))
 			}
+			if call.story.Actor != "" {
+				f = append(f, "ta", call.story.Actor)
+			}
 			p.fields[i] = f
 			if d.Joined(call.id) {
 				p.joins = append(p.joins, call.id, d.Story)

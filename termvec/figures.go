@@ -74,6 +74,7 @@ func (tk *tokenizer) figureAt(text string, i int, r rune) int {
 	tk.flushRun()
 	month := tk.month
 	tk.flushWord()
+	tk.endRun()
 	var f figure
 	n := f.read(text[i:])
 	value := string(f.b[:f.value])

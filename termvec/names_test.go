@@ -2,6 +2,7 @@ package termvec
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -102,5 +103,96 @@ func TestNameWeight(t *testing.T) {
 	}
 	if got := d.Counts["analyst"]; got != 1 {
 		t.Errorf("analyst counts %v, want 1 (once a word)", got)
+	}
+}
+
+// TestNamePhrases: capitalised words one after another are one name too
+// (their terms joined by '_'), cut where a word is no name (a title in
+// title case), ended by a possessive, a stop word or a punctuation mark;
+// the Latin words of a CJK text form them as well. The title's actor is
+// its first name, of several words when it begins one, or in a CJK
+// title its first bigram that the report repeats.
+func TestNamePhrases(t *testing.T) {
+	for _, tt := range []struct {
+		name                 string
+		title, summary, lead string
+		titleNames, notTitle []string
+		actor                string
+	}{
+		{
+			name:  "two discount chains sharing a word",
+			title: "Dollar General lifts outlook as shoppers trade down",
+			lead: "Dollar General raised its annual sales forecast on Thursday, as higher-income shoppers " +
+				"hunted for bargains. Rival Dollar Tree reports next week.",
+			titleNames: []string{"dollar", "dollar_general", "general"},
+			notTitle:   []string{"dollar_tree", "tree"},
+			actor:      "dollar_general",
+		},
+		{
+			name:       "a title in title case keeps the names of its run",
+			title:      "Dollar Tree Beats Estimates As Shoppers Trade Down",
+			lead:       "Dollar Tree posted higher quarterly sales on Wednesday, as shoppers traded down.",
+			titleNames: []string{"dollar_tree"}, notTitle: []string{"dollar_tree_beat", "beat_estimat", "shopper_trad"},
+			actor: "dollar_tree",
+		},
+		{
+			name:  "a product of several words after its maker",
+			title: "Apple unveils MacBook Air with M4 chip, cuts price to $999",
+			lead: "Apple on Wednesday announced a new MacBook Air powered by its M4 processor. " +
+				"The MacBook Air starts at $999, $100 less than before, the company said.",
+			titleNames: []string{"appl", "macbook_air"},
+			actor:      "appl",
+		},
+		{
+			name:       "a possessive and a stop word end a name",
+			title:      "Tesla's China sales fall as Bank of England holds rates",
+			lead:       "Tesla sold fewer cars in China in February. The Bank of England kept its main rate at 4%.",
+			titleNames: []string{"china", "tesla"}, notTitle: []string{"tesla_china", "bank_of_england", "bank_england"},
+			actor: "tesla",
+		},
+		{
+			name:       "a hyphen joins a name's words",
+			title:      "Voters in Baden-Württemberg hand CDU a narrow win",
+			lead:       "The CDU won the election in Baden-Württemberg on Sunday, ending the Greens' long hold on the state.",
+			titleNames: []string{"baden_württemberg", "cdu"},
+			actor:      "baden_württemberg",
+		},
+		{
+			name:       "Latin words in a Chinese title",
+			title:      "苹果发布新款MacBook Air 搭载M4芯片",
+			lead:       "苹果公司周三发布新款MacBook Air，起售价为7999元。苹果表示，新款MacBook Air续航最长可达18小时。",
+			titleNames: []string{"macbook_air"},
+		},
+		{
+			name:    "the company a Chinese report repeats",
+			title:   "宁德时代去年净利润同比增长15%",
+			summary: "宁德时代周一晚间发布年报，全年营业收入与净利润均创新高。",
+			lead: "宁德时代3月9日晚间披露年报。报告期内，宁德时代动力电池系统销量继续位居全球第一，" +
+				"储能电池出货同比大增。宁德时代表示，将继续加大海外产能建设。",
+			titleNames: []string{"宁德"}, notTitle: []string{"去年", "增长"},
+			actor: "宁德",
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := NewDoc(tt.title, tt.summary, tt.lead, DefaultWeights)
+			for _, n := range tt.titleNames {
+				if !slices.Contains(d.TitleNames, n) {
+					t.Errorf("%q is not among the title names %q", n, d.TitleNames)
+				}
+			}
+			for _, n := range tt.notTitle {
+				if slices.Contains(d.TitleNames, n) {
+					t.Errorf("%q is among the title names %q", n, d.TitleNames)
+				}
+			}
+			if tt.actor != "" && d.Actor != tt.actor {
+				t.Errorf("actor %q, want %q (title names %q)", d.Actor, tt.actor, d.TitleNames)
+			}
+			for term := range d.Counts {
+				if strings.IndexByte(term, '_') >= 0 {
+					t.Errorf("the name %q of several words is among the vector's terms", term)
+				}
+			}
+		})
 	}
 }

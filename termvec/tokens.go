@@ -33,12 +33,19 @@ const (
 	Weekday
 	// Date is a day of a month, "@d3-5" for 5 March, in any language.
 	Date
+	// Phrase is a run of two or more words written with a capital one
+	// after another, with only spaces or hyphens between them ("Dollar
+	// General", "MacBook Air", "Baden-Württemberg"), their terms joined
+	// by '_': one name of several words, which shares a word with other
+	// names ("Dollar Tree", "iPad Air") without being them. Its words
+	// are emitted too; NewDoc keeps the run's words that are names.
+	Phrase
 )
 
 // IsFact tells whether terms of kind k are facts: names, figures,
 // weekdays and dates, which copies of an event share whatever their
 // wording (and their language) and which other events seldom have.
-func (k Kind) IsFact() bool { return k >= Name }
+func (k Kind) IsFact() bool { return k >= Name && k != Phrase }
 
 // Tokens calls emit with each term of text, in order, a term that recurs
 // each time it does: see Kind for what the terms are.
@@ -82,11 +89,15 @@ func Tokens(text string, emit func(term string, k Kind)) {
 				// a possessive's s, a contraction's t: dropped with the word
 				// they end (stop words), "O'Neill" kept one word
 				tk.add('\'')
+			case r == ' ' || r == '-':
+				tk.flushWord() // a name may go on ("Dollar General", "Baden-Württemberg")
 			default:
 				tk.flushWord()
+				tk.endRun()
 			}
 		case isCJK(r):
 			tk.flushWord()
+			tk.endRun()
 			tk.endWords()
 			if tk.prev != 0 {
 				tk.emit(string([]rune{tk.prev, r}), Bigram)
@@ -109,6 +120,7 @@ func Tokens(text string, emit func(term string, k Kind)) {
 		default:
 			tk.flushRun()
 			tk.flushWord()
+			tk.endRun()
 		}
 	}
 	tk.flushRun()
@@ -151,6 +163,11 @@ type tokenizer struct {
 	// after the first, held until its end.
 	start, lower bool
 	names        []string
+	// run holds the terms of the capitalised words read one after
+	// another so far (Phrase); joined: nothing but a space or a hyphen
+	// came since the last of them.
+	run    []string
+	joined bool
 }
 
 // add appends c to the current word.
@@ -170,16 +187,21 @@ func (tk *tokenizer) flushWord() {
 	tk.n, tk.capital, tk.digit, tk.suffix = 0, false, false, false
 	first := tk.start
 	tk.start = false
+	possessive := false
 	if i := strings.IndexByte(w, '\''); i == 1 {
 		w = strings.ReplaceAll(w, "'", "") // "o'neill", "d'arcy": one name
 	} else if i >= 0 {
-		w = w[:i] // a possessive's s, a contraction's t
+		w, possessive = w[:i], true // a possessive's s, a contraction's t
 	}
 	if w == "" {
+		tk.endRun()
 		return
 	}
 	month := 0
 	defer func() { tk.month = month }()
+	if digit || stopWords[w] || months[w] != 0 || weekdays[w] != 0 || w == "per" || w == "cent" {
+		tk.endRun() // no word of a name
+	}
 	if m := months[w]; m != 0 && capital {
 		// a month, the same term in every language ("March", "3月"); a
 		// day may follow
@@ -209,6 +231,12 @@ func (tk *tokenizer) flushWord() {
 		return
 	}
 	t := stem(w)
+	if !suffix && (capital || tk.cjkText) {
+		// "Tesla's China sales": a possessive ends the name it is on
+		tk.extendRun(t, possessive)
+	} else {
+		tk.endRun()
+	}
 	switch {
 	case suffix: // a unit or an ending ("1.2bn", "5G", "2nd"): not a name
 		tk.emit(t, Word)
@@ -222,6 +250,27 @@ func (tk *tokenizer) flushWord() {
 		tk.lower = true
 		tk.emit(t, Word)
 	}
+}
+
+// extendRun adds term t of a capitalised word to the run of them
+// (Phrase), and ends the run after it when last.
+func (tk *tokenizer) extendRun(t string, last bool) {
+	if !tk.joined {
+		tk.endRun()
+	}
+	tk.run = append(tk.run, t)
+	tk.joined = !last
+	if last {
+		tk.endRun()
+	}
+}
+
+// endRun ends the run of capitalised words: two or more are a Phrase.
+func (tk *tokenizer) endRun() {
+	if len(tk.run) > 1 {
+		tk.emit(strings.Join(tk.run, "_"), Phrase)
+	}
+	tk.run, tk.joined = tk.run[:0], false
 }
 
 // abbreviation tells whether the current word, before a point, is an
@@ -257,6 +306,7 @@ func (tk *tokenizer) endWords() {
 // a capital), words otherwise.
 func (tk *tokenizer) endSentence() {
 	tk.flushWord()
+	tk.endRun()
 	tk.endWords()
 	k := Initial
 	if tk.lower {

@@ -54,8 +54,17 @@ type Doc struct {
 	// TitleNames are the words of the title that are Names, of three
 	// letters or more, sorted: whom or where the title is about (a
 	// two-letter name is most often a common abbreviation, "AI", "EV",
-	// or a country's, "US").
+	// or a country's, "US"). Names of several words are there as one
+	// term too, their words joined by '_' ("dollar_general" besides
+	// "dollar" and "general"; Phrase), and so are the CJK bigrams of a
+	// CJK title that its article writes cjkNameMin times at least (a
+	// company, a city, a team: "宁德", "申花").
 	TitleNames []string
+	// Actor is the first name of the title (of TitleNames, a name of
+	// several words as one), "" when it has none: whom the title is
+	// about, as a report puts it first ("Dollar General beats ...",
+	// "宁德时代2025年净利润...").
+	Actor string
 	// CJK is set when the title is mostly CJK (a Chinese, Japanese or
 	// Korean report): its language for grouping.
 	CJK bool
@@ -94,15 +103,44 @@ func NewDoc(title, summary, lead string, w Weights) Doc {
 		})
 	}
 	isName := nameTest(occ)
+	var bigrams map[string]int // how often each bigram of a CJK title is written
+	if cjk > latin {
+		bigrams = make(map[string]int, cjk)
+		for _, o := range occ {
+			if o.kind == Bigram && o.title {
+				bigrams[o.term] = 0
+			}
+		}
+		for _, o := range occ {
+			if n, ok := bigrams[o.term]; ok && o.kind == Bigram {
+				bigrams[o.term] = n + 1
+			}
+		}
+	}
 	for _, o := range occ {
 		x := o.w
 		switch o.kind {
+		case Phrase:
+			if o.title {
+				d.TitleNames = namePhrases(o.term, isName, d.TitleNames)
+			}
+			continue
+		case Bigram:
+			if o.title && bigrams[o.term] >= cjkNameMin && len(o.term) > 3 {
+				d.TitleNames = append(d.TitleNames, o.term)
+				if d.Actor == "" {
+					d.Actor = o.term
+				}
+			}
 		case Name, Initial:
 			if isName(o.term) {
 				x *= w.Name
 				d.Names = append(d.Names, o.term)
 				if o.title && len(o.term) > 2 {
 					d.TitleNames = append(d.TitleNames, o.term)
+					if d.Actor == "" {
+						d.Actor = o.term
+					}
 				}
 			}
 		case Figure, Weekday, Date:
@@ -117,12 +155,46 @@ func NewDoc(title, summary, lead string, w Weights) Doc {
 		}
 		d.Counts[o.term] += x
 	}
+	if d.Actor != "" {
+		// the name of several words that the first name begins
+		for _, n := range d.TitleNames {
+			if strings.HasPrefix(n, d.Actor+"_") && len(n) > len(d.Actor) {
+				d.Actor = n
+				break
+			}
+		}
+	}
 	for _, l := range []*[]string{&d.Facts, &d.Names, &d.TitleNames} {
 		slices.Sort(*l)
 		*l = slices.Compact(*l)
 	}
 	d.CJK = cjk > latin
 	return d
+}
+
+// cjkNameMin is how often an article must write a bigram of its CJK
+// title for NewDoc to take it for a name of the title (TitleNames): CJK
+// has no capitals, and the actor a report is about (a company, a team,
+// a city) is what it repeats most.
+const cjkNameMin = 5
+
+// namePhrases appends to names the names of several words in phrase
+// (Phrase: terms joined by '_'): its runs of two words or more that are
+// names. A title in title case capitalises every word ("Dollar General
+// Beats Estimates"); only its names ("dollar_general") are kept.
+func namePhrases(phrase string, isName func(string) bool, names []string) []string {
+	words := strings.Split(phrase, "_")
+	from := 0
+	for i := 0; i <= len(words); i++ {
+		if i < len(words) && isName(words[i]) {
+			continue
+		}
+		if i-from > 1 {
+			names = append(names, strings.Join(words[from:i], "_"))
+		}
+		from = i + 1
+	}
+	return names
 }
 
 // occurrence is one term of an article as NewDoc reads it.
