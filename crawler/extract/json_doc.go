@@ -50,7 +50,7 @@ var errJSONSyntax = errors.New("invalid JSON")
 
 // readJSONDoc reads the first JSON value of b.
 func readJSONDoc(b []byte) (*jsonDoc, error) {
-	d := &jsonDoc{b: b, nodes: make([]jsonNode, 0, 16+len(b)/24)}
+	d := &jsonDoc{b: b, nodes: make([]jsonNode, 0, 4+len(b)/24)}
 	p := &jsonParser{d: d}
 	if _, err := p.value(p.space(0), 0); err != nil {
 		return nil, err
