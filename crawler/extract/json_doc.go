@@ -324,7 +324,8 @@ func (d *jsonDoc) lookup(n int, path string) (int, bool) {
 	}
 }
 
-// scalar formats a string (trimmed), number or bool as scalar does.
+// scalar formats node n for a list item's field: a string trimmed, a
+// number as written, a bool as true or false; "" for anything else.
 func (d *jsonDoc) scalar(n int) string {
 	switch x := d.nodes[n]; x.kind {
 	case '"':
@@ -339,7 +340,8 @@ func (d *jsonDoc) scalar(n int) string {
 	return ""
 }
 
-// kind names node n's type as jsonKind does.
+// kind names node n's type for an error: object, string, number,
+// boolean, or value (an array's and null's callers say so themselves).
 func (d *jsonDoc) kind(n int) string {
 	switch d.nodes[n].kind {
 	case '{':

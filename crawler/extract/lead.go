@@ -68,7 +68,7 @@ var (
 	// start with (each alternative's first, in every case), and
 	// mayBeCaption says when captionText may match (each of its
 	// alternatives needs one of these): the cheap checks that spare most
-	// paragraphs the expressions (lead_test.go holds them to the
+	// paragraphs the expressions (lead_filter_test.go holds them to the
 	// expressions).
 	furnitureStart = "rRsS\u017fmMaAfFcCpPiI©bB责编来原图点阅分关扫版本已"
 	// sentenceEnd ends a sentence, in the scripts news is written in.
