@@ -43,7 +43,8 @@ func (c *Crawler) claimedFields(ctx context.Context, s *source, es []queue.Entry
 			legacy = append(legacy, i)
 			continue
 		}
-		if err := json.Unmarshal(e.Payload, &out[i]); err != nil {
+		var err error
+		if out[i], err = extract.ReadFields(e.Payload); err != nil {
 			c.log.Warn("ignoring unreadable list item", "source", s.cfg.Name, "url", e.URL, "err", err)
 		}
 	}

@@ -274,6 +274,14 @@ var countRe = regexp.MustCompile(`(\d[\d,]*(?:\.\d+)?)\s*(万|千|亿|[kKmMwW])?
 // ParseCount reads a count from text such as "1,234", "评论(56)", "1.2万",
 // "3.4k" or a bare number. It reports false when the text holds none.
 func ParseCount(s string) (int64, bool) {
+	if n, ok := plainCount(s); ok {
+		return n, true
+	}
+	return countIn(s)
+}
+
+// countIn is ParseCount by countRe.
+func countIn(s string) (int64, bool) {
 	m := countRe.FindStringSubmatch(s)
 	if m == nil {
 		return 0, false
@@ -297,6 +305,22 @@ func ParseCount(s string) (int64, bool) {
 		return 0, false
 	}
 	return int64(v + 0.5), true
+}
+
+// plainCount reads a count of 1 to 15 ASCII digits and nothing else (as
+// list APIs give them), which ParseCount reads so too, without the
+// expression: exactly, as float64 holds every integer below 1e15.
+func plainCount(s string) (int64, bool) {
+	if len(s) == 0 || len(s) > 15 {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
 }
 
 // metas indexes a page's <meta> tags in one walk: "property=og:title",

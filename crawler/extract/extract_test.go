@@ -283,6 +283,23 @@ func TestParseCount(t *testing.T) {
 	}
 }
 
+// TestPlainCount holds plainCount to the expression's reading of the
+// counts it reads.
+func TestPlainCount(t *testing.T) {
+	for _, s := range []string{"0", "7", "007", "1591", "123456789012345", "999999999999999", "000000000000001"} {
+		n, ok := plainCount(s)
+		want, wok := countIn(s)
+		if !ok || !wok || n != want {
+			t.Errorf("plainCount(%q) = %d, %v; countIn: %d, %v", s, n, ok, want, wok)
+		}
+	}
+	for _, s := range []string{"", "9999999999999999", "1,234", " 12", "12 ", "-1", "+1", "1.5", "١٢"} {
+		if n, ok := plainCount(s); ok {
+			t.Errorf("plainCount(%q) = %d, true; want it left to countIn", s, n)
+		}
+	}
+}
+
 // BenchmarkExtract measures Extract against the least any extractor
 // does: parse the HTML with goquery and read <title>. Extract also decodes
 // charsets and tries the selectors and every fallback. Pages are split by

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -70,26 +69,25 @@ func ParseJSONList(body []byte, jsonp bool, cfg JSONList, pageURL string, r *Rul
 			return nil, 0, err
 		}
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var root any
-	if err := dec.Decode(&root); err != nil {
-		return nil, 0, fmt.Errorf("%w: parse json: %v", ErrBadList, err)
+	doc, err := readJSONDoc(body)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w: parse json: %v", ErrBadList, jsonError(body))
 	}
-	v, ok := lookup(root, cfg.ItemsPath)
+	v, ok := doc.lookup(0, cfg.ItemsPath)
 	if !ok {
 		return nil, 0, fmt.Errorf("%w: items_path %q not found", ErrBadList, cfg.ItemsPath)
 	}
-	arr, ok := v.([]any)
-	if !ok {
-		if v == nil { // "list": null — an empty page
-			return nil, 0, nil
-		}
-		return nil, 0, fmt.Errorf("%w: items_path %q is a %s, not an array", ErrBadList, cfg.ItemsPath, jsonKind(v))
+	switch doc.nodes[v].kind {
+	case '[':
+	case 'n': // "list": null — an empty page
+		return nil, 0, nil
+	default:
+		return nil, 0, fmt.Errorf("%w: items_path %q is a %s, not an array", ErrBadList, cfg.ItemsPath, doc.kind(v))
 	}
 	base, _ := url.Parse(pageURL)
-	for _, e := range arr {
-		it, ok := jsonItem(e, cfg, base, r, now)
+	tmpl := parseTemplate(cfg.URLTemplate)
+	for e := doc.nodes[v].first; e != 0; e = doc.nodes[e].next {
+		it, ok := jsonItem(doc, e, cfg, tmpl, base, r, now)
 		if !ok {
 			skipped++
 			continue
@@ -99,18 +97,32 @@ func ParseJSONList(body []byte, jsonp bool, cfg JSONList, pageURL string, r *Rul
 	return items, skipped, nil
 }
 
-func jsonItem(e any, cfg JSONList, base *url.URL, r *Rules, now time.Time) (ListItem, bool) {
+// jsonError is encoding/json's error for body, which readJSONDoc could
+// not read: its message says where and why.
+func jsonError(body []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return err
+	}
+	return errJSONSyntax // not reached: both read the same grammar
+}
+
+func jsonItem(doc *jsonDoc, e int, cfg JSONList, tmpl urlTemplate, base *url.URL, r *Rules, now time.Time) (ListItem, bool) {
 	field := func(name string) string {
 		p := cfg.Fields[name]
 		if p == "" {
 			return ""
 		}
-		v, _ := lookup(e, p)
-		return scalar(v)
+		if v, ok := doc.lookup(e, p); ok {
+			return doc.scalar(v)
+		}
+		return ""
 	}
 	var raw string
 	if cfg.URLTemplate != "" {
-		raw = fillTemplate(cfg.URLTemplate, e)
+		raw = tmpl.fill(doc, e)
 	} else {
 		raw = field("url")
 	}
@@ -132,75 +144,52 @@ func jsonItem(e any, cfg JSONList, base *url.URL, r *Rules, now time.Time) (List
 	return it, true
 }
 
-var placeholder = regexp.MustCompile(`\{([^{}]+)\}`)
+// urlTemplate is a url_template cut at its placeholders: each {path}
+// (braces around one or more characters, none of them a brace) is an
+// item's value at path.
+type urlTemplate struct {
+	lits  []string // lits[i] comes before paths[i]; the last one ends it
+	paths []string
+}
 
-// fillTemplate replaces each {path} in tmpl with the item's value at
-// path; it returns "" when a value is missing or not a plain scalar.
-func fillTemplate(tmpl string, item any) string {
-	ok := true
-	out := placeholder.ReplaceAllStringFunc(tmpl, func(m string) string {
-		v, found := lookup(item, m[1:len(m)-1])
-		s := scalar(v)
-		if !found || s == "" || strings.ContainsAny(s, " \t\r\n\"<>") {
-			ok = false
+func parseTemplate(tmpl string) urlTemplate {
+	var t urlTemplate
+	last := 0
+	for i := 0; i < len(tmpl); i++ {
+		if tmpl[i] != '{' {
+			continue
 		}
-		return s
-	})
-	if !ok {
-		return ""
-	}
-	return out
-}
-
-// lookup follows a dotted path ("data.list", "items.0.url") into decoded
-// JSON. An empty path is the value itself.
-func lookup(v any, path string) (any, bool) {
-	if path == "" {
-		return v, true
-	}
-	for _, k := range strings.Split(path, ".") {
-		switch x := v.(type) {
-		case map[string]any:
-			var ok bool
-			if v, ok = x[k]; !ok {
-				return nil, false
-			}
-		case []any:
-			i, err := strconv.Atoi(k)
-			if err != nil || i < 0 || i >= len(x) {
-				return nil, false
-			}
-			v = x[i]
-		default:
-			return nil, false
+		j := i + 1
+		for j < len(tmpl) && tmpl[j] != '{' && tmpl[j] != '}' {
+			j++
 		}
+		if j == len(tmpl) || tmpl[j] != '}' || j == i+1 {
+			continue // no placeholder starts here
+		}
+		t.lits = append(t.lits, tmpl[last:i])
+		t.paths = append(t.paths, tmpl[i+1:j])
+		last, i = j+1, j
 	}
-	return v, true
+	t.lits = append(t.lits, tmpl[last:])
+	return t
 }
 
-// scalar formats a JSON string, number or bool; "" for anything else.
-func scalar(v any) string {
-	switch v := v.(type) {
-	case string:
-		return strings.TrimSpace(v)
-	case json.Number:
-		return v.String()
-	case bool:
-		return strconv.FormatBool(v)
+// fill replaces each placeholder with item e's value at its path; it
+// returns "" when a value is missing or not a plain scalar.
+func (t urlTemplate) fill(doc *jsonDoc, e int) string {
+	var b strings.Builder
+	for i, p := range t.paths {
+		v, found := doc.lookup(e, p)
+		if !found {
+			return ""
+		}
+		s := doc.scalar(v)
+		if s == "" || strings.ContainsAny(s, " \t\r\n\"<>") {
+			return ""
+		}
+		b.WriteString(t.lits[i])
+		b.WriteString(s)
 	}
-	return ""
-}
-
-func jsonKind(v any) string {
-	switch v.(type) {
-	case map[string]any:
-		return "object"
-	case string:
-		return "string"
-	case json.Number:
-		return "number"
-	case bool:
-		return "boolean"
-	}
-	return "value"
+	b.WriteString(t.lits[len(t.lits)-1])
+	return b.String()
 }

@@ -64,6 +64,13 @@ var (
 	furnitureText = regexp.MustCompile(`(?i)^(?:read (?:more|also|next)|see also|related(?: articles| stories)?:|more:|advertisement|share (?:this|on)|follow us|sign up|subscribe|click here|photo:|image:|credit:|©|copyright|all rights reserved|by [\p{Lu}][\pL.'-]+(?: (?:and )?[\p{Lu}][\pL.'-]+){0,3}$|责任编辑|编辑[:：]|来源[:：]|原标题|图片来源|点击|阅读全文|分享到|关注我们|扫码|版权声明|本文来源|已有\d+人参与)`)
 	// captionText is what a short paragraph that credits a photo says.
 	captionText = regexp.MustCompile(`(?i)\b(?:photo|foto|bild|image|picture|crédit|credit)s?\s*:|©|getty images|\(ap photo|^图为|摄影[:：]|图片来源`)
+	// furnitureStart holds every character a match of furnitureText can
+	// start with (each alternative's first, in every case), and
+	// mayBeCaption says when captionText may match (each of its
+	// alternatives needs one of these): the cheap checks that spare most
+	// paragraphs the expressions (lead_filter_test.go holds them to the
+	// expressions).
+	furnitureStart = "rRsS\u017fmMaAfFcCpPiI©bB责编来原图点阅分关扫版本已"
 	// sentenceEnd ends a sentence, in the scripts news is written in.
 	sentenceEnd = regexp.MustCompile(`[.!?。！？](?:["'”’」』)]*)?(?:\s|$)|[。！？]`)
 )
@@ -269,7 +276,7 @@ func leadOfPass(paragraphs []string, skipShort bool) string {
 	for _, p := range paragraphs {
 		p = collapse(p)
 		w := leadWidthOf(p)
-		if p == "" || furnitureText.MatchString(p) || w < leadCaptionWidth && captionText.MatchString(p) {
+		if p == "" || isFurnitureText(p) || w < leadCaptionWidth && mayBeCaption(p) && captionText.MatchString(p) {
 			continue
 		}
 		if skipShort && n == 0 && w < leadMinWidth {
@@ -293,6 +300,20 @@ func leadOfPass(paragraphs []string, skipShort bool) string {
 		}
 	}
 	return b.String()
+}
+
+// isFurnitureText reports whether p starts as furniture paragraphs do.
+func isFurnitureText(p string) bool {
+	r, _ := utf8.DecodeRuneInString(p)
+	return strings.ContainsRune(furnitureStart, r) && furnitureText.MatchString(p)
+}
+
+// mayBeCaption is false for a text captionText cannot match: one with no
+// colon (photo:, credits:...), ©, 'y' (getty images) or '(' ((ap photo),
+// that holds neither 摄影 nor 图片来源 and does not start with 图为.
+func mayBeCaption(p string) bool {
+	return strings.ContainsAny(p, ":©yY(") || strings.Contains(p, "摄影") || strings.Contains(p, "图片来源") ||
+		strings.HasPrefix(p, "图为")
 }
 
 // leadWidthOf is a text's width: its characters, a CJK one counting
