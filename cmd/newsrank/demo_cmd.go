@@ -50,7 +50,11 @@ tokens are generated and printed when the configuration has none. With
 latest events of a labelled set of hand-written news coverage (one event
 per 12 articles, each reported by several outlets in their own words, in
 Chinese or English) in the sections of their language, so that the
-rankings show stories with "also: ..." their other outlets.`
+rankings show stories with "also: ..." their other outlets. The site's
+other articles are written from a few dozen stock sentences that every
+article repeats, unlike real coverage; grouped as stories, many of them
+gather into large stories of unrelated articles. The labelled reports'
+stories are the ones to look at.`
 
 // demoDefaults is the configuration the demo reads its -config files and
 // -set flags over: the built-in defaults with short job schedules, so that
