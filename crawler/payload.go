@@ -43,8 +43,7 @@ func (c *Crawler) claimedFields(ctx context.Context, s *source, es []queue.Entry
 			legacy = append(legacy, i)
 			continue
 		}
-		var err error
-		if out[i], err = extract.ReadFields(e.Payload); err != nil {
+		if err := json.Unmarshal(e.Payload, &out[i]); err != nil {
 			c.log.Warn("ignoring unreadable list item", "source", s.cfg.Name, "url", e.URL, "err", err)
 		}
 	}

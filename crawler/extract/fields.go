@@ -1,8 +1,6 @@
 package extract
 
 import (
-	"encoding/json"
-	"strconv"
 	"time"
 )
 
@@ -84,69 +82,4 @@ type Page struct {
 // data from the site's own API or feed), then the generic fallbacks.
 func (p Page) Merge(item Fields) Fields {
 	return p.Rule.or(item).or(p.Fallback)
-}
-
-// ReadFields decodes fields as json.Unmarshal does (Fields' JSON, as the
-// queue's payloads carry it): the same fields, and an error for the same
-// input. What json.Marshal writes of Fields (an object of those keys, of
-// strings and an integer) it reads in one pass without reflection;
-// anything else (other keys or spellings, nulls, other types, an error)
-// it leaves to json.Unmarshal.
-func ReadFields(b []byte) (Fields, error) {
-	if f, ok := readFieldsFast(b); ok {
-		return f, nil
-	}
-	var f Fields
-	err := json.Unmarshal(b, &f)
-	return f, err
-}
-
-func readFieldsFast(b []byte) (f Fields, ok bool) {
-	d, err := readJSONDoc(b)
-	if err != nil || d.nodes[0].kind != '{' {
-		return f, false
-	}
-	for _, c := range b[d.nodes[0].end:] {
-		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
-			return f, false // json.Unmarshal refuses what follows the value
-		}
-	}
-	for m := d.nodes[0].first; m != 0; m = d.nodes[m].next {
-		n := d.nodes[m]
-		key := d.b[n.keyStart:n.keyEnd]
-		if string(key) == "comments" {
-			if n.kind != '0' {
-				return f, false
-			}
-			c, err := strconv.ParseInt(string(d.b[n.start:n.end]), 10, 64)
-			if err != nil {
-				return f, false
-			}
-			f.Comments = &c
-			continue
-		}
-		if n.kind != '"' {
-			return f, false
-		}
-		switch string(key) {
-		case "title":
-			f.Title = d.text(n.start, n.end)
-		case "source":
-			f.Source = d.text(n.start, n.end)
-		case "summary":
-			f.Summary = d.text(n.start, n.end)
-		case "image":
-			f.Image = d.text(n.start, n.end)
-		case "bad_time":
-			f.BadTime = d.text(n.start, n.end)
-		case "post_time":
-			// as encoding/json hands it over: the string with its quotes
-			if err := f.PostTime.UnmarshalJSON(d.b[n.start-1 : n.end+1]); err != nil {
-				return f, false
-			}
-		default:
-			return f, false
-		}
-	}
-	return f, true
 }

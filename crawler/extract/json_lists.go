@@ -3,11 +3,15 @@ package extract
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
 )
 
 // JSONList reads a JSON or JSONP list API.
@@ -60,6 +64,11 @@ func StripJSONP(b []byte) ([]byte, error) {
 // the url field), and the fields cfg.Fields maps (relative times are read
 // against now, the fetch time). Relative URLs resolve
 // against pageURL. Items without a usable URL are skipped and counted.
+//
+// The body must be one JSON value (white space around it aside). It is
+// read with gjson, which follows paths through the bytes without decoding
+// what an item is not read for. Of an object's duplicate keys a path
+// follows the first.
 func ParseJSONList(body []byte, jsonp bool, cfg JSONList, pageURL string, r *Rules, now time.Time) (items []ListItem, skipped int, err error) {
 	if r == nil {
 		r = &Rules{}
@@ -69,36 +78,60 @@ func ParseJSONList(body []byte, jsonp bool, cfg JSONList, pageURL string, r *Rul
 			return nil, 0, err
 		}
 	}
-	doc, err := readJSONDoc(body)
-	if err != nil {
+	if !validJSON(body) {
 		return nil, 0, fmt.Errorf("%w: parse json: %v", ErrBadList, jsonError(body))
 	}
-	v, ok := doc.lookup(0, cfg.ItemsPath)
-	if !ok {
-		return nil, 0, fmt.Errorf("%w: items_path %q not found", ErrBadList, cfg.ItemsPath)
+	v := gjson.Parse(string(body))
+	if cfg.ItemsPath != "" {
+		v = jsonGet(v, gjsonPath(cfg.ItemsPath))
 	}
-	switch doc.nodes[v].kind {
-	case '[':
-	case 'n': // "list": null — an empty page
+	switch {
+	case !v.Exists():
+		return nil, 0, fmt.Errorf("%w: items_path %q not found", ErrBadList, cfg.ItemsPath)
+	case v.Type == gjson.Null: // "list": null — an empty page
 		return nil, 0, nil
-	default:
-		return nil, 0, fmt.Errorf("%w: items_path %q is a %s, not an array", ErrBadList, cfg.ItemsPath, doc.kind(v))
+	case !v.IsArray():
+		return nil, 0, fmt.Errorf("%w: items_path %q is a %s, not an array", ErrBadList, cfg.ItemsPath, jsonKind(v))
 	}
 	base, _ := url.Parse(pageURL)
 	tmpl := parseTemplate(cfg.URLTemplate)
-	for e := doc.nodes[v].first; e != 0; e = doc.nodes[e].next {
-		it, ok := jsonItem(doc, e, cfg, tmpl, base, r, now)
+	fields := make(map[string]string, len(cfg.Fields))
+	for name, p := range cfg.Fields {
+		if p != "" {
+			fields[name] = gjsonPath(p)
+		}
+	}
+	v.ForEach(func(_, e gjson.Result) bool {
+		it, ok := jsonItem(e, fields, cfg.URLTemplate != "", tmpl, base, r, now)
 		if !ok {
 			skipped++
-			continue
+			return true
 		}
 		items = append(items, it)
-	}
+		return true
+	})
 	return items, skipped, nil
 }
 
-// jsonError is encoding/json's error for body, which readJSONDoc could
-// not read: its message says where and why.
+// gjsonValidMax is the largest body gjson's validator is given. It
+// recurses once a level of nesting, without a limit, on about 128 bytes of
+// stack a level: a larger body could nest deep enough to pass the
+// goroutine's stack limit (1 GB), a fatal error, not a panic. Larger
+// bodies are checked by encoding/json's validator, which is iterative and
+// refuses more than 10,000 levels, at about three times gjson's cost.
+const gjsonValidMax = 256 << 10
+
+// validJSON reports whether b is one JSON value, white space around it
+// aside.
+func validJSON(b []byte) bool {
+	if len(b) > gjsonValidMax {
+		return json.Valid(b)
+	}
+	return gjson.ValidBytes(b)
+}
+
+// jsonError is encoding/json's error for body, which validJSON found not
+// to be one JSON value: its message says where and why.
 func jsonError(body []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
@@ -106,23 +139,93 @@ func jsonError(body []byte) error {
 	if err := dec.Decode(&v); err != nil {
 		return err
 	}
-	return errJSONSyntax // not reached: both read the same grammar
+	// The first value reads: something follows it.
+	if err := json.Unmarshal(body, &v); err != nil {
+		return err
+	}
+	return errors.New("invalid JSON") // encoding/json reads what gjson refuses (not seen)
 }
 
-func jsonItem(doc *jsonDoc, e int, cfg JSONList, tmpl urlTemplate, base *url.URL, r *Rules, now time.Time) (ListItem, bool) {
-	field := func(name string) string {
-		p := cfg.Fields[name]
-		if p == "" {
-			return ""
-		}
-		if v, ok := doc.lookup(e, p); ok {
-			return doc.scalar(v)
-		}
+// gjsonPath is a dotted path of ours ("data.list", "items.0.url": an
+// object's member by key, an array's element by its index in decimal
+// digits) as a gjson path: each key escaped, so that a key holding one of
+// the characters gjson's paths give a meaning to ("#", "*", "?", "@", "|",
+// "!", a backslash...) is read as a key.
+func gjsonPath(path string) string {
+	if path == "" {
 		return ""
 	}
+	keys := strings.Split(path, ".")
+	for i, k := range keys {
+		keys[i] = gjson.Escape(k)
+	}
+	return strings.Join(keys, ".")
+}
+
+// jsonGet is v's value at path, a gjsonPath. gjson reads a path that
+// starts with "..", which only a path whose first two keys are empty
+// writes, as one over JSON Lines: such keys are followed one at a time
+// (gjson's empty path is the empty key).
+func jsonGet(v gjson.Result, path string) gjson.Result {
+	for strings.HasPrefix(path, "..") {
+		v, path = v.Get(""), path[1:]
+	}
+	return v.Get(path)
+}
+
+// jsonScalar formats v for a list item's field: a string decoded and
+// trimmed, a number as written, a bool as true or false; "" for anything
+// else (null, an object, an array, a missing value).
+func jsonScalar(v gjson.Result) string {
+	switch v.Type {
+	case gjson.String:
+		s := v.Str
+		if !utf8.ValidString(s) {
+			// encoding/json reads each invalid byte as U+FFFD; gjson
+			// leaves them as they are.
+			if err := json.Unmarshal([]byte(v.Raw), &s); err != nil {
+				return ""
+			}
+		}
+		return strings.TrimSpace(s)
+	case gjson.Number:
+		return v.Raw
+	case gjson.True:
+		return "true"
+	case gjson.False:
+		return "false"
+	}
+	return ""
+}
+
+// jsonKind names v's type for an error.
+func jsonKind(v gjson.Result) string {
+	switch {
+	case v.IsObject():
+		return "object"
+	case v.Type == gjson.String:
+		return "string"
+	case v.Type == gjson.Number:
+		return "number"
+	case v.Type == gjson.True || v.Type == gjson.False:
+		return "boolean"
+	}
+	return "value"
+}
+
+// jsonItem reads item e: fields maps article fields to gjson paths;
+// useTmpl says the URL comes from tmpl, else from the url field.
+func jsonItem(e gjson.Result, fields map[string]string, useTmpl bool, tmpl urlTemplate, base *url.URL, r *Rules, now time.Time) (ListItem, bool) {
+	field := func(name string) string {
+		p, ok := fields[name]
+		if !ok {
+			return ""
+		}
+		return jsonScalar(jsonGet(e, p))
+	}
 	var raw string
-	if cfg.URLTemplate != "" {
-		raw = tmpl.fill(doc, e)
+	if useTmpl {
+		raw = tmpl.fill(e)
 	} else {
 		raw = field("url")
 	}
@@ -149,7 +252,7 @@ func jsonItem(doc *jsonDoc, e int, cfg JSONList, tmpl urlTemplate, base *url.URL
 // item's value at path.
 type urlTemplate struct {
 	lits  []string // lits[i] comes before paths[i]; the last one ends it
-	paths []string
+	paths []string // as gjsonPath writes them
 }
 
 func parseTemplate(tmpl string) urlTemplate {
@@ -167,7 +270,7 @@ func parseTemplate(tmpl string) urlTemplate {
 			continue // no placeholder starts here
 		}
 		t.lits = append(t.lits, tmpl[last:i])
-		t.paths = append(t.paths, tmpl[i+1:j])
+		t.paths = append(t.paths, gjsonPath(tmpl[i+1:j]))
 		last, i = j+1, j
 	}
 	t.lits = append(t.lits, tmpl[last:])
@@ -176,14 +279,10 @@ func parseTemplate(tmpl string) urlTemplate {
 
 // fill replaces each placeholder with item e's value at its path; it
 // returns "" when a value is missing or not a plain scalar.
-func (t urlTemplate) fill(doc *jsonDoc, e int) string {
+func (t urlTemplate) fill(e gjson.Result) string {
 	var b strings.Builder
 	for i, p := range t.paths {
-		v, found := doc.lookup(e, p)
-		if !found {
-			return ""
-		}
-		s := doc.scalar(v)
+		s := jsonScalar(jsonGet(e, p))
 		if s == "" || strings.ContainsAny(s, " \t\r\n\"<>") {
 			return ""
 		}
