@@ -99,16 +99,21 @@ func (r *planRead) batchTerms(calls []ingestCall, parts [][]int) []string {
 			}
 		}
 	}
-	terms := make([]string, 0, n)
-	all := make([]batchTerm, 0, n) // one allocation, never moved (n bounds the terms): r.terms points into it
+	// n counts a term once per article: a batch's articles share many
+	// (a third of n, or fewer, are distinct in a crawl's batch)
+	terms := make([]string, 0, n/2)
+	var block []batchTerm // r.terms points into blocks, never moved
 	byCall := make([]*batchTerm, 0, n)
-	r.terms = make(map[string]*batchTerm, n)
+	r.terms = make(map[string]*batchTerm, n/2)
 	r.byCall = make([][]*batchTerm, len(calls))
 	add := func(t string) *batchTerm {
 		x := r.terms[t]
 		if x == nil {
-			all = append(all, batchTerm{term: t, chunk: -1})
-			x = &all[len(all)-1]
+			if len(block) == cap(block) {
+				block = make([]batchTerm, 0, min(n, 256))
+			}
+			block = append(block, batchTerm{term: t, chunk: -1})
+			x = &block[len(block)-1]
 			r.terms[t] = x
 			terms = append(terms, t)
 		}
@@ -252,9 +257,16 @@ func (s *Store) queueDF(ctx context.Context, pipe redis.Pipeliner, days []int64,
 	if len(terms) == 0 {
 		return nil
 	}
+	fields := make([]any, len(terms)) // each term made an interface once, not once a day
+	for i, t := range terms {
+		fields[i] = t
+	}
 	out := make([]*redis.SliceCmd, len(days))
 	for j, d := range days {
-		out[j] = pipe.HMGet(ctx, s.keys.TermDF(d), terms...)
+		args := make([]any, 0, 2+len(fields))
+		args = append(append(args, "hmget", s.keys.TermDF(d)), fields...)
+		out[j] = redis.NewSliceCmd(ctx, args...)
+		_ = pipe.Process(ctx, out[j])
 	}
 	return out
 }
