@@ -1,8 +1,10 @@
 package crawler
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -99,5 +101,72 @@ func TestDemoStories(t *testing.T) {
 	}
 	if q.Precision < 0.65 || q.Recall < 0.65 {
 		t.Errorf("P %.3f R %.3f, want at least 0.65 and 0.65", q.Precision, q.Recall)
+	}
+}
+
+// preparingStore is a news.Store that notes the articles whose story
+// terms were prepared (PrepareStory) and those ingested unprepared.
+type preparingStore struct {
+	*news.Store
+	mu         sync.Mutex
+	prepared   map[string]bool
+	unprepared []string
+	ingested   int
+}
+
+func (p *preparingStore) PrepareStory(a *news.Article) {
+	p.mu.Lock()
+	p.prepared[a.URL] = true
+	p.mu.Unlock()
+	p.Store.PrepareStory(a)
+}
+
+func (p *preparingStore) IngestBatch(ctx context.Context, as []news.Article) ([]news.IngestResult, error) {
+	p.mu.Lock()
+	for _, a := range as {
+		p.ingested++
+		if !p.prepared[a.URL] {
+			p.unprepared = append(p.unprepared, a.URL)
+		}
+	}
+	p.mu.Unlock()
+	return p.Store.IngestBatch(ctx, as)
+}
+
+func (p *preparingStore) Ingest(ctx context.Context, a news.Article) (news.IngestResult, error) {
+	rs, err := p.IngestBatch(ctx, []news.Article{a})
+	if err != nil {
+		return news.IngestResult{}, err
+	}
+	return rs[0], rs[0].Err
+}
+
+// TestStoryTermsPrepared: with news.rank_by story, the workers compute
+// each article's story terms as they read its page (news.Store.
+// PrepareStory), so that the committer's ingest does not.
+func TestStoryTermsPrepared(t *testing.T) {
+	e := newEnv(t)
+	o := news.DefaultOptions()
+	o.RankBy = news.RankByStory
+	store, err := news.New(e.rdb, testPrefix, o, news.WithLogger(quietLog()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := &preparingStore{Store: store, prepared: map[string]bool{}}
+	site := demosite.New(demosite.Options{Articles: 40, Now: time.Now(), Seed: 3})
+	srv := httptest.NewServer(site)
+	t.Cleanup(srv.Close)
+	e.opts.Workers = 4
+	e.opts.Sources = demoSources(site.Sources(srv.URL))
+	c, err := New(e.opts, e.qopts, e.rdb, testPrefix, ps, WithLogger(quietLog()),
+		WithTransport(http.DefaultTransport.(*http.Transport).Clone()), WithQueueOptions(queue.WithLogger(quietLog())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep := e.runOnce(c); len(rep.FailedSources()) > 0 {
+		t.Fatalf("failed sources: %+v", rep)
+	}
+	if ps.ingested != len(site.Articles()) || len(ps.unprepared) > 0 {
+		t.Errorf("%d articles ingested of %d; unprepared: %v", ps.ingested, len(site.Articles()), ps.unprepared)
 	}
 }

@@ -102,7 +102,17 @@ func (c *Crawler) article(ctx context.Context, j job) (a news.Article, fetched b
 	}
 	metrics.PagesFetched.WithLabelValues(s.cfg.Name, "article").Inc()
 	a, fe = c.read(j, resp)
+	if p, ok := c.store.(storyPreparer); ok && fe == nil {
+		p.PrepareStory(&a)
+	}
 	return a, true, fe
+}
+
+// storyPreparer is a Store that computes an article's story terms ahead
+// of its ingest (*news.Store): the workers do it as they read pages, in
+// parallel, rather than the committer, which stores batch after batch.
+type storyPreparer interface {
+	PrepareStory(a *news.Article)
 }
 
 // read extracts the article from a fetched page and merges the list

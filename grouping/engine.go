@@ -47,6 +47,10 @@ type Engine struct {
 	missing []string
 	// missingKeys: terms whose list e needed and was not given
 	missingKeys []string
+	// candBuf and candAt: candidates' buffers, reused article after
+	// article
+	candBuf []candidate
+	candAt  map[string]int
 }
 
 // NewEngine returns an empty Engine holding every story itself.
@@ -195,10 +199,13 @@ func (e *Engine) DecideTerms(a Article, t ArticleTerms) Decision {
 // article's, of vector v) that are not id's own, those whose shared keys
 // weigh most first (ties: the first met), all of them: Decide compares
 // the first Candidates. A key missing from the index is noted (Complete
-// false).
+// false). The slice is e's, valid until the next call.
 func (e *Engine) candidates(id string, v termvec.Vector, keys []string) []candidate {
-	cands := make([]candidate, 0, len(keys)*e.P.PerKey)
-	at := make(map[string]int, len(keys)*e.P.PerKey)
+	if e.candAt == nil {
+		e.candAt = make(map[string]int, len(keys)*e.P.PerKey)
+	}
+	cands, at := e.candBuf[:0], e.candAt
+	clear(at)
 	for _, k := range keys {
 		w := 0.0 // k's weight in v
 		if i, ok := slices.BinarySearchFunc(v, k, func(x termvec.Entry, t string) int { return strings.Compare(x.Term, t) }); ok {
@@ -232,6 +239,7 @@ func (e *Engine) candidates(id string, v termvec.Vector, keys []string) []candid
 		}
 		return x.order - y.order
 	})
+	e.candBuf = cands[:0]
 	return cands
 }
 

@@ -38,4 +38,8 @@ type Article struct {
 	Aliases []string
 	// CrawlTime is when the page was fetched.
 	CrawlTime time.Time
+
+	// story holds the story terms Store.PrepareStory computed, nil when
+	// it did not.
+	story *preparedStory
 }

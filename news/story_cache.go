@@ -90,17 +90,26 @@ type termDF struct {
 }
 
 // newTermDF returns a termDF of days days from from, counts x (when not
-// nil) copied: in one allocation for a window of up to 8 days (a week).
+// nil) copied: in one allocation for up to 16 days (a window of two
+// weeks sums 15).
 func newTermDF(from int64, days int, x []int32) *termDF {
 	var t *termDF
-	if days <= 8 {
+	switch {
+	case days <= 8:
 		w := new(struct {
 			termDF
 			a [8]int32
 		})
 		w.n = w.a[:days]
 		t = &w.termDF
-	} else {
+	case days <= 16:
+		w := new(struct {
+			termDF
+			a [16]int32
+		})
+		w.n = w.a[:days]
+		t = &w.termDF
+	default:
 		t = &termDF{n: make([]int32, days)}
 	}
 	t.from = from

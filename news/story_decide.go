@@ -118,7 +118,7 @@ func (s *Store) articleTerms(calls []ingestCall, made [][]int, r *planRead) (map
 		for _, i := range part {
 			a := groupingArticle(&calls[i])
 			t := e.Terms(a)
-			f.Add(a.Doc.Counts, a.Time)
+			f.add(i)
 			at[i] = t
 			for _, k := range t.Look {
 				if !seen[k] {
@@ -255,20 +255,19 @@ func (s *Store) planDF(calls []ingestCall, b *batchPlan, r *planRead, now time.T
 	b.df = make(map[string]*termDF)
 	for c, part := range b.made {
 		p := &b.chunks[c]
-		touched := make(map[int64][]string)
+		touched := make(map[int64][]*batchTerm)
 		var days []int64
-		count := func(t string, day int64) {
-			x := r.terms[t]
+		count := func(x *batchTerm, day int64) {
 			if x.out == nil {
 				x.out = newTermDF(x.df.from, len(x.df.n), x.df.n)
 				x.out.sum = x.df.sum
-				b.df[t] = x.out
+				b.df[x.term] = x.out
 			}
 			x.out.n[day-x.out.from]++
 			x.out.sum++
 			if x.chunk != int64(c) || x.day != day {
 				x.chunk, x.day = int64(c), day
-				touched[day] = append(touched[day], t) // a term listed twice is written twice, alike
+				touched[day] = append(touched[day], x) // a term listed twice is written twice, alike
 			}
 		}
 		for _, i := range part {
@@ -276,25 +275,24 @@ func (s *Store) planDF(calls []ingestCall, b *batchPlan, r *planRead, now time.T
 			if touched[day] == nil {
 				days = append(days, day)
 			}
-			count("*", day)
-			for t := range calls[i].story.Counts {
-				count(t, day)
+			count(r.articles, day)
+			for _, x := range r.byCall[i] {
+				count(x, day)
 			}
 		}
 		for _, d := range days {
 			terms := touched[d]
 			n := 0
-			for _, t := range terms {
-				n += len(t) + 8
+			for _, x := range terms {
+				n += len(x.term) + 8
 			}
 			kv := make([]byte, 0, n)
-			for j, t := range terms {
+			for j, x := range terms {
 				if j > 0 {
 					kv = append(kv, ' ')
 				}
-				kv = append(append(kv, t...), ' ')
-				x := r.terms[t].out
-				kv = strconv.AppendInt(kv, int64(x.n[d-x.from]), 10)
+				kv = append(append(kv, x.term...), ' ')
+				kv = strconv.AppendInt(kv, int64(x.out.n[d-x.out.from]), 10)
 			}
 			p.dfs = append(p.dfs, s.keys.TermDF(d), max((d+1)*86400+window-now.Unix(), 1), string(kv))
 		}

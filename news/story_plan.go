@@ -58,10 +58,38 @@ func (o Options) grouping() grouping.Params {
 	return p
 }
 
-// storyDoc returns the terms of article a, for its story.
+// storyDoc returns the terms of article a, for its story: those
+// PrepareStory computed when a's title, summary and lead are still the
+// ones it read.
 func storyDoc(a Article) *termvec.Doc {
+	if p := a.story; p != nil && p.title == a.Title && p.summary == a.Summary && p.lead == a.Lead {
+		return &p.doc
+	}
 	d := termvec.NewDoc(a.Title, a.Summary, a.Lead, grouping.DefaultParams.Weights)
 	return &d
+}
+
+// preparedStory is an article's story terms computed ahead of its
+// ingest (PrepareStory), with the texts they were computed from.
+type preparedStory struct {
+	title, summary, lead string
+	doc                  termvec.Doc
+}
+
+// PrepareStory computes the terms of a that its ingest groups it into a
+// story by (its title's, summary's and lead's: package termvec), when
+// the store ranks by story; it does nothing otherwise. The ingest
+// computes them itself for an article not prepared, or changed since: a
+// caller that reads articles in parallel (the crawler's workers) calls
+// it there, so that the ingest, which plans its batches' stories one
+// after another, does less. The ingest does not change the terms: an
+// article prepared once may be ingested again.
+func (s *Store) PrepareStory(a *Article) {
+	if !s.opts.stories() {
+		return
+	}
+	a.story = &preparedStory{title: a.Title, summary: a.Summary, lead: a.Lead,
+		doc: termvec.NewDoc(a.Title, a.Summary, a.Lead, grouping.DefaultParams.Weights)}
 }
 
 // chunkPlan is ingestPlanCmd's plan for one chunk.

@@ -23,10 +23,14 @@ type planRead struct {
 	created []bool // per call: the article is not stored yet
 	// terms: the batch's terms (and "*", the articles), each with its
 	// document frequencies on the days of the window (dfDays)
-	terms   map[string]*batchTerm
-	lists   map[string][]string // index lists (none when empty)
-	stories map[string]*grouping.Story
-	absent  map[string]bool // leads that are no story's
+	terms map[string]*batchTerm
+	// byCall: per call, its article's terms in r.terms (nil for a call
+	// without story terms); articles: "*" in r.terms
+	byCall   [][]*batchTerm
+	articles *batchTerm
+	lists    map[string][]string // index lists (none when empty)
+	stories  map[string]*grouping.Story
+	absent   map[string]bool // leads that are no story's
 	// oldest: a cached story whose lead was posted before it is read
 	// again (storyCache.story)
 	oldest int64
@@ -34,7 +38,8 @@ type planRead struct {
 
 // batchTerm is a term of a batch's articles as its plan sees it.
 type batchTerm struct {
-	df *termDF // its document frequencies as read
+	term string
+	df   *termDF // its document frequencies as read
 	// added: the batch's articles with it that the Engine counted so far
 	// (readFreq)
 	added int
@@ -59,7 +64,15 @@ func (f readFreq) Add(terms map[string]float64, _ int64) {
 	for t := range terms {
 		f.r.terms[t].added++
 	}
-	f.r.terms["*"].added++
+	f.r.articles.added++
+}
+
+// add is Add of call i's article.
+func (f readFreq) add(i int) {
+	for _, x := range f.r.byCall[i] {
+		x.added++
+	}
+	f.r.articles.added++
 }
 
 // dfDays returns the days whose TermDF counts make the document
@@ -75,7 +88,8 @@ func (s *Store) dfDays(now time.Time) []int64 {
 }
 
 // batchTerms puts in r.terms "*" (the articles' count) and the terms of
-// the articles of parts, and returns them, each once.
+// the articles of parts, and in r.byCall each article's, and returns
+// them, each once.
 func (r *planRead) batchTerms(calls []ingestCall, parts [][]int) []string {
 	n := 1
 	for _, part := range parts {
@@ -85,23 +99,35 @@ func (r *planRead) batchTerms(calls []ingestCall, parts [][]int) []string {
 			}
 		}
 	}
-	terms := make([]string, 0, n)
-	all := make([]batchTerm, 0, n) // one allocation, never moved (n bounds the terms): r.terms points into it
-	r.terms = make(map[string]*batchTerm, n)
-	add := func(t string) {
-		if r.terms[t] == nil {
-			all = append(all, batchTerm{chunk: -1})
-			r.terms[t] = &all[len(all)-1]
+	// n counts a term once per article: a batch's articles share many
+	// (a third of n, or fewer, are distinct in a crawl's batch)
+	terms := make([]string, 0, n/2)
+	var block []batchTerm // r.terms points into blocks, never moved
+	byCall := make([]*batchTerm, 0, n)
+	r.terms = make(map[string]*batchTerm, n/2)
+	r.byCall = make([][]*batchTerm, len(calls))
+	add := func(t string) *batchTerm {
+		x := r.terms[t]
+		if x == nil {
+			if len(block) == cap(block) {
+				block = make([]batchTerm, 0, min(n, 256))
+			}
+			block = append(block, batchTerm{term: t, chunk: -1})
+			x = &block[len(block)-1]
+			r.terms[t] = x
 			terms = append(terms, t)
 		}
+		return x
 	}
-	add("*")
+	r.articles = add("*")
 	for _, part := range parts {
 		for _, i := range part {
 			if d := calls[i].story; d != nil {
+				from := len(byCall)
 				for t := range d.Counts {
-					add(t)
+					byCall = append(byCall, add(t))
 				}
+				r.byCall[i] = byCall[from:len(byCall):len(byCall)]
 			}
 		}
 	}
@@ -231,9 +257,16 @@ func (s *Store) queueDF(ctx context.Context, pipe redis.Pipeliner, days []int64,
 	if len(terms) == 0 {
 		return nil
 	}
+	fields := make([]any, len(terms)) // each term made an interface once, not once a day
+	for i, t := range terms {
+		fields[i] = t
+	}
 	out := make([]*redis.SliceCmd, len(days))
 	for j, d := range days {
-		out[j] = pipe.HMGet(ctx, s.keys.TermDF(d), terms...)
+		args := make([]any, 0, 2+len(fields))
+		args = append(append(args, "hmget", s.keys.TermDF(d)), fields...)
+		out[j] = redis.NewSliceCmd(ctx, args...)
+		_ = pipe.Process(ctx, out[j])
 	}
 	return out
 }

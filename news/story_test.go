@@ -119,3 +119,75 @@ func TestStoryPrune(t *testing.T) {
 		t.Errorf("index left after prune: %v", f)
 	}
 }
+
+func TestPrepareStory(t *testing.T) {
+	post := t0.Add(-time.Hour)
+	const sum = "The central bank raised its main interest rate by half a point on Tuesday, citing inflation."
+	articles := func() []Article {
+		return []Article{
+			storyArticle("https://a.example.com/1", "Central bank raises interest rates to fight inflation", sum, "A", post),
+			storyArticle("https://b.example.com/1", "To fight inflation, central bank raises interest rates", sum, "B", post.Add(time.Minute)),
+			storyArticle("https://c.example.com/1", "Central bank raises interest rates to fight inflation", sum, "C", post.Add(2*time.Minute)),
+		}
+	}
+	// The same articles ingested unprepared and prepared: the same
+	// stories and the same stored terms.
+	fields := func(e *env, prepare bool) ([]IngestResult, []map[string]string) {
+		as := articles()
+		if prepare {
+			for i := range as {
+				e.s.PrepareStory(&as[i])
+				if as[i].story == nil {
+					t.Fatal("no terms prepared with rank_by story")
+				}
+			}
+			// changed after it was prepared: its terms are computed again
+			as[2].Title = "Local team wins football championship after extra time"
+			as[2].Summary = "A late goal settled the final in front of a full stadium."
+		} else {
+			as[2].Title = "Local team wins football championship after extra time"
+			as[2].Summary = "A late goal settled the final in front of a full stadium."
+		}
+		rs, err := e.s.IngestBatch(e.ctx, as)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fs []map[string]string
+		for _, r := range rs {
+			f, err := e.c.HGetAll(e.ctx, e.s.keys.Article(r.ID)).Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			delete(f, "crawled")
+			fs = append(fs, f)
+		}
+		return rs, fs
+	}
+	plain := newEnv(t, func(o *Options) { o.RankBy = RankByStory })
+	prepared := newEnv(t, func(o *Options) { o.RankBy = RankByStory })
+	rs1, fs1 := fields(plain, false)
+	rs2, fs2 := fields(prepared, true)
+	if rs2[1].Story != rs2[0].ID || rs2[2].Story != "" {
+		t.Errorf("prepared: stories %q %q %q, want the copy in the first's and the changed one alone", rs2[0].Story, rs2[1].Story, rs2[2].Story)
+	}
+	for i := range rs1 {
+		if rs1[i] != rs2[i] {
+			t.Errorf("article %d: unprepared %+v, prepared %+v", i, rs1[i], rs2[i])
+		}
+		for _, k := range []string{"tv", "tk", "tf", "tn", "cjk", "cv", "story"} {
+			if fs1[i][k] != fs2[i][k] {
+				t.Errorf("article %d field %s: unprepared %q, prepared %q", i, k, fs1[i][k], fs2[i][k])
+			}
+		}
+		if fs1[i]["tv"] == "" {
+			t.Errorf("article %d: no vector stored", i)
+		}
+	}
+
+	off := newEnv(t, nil)
+	a := articles()[0]
+	off.s.PrepareStory(&a)
+	if a.story != nil {
+		t.Error("terms prepared with rank_by article")
+	}
+}

@@ -84,7 +84,8 @@ func NewDoc(title, summary, lead string, w Weights) Doc {
 			lead = lead[:len(lead)-1] // a cut rune
 		}
 	}
-	var occ []occurrence
+	// about a term every 5 bytes of Latin text, every 3 of CJK
+	occ := make([]occurrence, 0, (len(title)+len(summary)+len(lead))/4+8)
 	var cjk, latin int
 	for _, f := range []struct {
 		text  string
@@ -211,17 +212,13 @@ type occurrence struct {
 // lower case.
 func nameTest(occ []occurrence) func(string) bool {
 	// how each word is written: as a name, at a start, in lower case
-	type seen struct{ name, initial, lower int }
-	words := make(map[string]*seen)
+	type seen struct{ name, initial, lower int32 }
+	words := make(map[string]seen, len(occ)/2)
 	for _, o := range occ {
 		if o.kind != Word && o.kind != Initial && o.kind != Name {
 			continue
 		}
 		x := words[o.term]
-		if x == nil {
-			x = &seen{}
-			words[o.term] = x
-		}
 		switch o.kind {
 		case Name:
 			x.name++
@@ -230,10 +227,11 @@ func nameTest(occ []occurrence) func(string) bool {
 		default:
 			x.lower++
 		}
+		words[o.term] = x
 	}
 	return func(t string) bool {
 		x := words[t]
-		return x != nil && (x.name > 0 || x.initial >= 2 && x.lower == 0)
+		return x.name > 0 || x.initial >= 2 && x.lower == 0
 	}
 }
 
@@ -293,16 +291,50 @@ func (d Doc) Weigh(df DocFreq, max int, unseen float64) Vector {
 // term; all when max is 0 or more than there are.
 func (v Vector) top(max int) Vector {
 	if max > 0 && len(v) > max {
-		slices.SortFunc(v, func(a, b Entry) int {
-			if c := cmp.Compare(b.W, a.W); c != 0 {
-				return c
-			}
-			return strings.Compare(a.Term, b.Term)
-		})
+		selectHeaviest(v, max)
 		v = v[:max]
 	}
 	slices.SortFunc(v, func(a, b Entry) int { return strings.Compare(a.Term, b.Term) })
 	return v
+}
+
+// heavier orders entries by weight, the heavier first, ties by term.
+func heavier(a, b Entry) bool {
+	if c := cmp.Compare(a.W, b.W); c != 0 {
+		return c > 0
+	}
+	return a.Term < b.Term
+}
+
+// selectHeaviest moves the k entries of most weight (ties by term) to
+// v[:k], in no particular order (0 < k < len(v); terms unique): a
+// quickselect, where sorting all of v by weight costs several times
+// more comparisons.
+func selectHeaviest(v Vector, k int) {
+	// v[:lo] are among the k heaviest and v[hi:] are not
+	lo, hi := 0, len(v)
+	for hi-lo > 1 {
+		m := lo + (hi-lo)/2
+		v[m], v[hi-1] = v[hi-1], v[m]
+		pivot, p := v[hi-1], lo
+		for i := lo; i < hi-1; i++ {
+			if heavier(v[i], pivot) {
+				v[i], v[p] = v[p], v[i]
+				p++
+			}
+		}
+		v[p], v[hi-1] = v[hi-1], v[p]
+		// v[lo:p] are heavier than the pivot, now at p, and v[p+1:hi]
+		// lighter
+		switch {
+		case p == k || p == k-1:
+			return
+		case p > k:
+			hi = p
+		default:
+			lo = p + 1
+		}
+	}
 }
 
 // unit scales v to length 1 in place.

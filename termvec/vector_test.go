@@ -1,8 +1,11 @@
 package termvec
 
 import (
+	"cmp"
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -29,5 +32,29 @@ func TestStored(t *testing.T) {
 	}
 	if s := (Vector{{"a", 0.5}, {"b", 1.25e-5}}).String(); s != "a 0.5 b 1.25e-05" {
 		t.Errorf("String = %q", s)
+	}
+}
+
+// TestTopSelects: top keeps the same entries as sorting all of them by
+// weight (ties by term) would, for every count kept, on weights with
+// many ties.
+func TestTopSelects(t *testing.T) {
+	var all Vector
+	for i := range 60 {
+		all = append(all, Entry{Term: fmt.Sprintf("t%02d", (i*37)%60), W: float64((i * 7) % 9)})
+	}
+	want := slices.Clone(all)
+	slices.SortFunc(want, func(a, b Entry) int {
+		if c := cmp.Compare(b.W, a.W); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Term, b.Term)
+	})
+	for k := 1; k <= len(all)+1; k++ {
+		w := slices.Clone(want[:min(k, len(want))])
+		slices.SortFunc(w, func(a, b Entry) int { return strings.Compare(a.Term, b.Term) })
+		if got := slices.Clone(all).top(k); !slices.Equal(got, w) {
+			t.Fatalf("top(%d) = %v, want %v", k, got, w)
+		}
 	}
 }
