@@ -31,7 +31,7 @@ func onlinePass(s *coverage.Set, p Params) ([]string, []Cluster) {
 			leads = append(leads, d.Story)
 		}
 		members[d.Story] = append(members[d.Story], Member{ID: id, Time: a.Published.Unix(),
-			Vector: d.Vector, Facts: doc.Facts, CJK: doc.CJK, Actor: doc.Actor})
+			Vector: d.Vector, Facts: doc.Facts, CJK: doc.CJK, Actor: doc.Actor, Object: doc.Object})
 	}
 	cs := make([]Cluster, 0, len(leads))
 	for _, l := range leads {
