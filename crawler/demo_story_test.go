@@ -49,6 +49,7 @@ func TestDemoStories(t *testing.T) {
 	srv := httptest.NewServer(site)
 	t.Cleanup(srv.Close)
 	e.opts.Workers = 8
+	e.opts.MaxBodySize = 1 << 20 // the World feed lists every English report of the set: more than 64 KiB
 	e.opts.Sources = demoSources(site.Sources(srv.URL))
 	c, err := New(e.opts, e.qopts, e.rdb, testPrefix, e.store, WithLogger(quietLog()),
 		WithTransport(http.DefaultTransport.(*http.Transport).Clone()), WithQueueOptions(queue.WithLogger(quietLog())))

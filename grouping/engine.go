@@ -267,7 +267,7 @@ func (e *Engine) Apply(a Article, d Decision) {
 		s.Last = max(s.Last, a.Time)
 	} else {
 		e.stories[a.ID] = &Story{Lead: a.ID, Centroid: d.Vector, First: a.Time, Last: a.Time,
-			Facts: a.Doc.Facts, CJK: a.Doc.CJK, TitleNames: a.Doc.TitleNames, Actor: a.Doc.Actor}
+			Facts: a.Doc.Facts, CJK: a.Doc.CJK, TitleNames: a.Doc.TitleNames, Actor: a.Doc.Actor, Object: a.Doc.Object}
 		d.Story = a.ID
 	}
 	for _, k := range d.Keys {

@@ -101,6 +101,12 @@ type Params struct {
 	// "Dollar General" and "Dollar Tree"'s results, two players' upsets
 	// at one tournament, two carmakers' sales.
 	ActorVeto bool
+	// ObjectVeto: an article and a story in one language whose titles
+	// put one actor first but then other names (termvec.Doc.Object: a
+	// product, a place) are other events when neither report writes the
+	// other's: one maker's two launches, one carmaker's sales in two
+	// countries.
+	ObjectVeto bool
 	// FigurePenalty multiplies the score of an article and a story whose
 	// figures disagree so, when FigureVeto is off (1: nothing).
 	FigurePenalty float64
@@ -130,6 +136,7 @@ var DefaultParams = Params{
 	FigureRescue:       2,
 	NameVeto:           true,
 	ActorVeto:          true,
+	ObjectVeto:         true,
 	FigurePenalty:      0.5,
 }
 
@@ -158,6 +165,8 @@ type Story struct {
 	// Actor its title's actor (termvec.Doc.Actor).
 	TitleNames []string
 	Actor      string
+	// Object is the lead's title's object (termvec.Doc.Object).
+	Object string
 }
 
 // Article is an article to group.
@@ -209,6 +218,9 @@ func (p Params) score(a Article, v termvec.Vector, s *Story, days *articleDays) 
 		}
 	}
 	if p.ActorVeto && a.Doc.CJK == s.CJK && otherActors(a.Doc, v, s) {
+		return -1
+	}
+	if p.ObjectVeto && a.Doc.CJK == s.CJK && otherObjects(a.Doc, v, s) {
 		return -1
 	}
 	var sim float64
@@ -449,20 +461,44 @@ func words(names []string) []string {
 // that the other report never writes. An article without its terms
 // (Regroup's) is read by its vector v.
 func otherActors(d termvec.Doc, v termvec.Vector, s *Story) bool {
-	if d.Actor == "" || s.Actor == "" {
+	if d.Actor == "" || s.Actor == "" || d.Actor == s.Actor {
 		return false
 	}
-	inStory := func(t string) bool { return anyIn([]string{t}, s.Centroid) }
-	inArticle := func(t string) bool { return d.Counts[t] > 0 || d.Counts == nil && anyIn([]string{t}, v) }
-	return !writes(d.Actor, inStory) && !writes(s.Actor, inArticle)
+	return !writes(d.Actor, s.inStory) && !writes(s.Actor, inArticle(d, v))
+}
+
+// otherObjects tells whether article d's title and story s's lead's
+// title put one actor first and then other objects (ObjectVeto) that
+// the other report never writes.
+func otherObjects(d termvec.Doc, v termvec.Vector, s *Story) bool {
+	if d.Actor == "" || d.Actor != s.Actor || d.Object == "" || s.Object == "" || d.Object == s.Object {
+		return false
+	}
+	return !writes(d.Object, s.inStory) && !writes(s.Object, inArticle(d, v))
+}
+
+// inStory tells whether term t is among the story's terms.
+func (s *Story) inStory(t string) bool { return anyIn([]string{t}, s.Centroid) }
+
+// inArticle returns whether article d (of vector v) writes a term; an
+// article without its terms (Regroup's) is read by its vector.
+func inArticle(d termvec.Doc, v termvec.Vector) func(string) bool {
+	if d.Counts == nil {
+		return func(t string) bool { return anyIn([]string{t}, v) }
+	}
+	return func(t string) bool { return d.Counts[t] > 0 }
 }
 
 // writes tells whether name n is written, as has tells of a term: as
 // one term, or, a name of several words ("dollar_general"), each of its
-// words.
+// words, or, a CJK name ("宁德时代"), each of its bigrams.
 func writes(n string, has func(string) bool) bool {
 	if has(n) {
 		return true
+	}
+	if termvec.IsCJKName(n) {
+		bs := termvec.Bigrams(n)
+		return len(bs) > 0 && !slices.ContainsFunc(bs, func(b string) bool { return !has(b) })
 	}
 	return strings.IndexByte(n, '_') >= 0 && !slices.ContainsFunc(strings.Split(n, "_"), func(w string) bool { return !has(w) })
 }

@@ -58,11 +58,11 @@ type Member struct {
 	Time int64 // post time, Unix s
 	// Vector is the article's term vector (Decision.Vector).
 	Vector termvec.Vector
-	// Facts are its title's facts, CJK its language and Actor its
-	// title's actor (termvec.Doc).
-	Facts []string
-	CJK   bool
-	Actor string
+	// Facts are its title's facts, CJK its language, Actor and Object
+	// its title's actor and object (termvec.Doc).
+	Facts         []string
+	CJK           bool
+	Actor, Object string
 }
 
 // Cluster is a story and its articles, its lead first; an article alone
@@ -188,13 +188,13 @@ func (c *rcluster) lead() *Member { return &c.members[0] }
 // story returns c as the Engine's Story.
 func (c *rcluster) story() *Story {
 	l := c.lead()
-	return &Story{Lead: l.ID, Centroid: c.cent, First: c.first, Last: c.last, Facts: l.Facts, CJK: l.CJK, Actor: l.Actor}
+	return &Story{Lead: l.ID, Centroid: c.cent, First: c.first, Last: c.last, Facts: l.Facts, CJK: l.CJK, Actor: l.Actor, Object: l.Object}
 }
 
 // article returns m as the Engine's Article (its Doc holds what Score
-// reads: the title's facts, the language and the actor).
+// reads: the title's facts, the language, the actor and the object).
 func (m *Member) article() Article {
-	return Article{ID: m.ID, Time: m.Time, Doc: termvec.Doc{Facts: m.Facts, CJK: m.CJK, Actor: m.Actor}}
+	return Article{ID: m.ID, Time: m.Time, Doc: termvec.Doc{Facts: m.Facts, CJK: m.CJK, Actor: m.Actor, Object: m.Object}}
 }
 
 // terms returns the terms of v.
@@ -293,7 +293,7 @@ func (r *regrouper) rest(c *rcluster, m *Member) *Story {
 		head = top(c.sum, r.p.MaxCentroid+len(m.Vector))
 	}
 	l := c.lead()
-	s := &Story{Lead: l.ID, Centroid: top(less(head, m.Vector), r.p.MaxCentroid), First: c.first, Last: c.first, Facts: l.Facts, CJK: l.CJK, Actor: l.Actor}
+	s := &Story{Lead: l.ID, Centroid: top(less(head, m.Vector), r.p.MaxCentroid), First: c.first, Last: c.first, Facts: l.Facts, CJK: l.CJK, Actor: l.Actor, Object: l.Object}
 	for _, o := range c.members {
 		if o.ID != m.ID {
 			s.Last = max(s.Last, o.Time)

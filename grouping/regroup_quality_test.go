@@ -31,7 +31,7 @@ func onlinePass(s *coverage.Set, p Params) ([]string, []Cluster) {
 			leads = append(leads, d.Story)
 		}
 		members[d.Story] = append(members[d.Story], Member{ID: id, Time: a.Published.Unix(),
-			Vector: d.Vector, Facts: doc.Facts, CJK: doc.CJK, Actor: doc.Actor})
+			Vector: d.Vector, Facts: doc.Facts, CJK: doc.CJK, Actor: doc.Actor, Object: doc.Object})
 	}
 	cs := make([]Cluster, 0, len(leads))
 	for _, l := range leads {
@@ -137,7 +137,7 @@ func TestRegroupSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	tune := set.Split(coverage.Tune)
-	for _, mm := range []float64{0, 0.02, 0.04, 0.06, 0.08, 0.1, 0.15} {
+	for _, mm := range []float64{0, 0.04, 0.08, 0.1, 0.15, 0.2, 0.26, 0.3} {
 		for _, m := range []float64{0, 0.02, 0.05, 0.1, 0.2} {
 			o := RegroupOptions{Margin: m, MergeMargin: mm, Window: regroupWindow}
 			before, after, plan := regroupQuality(t, tune, DefaultParams, o)

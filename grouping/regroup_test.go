@@ -188,6 +188,10 @@ func TestRegroupLeavesApart(t *testing.T) {
 			cluster(Member{ID: "a", Time: hour, Vector: vec("dollar:3 general:2 forecast:3 shopper:3 sale:3"), Actor: "dollar_general"}),
 			cluster(Member{ID: "b", Time: 2 * hour, Vector: vec("dollar:3 tree:2 forecast:3 shopper:3 sale:3"), Actor: "dollar_tree"}),
 		}, testOpts},
+		{"titles of one actor's other objects", []Cluster{
+			cluster(Member{ID: "a", Time: hour, Vector: vec("samsung:3 galaxy:2 ring:2 unveil:3 price:3"), Actor: "samsung", Object: "galaxy_ring"}),
+			cluster(Member{ID: "b", Time: 2 * hour, Vector: vec("samsung:3 galaxy:2 bud:2 unveil:3 price:3"), Actor: "samsung", Object: "galaxy_bud"}),
+		}, testOpts},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if plan := p.Regroup(c.cs, c.o); len(plan.Steps) != 0 {

@@ -47,6 +47,10 @@ func TestSweep(t *testing.T) {
 		{"no name veto", func(p *Params) { p.NameVeto = false }},
 		{"no actor veto", func(p *Params) { p.ActorVeto = false }},
 		{"neither name nor actor veto", func(p *Params) { p.NameVeto, p.ActorVeto = false, false }},
+		{"no object veto", func(p *Params) { p.ObjectVeto = false }},
+		{"no CJK leading-name actor", func(p *Params) { p.Weights.CJKActor = false }},
+		{"neither object veto nor CJK actor", func(p *Params) { p.ObjectVeto, p.Weights.CJKActor = false, false }},
+
 		{"no figure rescue", func(p *Params) { p.FigureRescue = 0 }},
 		{"no figure veto", func(p *Params) { p.FigureVeto = false }},
 		{"no weekday veto", func(p *Params) { p.WeekdayVeto = false }},

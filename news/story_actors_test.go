@@ -7,11 +7,12 @@ import (
 )
 
 // TestStoryOtherActors: a report of the same kind on another actor whose
-// name shares a word with the story's ("Dollar Tree", "Dollar General")
-// starts its own story, in English and in Chinese, where a copy in other
-// words joins; the second and third reports are ingested by another
-// store on the same keys, which reads the story (and its lead's actor)
-// from Redis.
+// name shares a word with the story's ("Dollar Tree", "Dollar General"),
+// or on another product of the same actor ("Galaxy Buds" after "Galaxy
+// Ring"), starts its own story, in English and in Chinese, where a copy
+// in other words joins; the second and third reports are ingested by
+// another store on the same keys, which reads the story (and its lead's
+// actor and object) from Redis.
 func TestStoryOtherActors(t *testing.T) {
 	e := newEnv(t, nil)
 	for i, c := range []struct{ lead, other, copy [3]string }{
@@ -27,6 +28,19 @@ func TestStoryOtherActors(t *testing.T) {
 			copy: [3]string{"Bargain hunters lift Dollar General's outlook", "",
 				"Shares of Dollar General jumped on Thursday after the discount chain raised its annual sales forecast, " +
 					"saying wealthier shoppers trading down had lifted same-store sales 2.4% in the quarter."},
+		},
+		{
+			lead: [3]string{"Samsung unveils Galaxy Ring with blood-glucose alerts",
+				"The ring goes on sale in July, priced from $349.",
+				"Samsung Electronics on Wednesday unveiled the Galaxy Ring, its first wearable to warn wearers of high blood sugar. " +
+					"The new Galaxy Ring starts at $349 and ships on July 25, Samsung said at its Unpacked event in New York."},
+			other: [3]string{"Samsung unveils Galaxy Buds with live translation",
+				"The earbuds go on sale in July, priced from $249.",
+				"Samsung Electronics on Wednesday unveiled the Galaxy Buds, earbuds that translate conversations as they happen. " +
+					"The new Galaxy Buds start at $249 and ship on July 25, Samsung said at its Unpacked event in New York."},
+			copy: [3]string{"Samsung's Galaxy Ring can now warn you about your blood sugar", "",
+				"The Galaxy Ring, which Samsung announced at Unpacked in New York on Wednesday, is the first wearable from the company " +
+					"to alert wearers to high blood sugar. It costs $349 and ships on July 25."},
 		},
 		{
 			lead: [3]string{"宁德时代去年净利润同比增长15%", "宁德时代周一晚间发布年报，全年营业收入与净利润均创新高。",

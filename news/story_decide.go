@@ -220,6 +220,9 @@ func (s *Store) planChunks(calls []ingestCall, made [][]int, e *grouping.Engine,
 			if call.story.Actor != "" {
 				f = append(f, "ta", call.story.Actor)
 			}
+			if call.story.Object != "" {
+				f = append(f, "to", call.story.Object)
+			}
 			p.fields[i] = f
 			if d.Joined(call.id) {
 				p.joins = append(p.joins, call.id, d.Story)

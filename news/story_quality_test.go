@@ -69,14 +69,14 @@ func measureCoverage(tb testing.TB, c *redistest.Server, split string) coverage.
 // parameters were tuned on the other half), ingested into a real store
 // in publication order. Deterministic: one order, the store's clock at
 // each article's publication. The floors are a little under what it
-// measures (bench/stories.md): pair F1 over same-language pairs 0.816,
+// measures (bench/stories.md): pair F1 over same-language pairs 0.824,
 // look-alike events merged 3 of 33, Chinese-English pairs found 15 of 64,
 // none wrongly.
 func TestStoryQuality(t *testing.T) {
 	q := measureCoverage(t, redistest.Start(t), coverage.HeldOut)
 	t.Logf("held out: %s; look-alikes merged: %v", q, q.Merged)
-	if q.F1 < 0.81 {
-		t.Errorf("held-out pair F1 %.3f, want at least 0.81", q.F1)
+	if q.F1 < 0.82 {
+		t.Errorf("held-out pair F1 %.3f, want at least 0.82", q.F1)
 	}
 	if q.LookAlikesMerged > 3 {
 		t.Errorf("held-out look-alike events merged %d of %d (%v), want 3 at most", q.LookAlikesMerged, q.LookAlikes, q.Merged)

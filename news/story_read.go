@@ -356,7 +356,7 @@ func (s *Store) readMore(ctx context.Context, keys, leads []string, r *planRead)
 	}
 	cmds := make([]*redis.SliceCmd, len(leads))
 	for i, id := range leads {
-		cmds[i] = pipe.HMGet(ctx, s.keys.Article(id), "tv", "cv", "time", "slast", "tf", "cjk", "story", "tn", "ta")
+		cmds[i] = pipe.HMGet(ctx, s.keys.Article(id), "tv", "cv", "time", "slast", "tf", "cjk", "story", "tn", "ta", "to")
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return fmt.Errorf("read %d index lists and %d stories: %w", len(keys), len(leads), err)
@@ -380,10 +380,10 @@ func (s *Store) readMore(ctx context.Context, keys, leads []string, r *planRead)
 }
 
 // storyOf is the story led by id from its hash's fields tv, cv, time,
-// slast, tf, cjk, story, tn, ta; nil when there is none.
+// slast, tf, cjk, story, tn, ta, to; nil when there is none.
 func storyOf(id string, v []any) (*grouping.Story, error) {
 	str := func(i int) string { x, _ := v[i].(string); return x }
-	tv, cv, ts, slast, tf, cjk, story, tn, ta := str(0), str(1), str(2), str(3), str(4), str(5), str(6), str(7), str(8)
+	tv, cv, ts, slast, tf, cjk, story, tn, ta, to := str(0), str(1), str(2), str(3), str(4), str(5), str(6), str(7), str(8), str(9)
 	t, err := strconv.ParseInt(ts, 10, 64)
 	if tv == "" || err != nil || story != "" && story != id {
 		return nil, nil
@@ -401,5 +401,5 @@ func storyOf(id string, v []any) (*grouping.Story, error) {
 		last = l
 	}
 	return &grouping.Story{Lead: id, Centroid: cen, First: t, Last: last, Facts: strings.Fields(tf), CJK: cjk == "1",
-		TitleNames: strings.Fields(tn), Actor: ta}, nil
+		TitleNames: strings.Fields(tn), Actor: ta, Object: to}, nil
 }

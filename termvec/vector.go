@@ -31,11 +31,14 @@ type Weights struct {
 	Name, Figure float64
 	// MaxLead is how many bytes of the lead are read at most.
 	MaxLead int
+	// CJKActor: a CJK title's actor may be the name it begins with
+	// (Doc.Actor), not only a bigram its report repeats cjkNameMin times.
+	CJKActor bool
 }
 
 // DefaultWeights are the weights tuned on the tuning half of the
 // labelled coverage set (internal/coverage).
-var DefaultWeights = Weights{Title: 2, Summary: 1, Lead: 1, Name: 3, Figure: 2, MaxLead: 2000}
+var DefaultWeights = Weights{Title: 2, Summary: 1, Lead: 1, Name: 3, Figure: 2, MaxLead: 2000, CJKActor: true}
 
 // Doc is an article's terms before weighting.
 type Doc struct {
@@ -63,8 +66,17 @@ type Doc struct {
 	// Actor is the first name of the title (of TitleNames, a name of
 	// several words as one), "" when it has none: whom the title is
 	// about, as a report puts it first ("Dollar General beats ...",
-	// "宁德时代2025年净利润...").
+	// "宁德时代2025年净利润..."). A CJK title's is, with
+	// Weights.CJKActor, the name it begins with when its report shows it
+	// to be one ("长城汽车" of "长城汽车2月销量…" whose lead writes "长城汽
+	// 车股份有限公司"; "中汽协" of "中汽协：…"), else its first bigram
+	// its report writes cjkNameMin times.
 	Actor string
+	// Object is the title's first name after its actor, none of the
+	// actor's words, "" when it has none: what or where the actor's news
+	// is about ("macbook_air" of "Apple's new MacBook Air ...", "german"
+	// of "Tesla's German registrations drop").
+	Object string
 	// CJK is set when the title is mostly CJK (a Chinese, Japanese or
 	// Korean report): its language for grouping.
 	CJK bool
@@ -165,11 +177,17 @@ func NewDoc(title, summary, lead string, w Weights) Doc {
 			}
 		}
 	}
+	d.CJK = cjk > latin
+	if d.CJK && w.CJKActor {
+		if a := cjkActor(title, summary, lead); a != "" {
+			d.Actor = a
+		}
+	}
 	for _, l := range []*[]string{&d.Facts, &d.Names, &d.TitleNames} {
 		slices.Sort(*l)
 		*l = slices.Compact(*l)
 	}
-	d.CJK = cjk > latin
+	d.Object = titleObject(occ, isName, d.Actor, d.TitleNames)
 	return d
 }
 

@@ -1,0 +1,101 @@
+package grouping
+
+import (
+	"testing"
+
+	"github.com/newsrank/newsrank/termvec"
+)
+
+// TestObjectVeto: reports whose titles put one actor first and then
+// other objects (one maker's two launches, one carmaker's sales in two
+// markets) are other events when the story never writes the article's
+// object and the article writes the story's nowhere; a copy whose title
+// names the story's object, or whose object the story writes, is not.
+func TestObjectVeto(t *testing.T) {
+	for _, tt := range []struct {
+		name                string
+		lead, other, copies [3]string
+	}{
+		{
+			name: "one maker's two launches",
+			lead: [3]string{"Samsung unveils Galaxy Ring with blood-glucose alerts",
+				"The ring goes on sale in July, priced from $349.",
+				"Samsung Electronics on Wednesday unveiled the Galaxy Ring, its first wearable to warn wearers of high blood sugar. " +
+					"The new Galaxy Ring starts at $349 and ships on July 25, Samsung said at its Unpacked event in New York."},
+			other: [3]string{"Samsung unveils Galaxy Buds with live translation",
+				"The earbuds go on sale in July, priced from $249.",
+				"Samsung Electronics on Wednesday unveiled the Galaxy Buds, earbuds that translate conversations as they happen. " +
+					"The new Galaxy Buds start at $249 and ship on July 25, Samsung said at its Unpacked event in New York."},
+			copies: [3]string{"Samsung's Galaxy Ring can now warn you about your blood sugar", "",
+				"The Galaxy Ring, which Samsung announced at Unpacked in New York on Wednesday, is the first wearable from the company " +
+					"to alert wearers to high blood sugar. It costs $349 and ships on July 25."},
+		},
+		{
+			name: "one carmaker's sales in two markets",
+			lead: [3]string{"Volkswagen's Brazilian sales slide as rates bite",
+				"Registrations fell 21% in February.",
+				"Volkswagen sold 21% fewer cars in Brazil in February, dealers' group Fenabrave said on Tuesday, as high interest rates " +
+					"weighed on buyers. Volkswagen blamed the fall on credit costs and said it expects demand to recover in the second half."},
+			other: [3]string{"Volkswagen's Mexican sales slide as rates bite",
+				"Registrations fell 18% in February.",
+				"Volkswagen sold 18% fewer cars in Mexico in February, statistics agency Inegi said on Tuesday, as high interest rates " +
+					"weighed on buyers. Volkswagen blamed the fall on credit costs and said it expects demand to recover in the second half."},
+			copies: [3]string{"Volkswagen sales in Brazil fall 21% as credit tightens", "",
+				"Volkswagen registrations in Brazil fell 21% in February from a year earlier, according to Fenabrave, as interest rates " +
+					"near two-decade highs kept buyers away. The carmaker said it expects a recovery in the second half."},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := DefaultParams
+			e, s := storyOf(t, p, article("lead", at(5, 12, 0), tt.lead[0], tt.lead[1], tt.lead[2]))
+			other := article("other", at(5, 12, 30), tt.other[0], tt.other[1], tt.other[2])
+			cp := article("copy", at(5, 13, 0), tt.copies[0], tt.copies[1], tt.copies[2])
+			if sc := score(e, p, other, s); sc != -1 {
+				t.Errorf("the other object's report scores %.3f, want the veto (-1); objects %q, %q", sc, other.Doc.Object, s.Object)
+			}
+			if sc := score(e, p, cp, s); sc < p.MinSimilarity {
+				t.Errorf("a copy scores %.3f, want at least %.2f; objects %q, %q", sc, p.MinSimilarity, cp.Doc.Object, s.Object)
+			}
+			p.ObjectVeto = false
+			if sc := score(e, p, other, s); sc < p.MinSimilarity {
+				t.Errorf("without the veto the other object's report scores %.3f, want at least %.2f (the template is shared)", sc, p.MinSimilarity)
+			}
+		})
+	}
+}
+
+// TestCJKActorVeto: two Chinese companies' results in one template,
+// each name written only twice or three times (the short name, then
+// 公司), are other actors' reports: the name each title begins with is
+// its actor (the report writes its full name, or its stock code, after
+// it); a copy titled by another word that writes the name joins.
+func TestCJKActorVeto(t *testing.T) {
+	lead := [3]string{"海尔智家去年净利润增长12% 拟每10股派9.6元",
+		"海尔智家股份有限公司3月27日晚间发布年报。",
+		"年报显示，公司全年实现营业收入2,859亿元，同比增长8.2%；归母净利润同比增长12.2%。公司拟向全体股东每10股派发现金红利9.6元。" +
+			"公司表示，海外市场收入占比接近一半，高端品牌增长较快。"}
+	other := [3]string{"美的集团去年净利润增长12% 拟每10股派9.6元",
+		"美的集团股份有限公司3月27日晚间发布年报。",
+		"年报显示，公司全年实现营业收入4,130亿元，同比增长9.5%；归母净利润同比增长12.4%。公司拟向全体股东每10股派发现金红利9.6元。" +
+			"公司表示，海外市场收入占比接近一半，高端品牌增长较快。"}
+	cp := [3]string{"家电龙头年报出炉：海外收入占比近半，净利增长12%", "",
+		"3月27日晚间，海尔智家发布2025年年报，全年营收2,859亿元，归母净利润增长12.2%，每10股派9.6元。公司称海外收入占比接近一半。"}
+	for _, on := range []bool{true, false} {
+		p := DefaultParams
+		p.Weights.CJKActor = on
+		e, s := storyOf(t, p, Article{ID: "lead", Time: at(27, 12, 0), Doc: termvec.NewDoc(lead[0], lead[1], lead[2], p.Weights)})
+		o := Article{ID: "other", Time: at(27, 12, 30), Doc: termvec.NewDoc(other[0], other[1], other[2], p.Weights)}
+		c := Article{ID: "copy", Time: at(27, 13, 0), Doc: termvec.NewDoc(cp[0], cp[1], cp[2], p.Weights)}
+		sc, cs := score(e, p, o, s), score(e, p, c, s)
+		switch {
+		case on && sc != -1:
+			t.Errorf("the other company's report scores %.3f, want the veto (-1); actors %q, %q", sc, o.Doc.Actor, s.Actor)
+		case !on && sc < p.MinSimilarity:
+			t.Errorf("without the title's leading name as actor the other company's report scores %.3f, want at least %.2f (the template is shared); actors %q, %q",
+				sc, p.MinSimilarity, o.Doc.Actor, s.Actor)
+		}
+		if cs < p.MinSimilarity {
+			t.Errorf("CJKActor %t: a copy scores %.3f, want at least %.2f; actors %q, %q", on, cs, p.MinSimilarity, c.Doc.Actor, s.Actor)
+		}
+	}
+}
