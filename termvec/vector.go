@@ -90,45 +90,11 @@ type Doc struct {
 // sentence); its occurrences then count as a name's.
 func NewDoc(title, summary, lead string, w Weights) Doc {
 	d := Doc{Counts: make(map[string]float64)}
-	if w.MaxLead > 0 && len(lead) > w.MaxLead {
-		lead = lead[:w.MaxLead]
-		for len(lead) > 0 && lead[len(lead)-1]&0xc0 == 0x80 {
-			lead = lead[:len(lead)-1] // a cut rune
-		}
-	}
-	// about a term every 5 bytes of Latin text, every 3 of CJK
-	occ := make([]occurrence, 0, (len(title)+len(summary)+len(lead))/4+8)
-	var cjk, latin int
-	for _, f := range []struct {
-		text  string
-		w     float64
-		title bool
-	}{{title, w.Title, true}, {summary, w.Summary, false}, {lead, w.Lead, false}} {
-		Tokens(f.text, func(t string, k Kind) {
-			occ = append(occ, occurrence{t, k, f.w, f.title})
-			if f.title {
-				if k == Bigram {
-					cjk++
-				} else {
-					latin++
-				}
-			}
-		})
-	}
+	occ, cjk, latin := occurrences(title, summary, lead, w)
 	isName := nameTest(occ)
-	var bigrams map[string]int // how often each bigram of a CJK title is written
+	var bigrams map[string]int
 	if cjk > latin {
-		bigrams = make(map[string]int, cjk)
-		for _, o := range occ {
-			if o.kind == Bigram && o.title {
-				bigrams[o.term] = 0
-			}
-		}
-		for _, o := range occ {
-			if n, ok := bigrams[o.term]; ok && o.kind == Bigram {
-				bigrams[o.term] = n + 1
-			}
-		}
+		bigrams = titleBigrams(occ, cjk)
 	}
 	for _, o := range occ {
 		x := o.w
@@ -189,6 +155,55 @@ func NewDoc(title, summary, lead string, w Weights) Doc {
 	}
 	d.Object = titleObject(occ, isName, d.Actor, d.TitleNames)
 	return d
+}
+
+// occurrences tokenises an article's title, summary and lead (the lead
+// cut at w.MaxLead, on a rune's boundary) into its terms' occurrences,
+// each weighed by its field, and counts the title's CJK bigrams and its
+// other terms.
+func occurrences(title, summary, lead string, w Weights) (occ []occurrence, cjk, latin int) {
+	if w.MaxLead > 0 && len(lead) > w.MaxLead {
+		lead = lead[:w.MaxLead]
+		for len(lead) > 0 && lead[len(lead)-1]&0xc0 == 0x80 {
+			lead = lead[:len(lead)-1] // a cut rune
+		}
+	}
+	// about a term every 5 bytes of Latin text, every 3 of CJK
+	occ = make([]occurrence, 0, (len(title)+len(summary)+len(lead))/4+8)
+	for _, f := range []struct {
+		text  string
+		w     float64
+		title bool
+	}{{title, w.Title, true}, {summary, w.Summary, false}, {lead, w.Lead, false}} {
+		Tokens(f.text, func(t string, k Kind) {
+			occ = append(occ, occurrence{t, k, f.w, f.title})
+			if f.title {
+				if k == Bigram {
+					cjk++
+				} else {
+					latin++
+				}
+			}
+		})
+	}
+	return occ, cjk, latin
+}
+
+// titleBigrams counts how often the article writes each bigram of its
+// CJK title (n of them), in any field.
+func titleBigrams(occ []occurrence, n int) map[string]int {
+	bigrams := make(map[string]int, n)
+	for _, o := range occ {
+		if o.kind == Bigram && o.title {
+			bigrams[o.term] = 0
+		}
+	}
+	for _, o := range occ {
+		if c, ok := bigrams[o.term]; ok && o.kind == Bigram {
+			bigrams[o.term] = c + 1
+		}
+	}
+	return bigrams
 }
 
 // cjkNameMin is how often an article must write a bigram of its CJK
