@@ -231,7 +231,7 @@ func (p Params) score(a Article, v termvec.Vector, s *Story, days *articleDays) 
 			return -1
 		}
 	}
-	if p.TitleDayVeto && !sharesDay(a.Doc.Counts, s.Facts) {
+	if p.TitleDayVeto && !sharesDay(a.Doc.Counts, s.Facts) && !sharesTitleDay(a.Doc.Facts, s.Facts) {
 		if b, ok := days.ofTitle(a); ok && b > s.First {
 			return -1
 		}
@@ -444,6 +444,21 @@ func sharesDay(counts map[string]float64, facts []string) bool {
 				return true
 			}
 		} else if _, _, ok := termvec.DateOf(f); ok && counts[f] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// sharesTitleDay tells whether two lists of title facts share a weekday
+// or date: what sharesDay tells of an article whose terms are not kept
+// (Regroup's), by its title.
+func sharesTitleDay(a, b []string) bool {
+	for _, f := range a {
+		if _, ok := termvec.WeekdayOf(f); ok && slices.Contains(b, f) {
+			return true
+		}
+		if _, _, ok := termvec.DateOf(f); ok && slices.Contains(b, f) {
 			return true
 		}
 	}

@@ -143,6 +143,18 @@ func TestTitleDayVeto(t *testing.T) {
 			if sc := score(e, p, tt.copied, s); sc < p.MinSimilarity {
 				t.Errorf("a next day's copy whose title states the story's day scores %.3f, want %.2f at least", sc, p.MinSimilarity)
 			}
+			// the regroup job's article keeps its title's facts, not its terms
+			bare := Article{ID: "bare", Time: tt.next.Time, Doc: termvec.Doc{Facts: tt.next.Doc.Facts, CJK: tt.next.Doc.CJK}}
+			v := p.vector(tt.next.Doc, e.DF)
+			if sc := p.Score(bare, v, s); sc != -1 {
+				t.Errorf("the next day's operation, by its title's facts alone, scores %.3f, want the veto (-1)", sc)
+			}
+			tuesday := *s
+			tuesday.Facts = append(slices.Clone(s.Facts), tt.next.Doc.Facts...)
+			slices.Sort(tuesday.Facts)
+			if sc := p.Score(bare, v, &tuesday); sc == -1 {
+				t.Error("a story whose lead's title states the report's day vetoes it, want a score")
+			}
 			p.TitleDayVeto = false
 			if sc := score(e, p, tt.next, s); sc < p.MinSimilarity {
 				t.Errorf("without the title day veto the next day's operation scores %.3f, want %.2f at least (what the veto parts)", sc, p.MinSimilarity)
