@@ -8,6 +8,8 @@
 package grouping
 
 import (
+	"iter"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -82,6 +84,11 @@ type Params struct {
 	// tells of a later event (the race after the qualifying, Tuesday's
 	// operation after Monday's).
 	DayVeto bool
+	// TitleDayVeto: an article whose title states days (dates,
+	// weekdays) that all begin after a story's lead was posted tells of a
+	// later event, though its text writes an earlier day too ("after
+	// Monday's injection, the central bank drained ... on Tuesday").
+	TitleDayVeto bool
 	// FigureRescue: the figure veto does not apply to an article and a
 	// story that share at least so many figures besides (0: none does):
 	// copies that put other stats of one match in their titles.
@@ -133,6 +140,7 @@ var DefaultParams = Params{
 	FigureVeto:         true,
 	WeekdayVeto:        true,
 	DayVeto:            true,
+	TitleDayVeto:       true,
 	FigureRescue:       2,
 	NameVeto:           true,
 	ActorVeto:          true,
@@ -180,7 +188,8 @@ type Article struct {
 // of v and s's centroid, lowered when a is more than Stale away from s's
 // reports (before its first or after its latest) or when s with a would
 // span more than Span; -1 when a veto
-// applies (WeekdayVeto, DayVeto, NameVeto, ActorVeto, FigureVeto). Between
+// applies (WeekdayVeto, DayVeto, TitleDayVeto, NameVeto, ActorVeto,
+// ObjectVeto, FigureVeto). Between
 // languages it is CrossScore.
 func (p Params) Score(a Article, v termvec.Vector, s *Story) float64 {
 	return p.score(a, v, s, new(articleDays))
@@ -189,8 +198,19 @@ func (p Params) Score(a Article, v termvec.Vector, s *Story) float64 {
 // articleDays is DayBegins of an article, computed once for the stories
 // it is compared with.
 type articleDays struct {
-	done, ok bool
-	begin    int64
+	done, ok           bool
+	begin              int64
+	titleDone, titleOK bool
+	title              int64
+}
+
+// ofTitle is DayBegins of the article's title's days alone.
+func (d *articleDays) ofTitle(a Article) (int64, bool) {
+	if !d.titleDone {
+		d.title, d.titleOK = daysBegin(slices.Values(a.Doc.Facts), a.Time)
+		d.titleDone = true
+	}
+	return d.title, d.titleOK
 }
 
 func (d *articleDays) of(a Article) (int64, bool) {
@@ -208,6 +228,11 @@ func (p Params) score(a Article, v termvec.Vector, s *Story, days *articleDays) 
 	}
 	if p.DayVeto && !sharesDay(a.Doc.Counts, s.Facts) {
 		if b, ok := days.of(a); ok && b > s.First {
+			return -1
+		}
+	}
+	if p.TitleDayVeto && !sharesDay(a.Doc.Counts, s.Facts) && !sharesTitleDay(a.Doc.Facts, s.Facts) {
+		if b, ok := days.ofTitle(a); ok && b > s.First {
 			return -1
 		}
 	}
@@ -275,10 +300,15 @@ const DaySlack = 14 * time.Hour
 // up to t's day in UTC), those that begin before t (a day to come is a
 // plan, not the event's day). ok is false when it states none.
 func DayBegins(d termvec.Doc, t int64) (begin int64, ok bool) {
+	return daysBegin(maps.Keys(d.Counts), t)
+}
+
+// daysBegin is DayBegins of the days among terms.
+func daysBegin(terms iter.Seq[string], t int64) (begin int64, ok bool) {
 	post := time.Unix(t, 0).UTC()
 	today := time.Date(post.Year(), post.Month(), post.Day(), 0, 0, 0, 0, time.UTC)
 	slack := int64(DaySlack / time.Second)
-	for term := range d.Counts {
+	for term := range terms {
 		var day time.Time
 		if w, isDay := termvec.WeekdayOf(term); isDay {
 			back := (int(today.Weekday()) - w%7 + 7) % 7
@@ -414,6 +444,21 @@ func sharesDay(counts map[string]float64, facts []string) bool {
 				return true
 			}
 		} else if _, _, ok := termvec.DateOf(f); ok && counts[f] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// sharesTitleDay tells whether two lists of title facts share a weekday
+// or date: what sharesDay tells of an article whose terms are not kept
+// (Regroup's), by its title.
+func sharesTitleDay(a, b []string) bool {
+	for _, f := range a {
+		if _, ok := termvec.WeekdayOf(f); ok && slices.Contains(b, f) {
+			return true
+		}
+		if _, _, ok := termvec.DateOf(f); ok && slices.Contains(b, f) {
 			return true
 		}
 	}

@@ -105,6 +105,64 @@ func TestDayVeto(t *testing.T) {
 	}
 }
 
+// TestTitleDayVeto: a report of an operation repeated the next day
+// writes the day before too ("after Monday's injection"), so not all of
+// its days come after the story's first report; the day its title
+// states does. A next day's report whose title states the story's day
+// stays a copy.
+func TestTitleDayVeto(t *testing.T) {
+	for _, tt := range []struct {
+		name               string
+		lead, next, copied Article
+	}{
+		{
+			name: "English",
+			lead: article("mon", at(9, 1, 30), "PBOC injects cash via 7-day reverse repos", "",
+				"The People's Bank of China injected a net 52.5 billion yuan into the banking system through 7-day reverse repurchase agreements at 1.40%, according to Reuters calculations."),
+			next: article("tue", at(10, 1, 40), "PBOC drains cash via 7-day reverse repos on Tuesday", "",
+				"After Monday's injection, the People's Bank of China drained a net 40.5 billion yuan from the banking system through 7-day reverse repurchase agreements at 1.40%, as more repos matured."),
+			copied: article("late", at(10, 2, 0), "PBOC's Monday injection via 7-day reverse repos eases month-end strain", "",
+				"The People's Bank of China injected a net 52.5 billion yuan on Monday through 7-day reverse repurchase agreements at 1.40%, traders said on Tuesday."),
+		},
+		{
+			name: "Chinese",
+			lead: article("mon", at(9, 1, 30), "央行开展1800亿元7天期逆回购操作", "",
+				"中国人民银行公告称，为维护银行体系流动性合理充裕，以固定利率、数量招标方式开展了1800亿元7天期逆回购操作，操作利率1.40%，当日实现净投放600亿元。"),
+			next: article("tue", at(10, 1, 40), "周二央行7天期逆回购净回笼350亿元", "",
+				"继周一净投放后，中国人民银行以固定利率、数量招标方式开展了1000亿元7天期逆回购操作，操作利率1.40%，因当日有1350亿元逆回购到期，实现净回笼350亿元。"),
+			copied: article("late", at(10, 2, 0), "周一央行7天期逆回购净投放600亿元 资金面平稳", "",
+				"中国人民银行周一以固定利率、数量招标方式开展了1800亿元7天期逆回购操作，操作利率1.40%，实现净投放600亿元，周二资金面保持平稳。"),
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := DefaultParams
+			e, s := storyOf(t, p, tt.lead)
+			if sc := score(e, p, tt.next, s); sc != -1 {
+				t.Errorf("the next day's operation scores %.3f against the day before's, want the veto (-1)", sc)
+			}
+			if sc := score(e, p, tt.copied, s); sc < p.MinSimilarity {
+				t.Errorf("a next day's copy whose title states the story's day scores %.3f, want %.2f at least", sc, p.MinSimilarity)
+			}
+			// the regroup job's article keeps its title's facts, not its terms
+			bare := Article{ID: "bare", Time: tt.next.Time, Doc: termvec.Doc{Facts: tt.next.Doc.Facts, CJK: tt.next.Doc.CJK}}
+			v := p.vector(tt.next.Doc, e.DF)
+			if sc := p.Score(bare, v, s); sc != -1 {
+				t.Errorf("the next day's operation, by its title's facts alone, scores %.3f, want the veto (-1)", sc)
+			}
+			tuesday := *s
+			tuesday.Facts = append(slices.Clone(s.Facts), tt.next.Doc.Facts...)
+			slices.Sort(tuesday.Facts)
+			if sc := p.Score(bare, v, &tuesday); sc == -1 {
+				t.Error("a story whose lead's title states the report's day vetoes it, want a score")
+			}
+			p.TitleDayVeto = false
+			if sc := score(e, p, tt.next, s); sc < p.MinSimilarity {
+				t.Errorf("without the title day veto the next day's operation scores %.3f, want %.2f at least (what the veto parts)", sc, p.MinSimilarity)
+			}
+		})
+	}
+}
+
 // TestNameVeto: two reports of one kind on other companies share the
 // template's words, not the names of their titles, even when one names
 // the other in passing; a copy that names another actor in its title

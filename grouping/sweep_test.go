@@ -44,6 +44,8 @@ func TestSweep(t *testing.T) {
 			p.CrossMinSimilarity, p.CrossMinShared, p.CrossMinFigures = 0.5, 3, 0
 		}},
 		{"no day veto", func(p *Params) { p.DayVeto = false }},
+		{"no title day veto", func(p *Params) { p.TitleDayVeto = false }},
+		{"neither day veto", func(p *Params) { p.DayVeto, p.TitleDayVeto = false, false }},
 		{"no name veto", func(p *Params) { p.NameVeto = false }},
 		{"no actor veto", func(p *Params) { p.ActorVeto = false }},
 		{"neither name nor actor veto", func(p *Params) { p.NameVeto, p.ActorVeto = false, false }},
