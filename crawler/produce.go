@@ -462,10 +462,10 @@ func (lw *listWalk) send(ctx context.Context, b batch) (pushed, sent) {
 // sendsMax bounds a walk's sends under way. Each send is two Redis calls
 // (the push and the comment refresh) and every walk of a crawl has its
 // own: with more, the walks' sends fill the Redis client's connection
-// pool while list pages are read, and the consumers' claims (one at a
-// time) wait behind them, so articles are fetched at a fraction of their
-// rate until the lists are read. Two keep the walk reading on while one
-// send waits for Redis.
+// pool and redis-server's backlog while list pages are read, and the
+// consumers' claims, one at a time, wait behind them, so articles are
+// fetched at a fraction of their rate until the lists are read. Two keep
+// the walk reading on while one send waits for Redis.
 const sendsMax = 2
 
 // sends are a crawl's sends of its pages' batches in the background, up to
