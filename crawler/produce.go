@@ -459,8 +459,17 @@ func (lw *listWalk) send(ctx context.Context, b batch) (pushed, sent) {
 	return res, st
 }
 
+// sendsMax bounds a walk's sends under way. Each send is two Redis calls
+// (the push and the comment refresh) and every walk of a crawl has its
+// own: with more, the walks' sends fill the Redis client's connection
+// pool and redis-server's backlog while list pages are read, and the
+// consumers' claims, one at a time, wait behind them, so articles are
+// fetched at a fraction of their rate until the lists are read. Two keep
+// the walk reading on while one send waits for Redis.
+const sendsMax = 2
+
 // sends are a crawl's sends of its pages' batches in the background, up to
-// readAheadDepth at once: the walk reads on while Redis takes its URLs.
+// sendsMax at once: the walk reads on while Redis takes its URLs.
 // Their pages' pushes may overlap and end in any order (the queue is a
 // set: order carries no meaning there). The first error ends the walk at
 // its next push, or when it waits for them (wait, before its validators
@@ -474,10 +483,10 @@ type sends struct {
 }
 
 func newSends(lw *listWalk) *sends {
-	return &sends{lw: lw, sem: make(chan struct{}, lw.c.readAheadDepth())}
+	return &sends{lw: lw, sem: make(chan struct{}, sendsMax)}
 }
 
-// start sends b in the background, once fewer than readAheadDepth sends
+// start sends b in the background, once fewer than sendsMax sends
 // are under way; it returns the error of a send that failed already.
 func (s *sends) start(ctx context.Context, b batch) error {
 	if err := s.failed(); err != nil {
