@@ -1,6 +1,7 @@
 package grouping
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/newsrank/newsrank/termvec"
@@ -46,20 +47,8 @@ func TestObjectVeto(t *testing.T) {
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			p := DefaultParams
-			e, s := storyOf(t, p, article("lead", at(5, 12, 0), tt.lead[0], tt.lead[1], tt.lead[2]))
-			other := article("other", at(5, 12, 30), tt.other[0], tt.other[1], tt.other[2])
-			cp := article("copy", at(5, 13, 0), tt.copies[0], tt.copies[1], tt.copies[2])
-			if sc := score(e, p, other, s); sc != -1 {
-				t.Errorf("the other object's report scores %.3f, want the veto (-1); objects %q, %q", sc, other.Doc.Object, s.Object)
-			}
-			if sc := score(e, p, cp, s); sc < p.MinSimilarity {
-				t.Errorf("a copy scores %.3f, want at least %.2f; objects %q, %q", sc, p.MinSimilarity, cp.Doc.Object, s.Object)
-			}
-			p.ObjectVeto = false
-			if sc := score(e, p, other, s); sc < p.MinSimilarity {
-				t.Errorf("without the veto the other object's report scores %.3f, want at least %.2f (the template is shared)", sc, p.MinSimilarity)
-			}
+			checkVeto(t, tt.lead, tt.other, tt.copies, func(p *Params) { p.ObjectVeto = false },
+				func(a Article, s *Story) string { return fmt.Sprintf("objects %q, %q", a.Doc.Object, s.Object) })
 		})
 	}
 }

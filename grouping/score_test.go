@@ -303,6 +303,28 @@ func TestCrossLanguage(t *testing.T) {
 	}
 }
 
+// checkVeto stories lead, and checks that a report of another event
+// (other) is vetoed, that a copy in other words (copies) is not and
+// scores at least MinSimilarity, and that without the veto (off) the
+// other report would join; describe says what the veto compared.
+func checkVeto(t *testing.T, lead, other, copies [3]string, off func(*Params), describe func(Article, *Story) string) {
+	t.Helper()
+	p := DefaultParams
+	e, s := storyOf(t, p, article("lead", at(5, 12, 0), lead[0], lead[1], lead[2]))
+	o := article("other", at(5, 12, 30), other[0], other[1], other[2])
+	cp := article("copy", at(5, 13, 0), copies[0], copies[1], copies[2])
+	if sc := score(e, p, o, s); sc != -1 {
+		t.Errorf("the other event's report scores %.3f, want the veto (-1); %s", sc, describe(o, s))
+	}
+	if sc := score(e, p, cp, s); sc < p.MinSimilarity {
+		t.Errorf("a copy scores %.3f, want at least %.2f; %s", sc, p.MinSimilarity, describe(cp, s))
+	}
+	off(&p)
+	if sc := score(e, p, o, s); sc < p.MinSimilarity {
+		t.Errorf("without the veto the other event's report scores %.3f, want at least %.2f (the template is shared)", sc, p.MinSimilarity)
+	}
+}
+
 // TestActorVeto: reports of one kind whose titles put other actors first
 // are other events, though the actors share a word ("Dollar General",
 // "Dollar Tree") or, in Chinese, have no capitals to tell them by; a copy
@@ -342,20 +364,8 @@ func TestActorVeto(t *testing.T) {
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			p := DefaultParams
-			e, s := storyOf(t, p, article("lead", at(5, 12, 0), tt.lead[0], tt.lead[1], tt.lead[2]))
-			other := article("other", at(5, 12, 30), tt.other[0], tt.other[1], tt.other[2])
-			cp := article("copy", at(5, 13, 0), tt.copies[0], tt.copies[1], tt.copies[2])
-			if sc := score(e, p, other, s); sc != -1 {
-				t.Errorf("the other actor's report scores %.3f, want the veto (-1); actors %q, %q", sc, other.Doc.Actor, s.Actor)
-			}
-			if sc := score(e, p, cp, s); sc < p.MinSimilarity {
-				t.Errorf("a copy scores %.3f, want at least %.2f; actors %q, %q", sc, p.MinSimilarity, cp.Doc.Actor, s.Actor)
-			}
-			p.ActorVeto = false
-			if sc := score(e, p, other, s); sc < p.MinSimilarity {
-				t.Errorf("without the veto the other actor's report scores %.3f, want at least %.2f (the template is shared)", sc, p.MinSimilarity)
-			}
+			checkVeto(t, tt.lead, tt.other, tt.copies, func(p *Params) { p.ActorVeto = false },
+				func(a Article, s *Story) string { return fmt.Sprintf("actors %q, %q", a.Doc.Actor, s.Actor) })
 		})
 	}
 }
