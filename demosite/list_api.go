@@ -55,17 +55,8 @@ func (s *Site) listAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	offset, _ := strconv.Atoi(m[1]) // digits only: cannot fail
-	limit, _ := strconv.Atoi(m[2])
-	if limit < 1 || limit > jsonpMaxLimit {
-		http.Error(w, fmt.Sprintf("bad limit %d: want 1..%d", limit, jsonpMaxLimit), http.StatusBadRequest)
-		return
-	}
-	cb := r.URL.Query().Get("callback")
-	if cb == "" {
-		cb = jsonpCallback
-	}
-	if !apiCallback.MatchString(cb) {
-		http.Error(w, "bad callback name", http.StatusBadRequest)
+	limit, cb, ok := apiLimitAndCallback(w, r, m[2])
+	if !ok {
 		return
 	}
 	base, sec := baseURL(r), s.byID["news"]
@@ -91,4 +82,24 @@ func (s *Site) listAPI(w http.ResponseWriter, r *http.Request) {
 	body := make([]byte, 0, len(cb)+len(data)+2)
 	body = append(append(append(append(body, cb...), '('), data...), ')')
 	write(w, http.StatusOK, ctJSONP, body)
+}
+
+// apiLimitAndCallback reads a JSONP list request's limit (its span's
+// second number, digits) and callback name (default jsonpCallback); on a
+// bad one it answers 400 and returns ok false.
+func apiLimitAndCallback(w http.ResponseWriter, r *http.Request, span string) (limit int, cb string, ok bool) {
+	limit, _ = strconv.Atoi(span) // digits only: cannot fail
+	if limit < 1 || limit > jsonpMaxLimit {
+		http.Error(w, fmt.Sprintf("bad limit %d: want 1..%d", limit, jsonpMaxLimit), http.StatusBadRequest)
+		return 0, "", false
+	}
+	cb = r.URL.Query().Get("callback")
+	if cb == "" {
+		cb = jsonpCallback
+	}
+	if !apiCallback.MatchString(cb) {
+		http.Error(w, "bad callback name", http.StatusBadRequest)
+		return 0, "", false
+	}
+	return limit, cb, true
 }

@@ -104,17 +104,8 @@ func (s *Lists) list(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	offset, _ := strconv.Atoi(m[1])
-	limit, _ := strconv.Atoi(m[2])
-	if limit < 1 || limit > jsonpMaxLimit {
-		http.Error(w, fmt.Sprintf("bad limit %d: want 1..%d", limit, jsonpMaxLimit), http.StatusBadRequest)
-		return
-	}
-	cb := r.URL.Query().Get("callback")
-	if cb == "" {
-		cb = jsonpCallback
-	}
-	if !apiCallback.MatchString(cb) {
-		http.Error(w, "bad callback name", http.StatusBadRequest)
+	limit, cb, ok := apiLimitAndCallback(w, r, m[2])
+	if !ok {
 		return
 	}
 	base := baseURL(r)

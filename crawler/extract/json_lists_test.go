@@ -10,7 +10,8 @@ import (
 	"testing"
 )
 
-// The reference ParseJSONList is held to: encoding/json's Decoder, with
+// refDecode, refLookup, refScalar and refKind are what ParseJSONList is
+// compared with: encoding/json's Decoder, with
 // UseNumber, reading the document token by token into maps and slices
 // (the same grammar, refusing what follows the value but white space), of
 // an object's duplicate keys the first (as gjson reads them; encoding/json
