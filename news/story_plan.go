@@ -65,8 +65,14 @@ func storyDoc(a Article) *termvec.Doc {
 	if p := a.story; p != nil && p.title == a.Title && p.summary == a.Summary && p.lead == a.Lead {
 		return &p.doc
 	}
-	d := termvec.NewDoc(a.Title, a.Summary, a.Lead, grouping.DefaultParams.Weights)
+	d := storyTerms(a)
 	return &d
+}
+
+// storyTerms computes the terms of a's title, summary and lead that its
+// story is chosen by.
+func storyTerms(a Article) termvec.Doc {
+	return termvec.NewDoc(a.Title, a.Summary, a.Lead, grouping.DefaultParams.Weights)
 }
 
 // preparedStory is an article's story terms computed ahead of its
@@ -88,8 +94,7 @@ func (s *Store) PrepareStory(a *Article) {
 	if !s.opts.stories() {
 		return
 	}
-	a.story = &preparedStory{title: a.Title, summary: a.Summary, lead: a.Lead,
-		doc: termvec.NewDoc(a.Title, a.Summary, a.Lead, grouping.DefaultParams.Weights)}
+	a.story = &preparedStory{title: a.Title, summary: a.Summary, lead: a.Lead, doc: storyTerms(*a)}
 }
 
 // chunkPlan is ingestPlanCmd's plan for one chunk.
