@@ -2,7 +2,6 @@ package crawler
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/newsrank/newsrank/crawler/extract"
 	"github.com/newsrank/newsrank/queue"
@@ -21,7 +20,7 @@ func (s *source) entry(canonicalURL string, it extract.ListItem) (queue.Entry, e
 	if !s.items || it.Fields.Empty() {
 		return e, nil
 	}
-	b, err := json.Marshal(it.Fields)
+	b, err := it.Fields.AppendJSON(nil) // json.Marshal's bytes, without its reflection
 	if err != nil {
 		return e, err
 	}
@@ -43,7 +42,7 @@ func (c *Crawler) claimedFields(ctx context.Context, s *source, es []queue.Entry
 			legacy = append(legacy, i)
 			continue
 		}
-		if err := json.Unmarshal(e.Payload, &out[i]); err != nil {
+		if err := extract.UnmarshalFieldsJSON(e.Payload, &out[i]); err != nil {
 			c.log.Warn("ignoring unreadable list item", "source", s.cfg.Name, "url", e.URL, "err", err)
 		}
 	}
