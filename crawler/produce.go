@@ -403,26 +403,19 @@ func (st sent) addTo(rep *SourceProduce) {
 	rep.Retried += st.retried
 }
 
-// send queues a batch and, at the same time, hands its comment counts to
-// the store (refresh), each Redis step retried while Redis is away
-// (redisRetry). A poll pushes the last URL on its own, to tell whether it
-// was new to the queue (pushed.more). It changes nothing of the walk's
-// but its progress counts, so that a crawl's sends run in the background.
+// send queues a batch, then hands its comment counts to the store
+// (refresh), each Redis step retried while Redis is away (redisRetry). A
+// poll pushes the last URL on its own, to tell whether it was new to the
+// queue (pushed.more). A batch whose every URL was new to the queue skips
+// the refresh: the queue had none of them pending, leased, delayed, dead
+// or done within its retention, so each will be fetched and ingested with
+// the count its item carries (or its page's), which is all the refresh
+// would have written; a first crawl of a site is such batches only. It
+// changes nothing of the walk's but its progress counts, so that a
+// crawl's sends run in the background.
 func (lw *listWalk) send(ctx context.Context, b batch) (pushed, sent) {
 	res := pushed{found: len(b.urls)}
 	var st sent
-	var wg sync.WaitGroup
-	var refreshErr error
-	rr := &redisRetry{lw: lw, what: fmt.Sprintf("refresh of %d comment counts", len(b.urls))}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		refreshErr = rr.do(ctx, func(ctx context.Context) error {
-			n, err := lw.refresh(ctx, b.urls, b.items)
-			st.refreshed += n
-			return err
-		})
-	}()
 	r := &redisRetry{lw: lw, what: fmt.Sprintf("push of %d URLs", len(b.urls))}
 	err := r.do(ctx, func(ctx context.Context) error {
 		// A retry pushes them all again: the queue counts only the new ones.
@@ -445,7 +438,16 @@ func (lw *listWalk) send(ctx context.Context, b batch) (pushed, sent) {
 		}
 		return nil
 	})
-	wg.Wait()
+	var refreshErr error
+	rr := &redisRetry{lw: lw}
+	if err != nil || res.added < len(b.entries) {
+		rr.what = fmt.Sprintf("refresh of %d comment counts", len(b.urls))
+		refreshErr = rr.do(ctx, func(ctx context.Context) error {
+			n, err := lw.refresh(ctx, b.urls, b.items)
+			st.refreshed += n
+			return err
+		})
+	}
 	st.added = res.added
 	lw.counts.urls(lw.s.queue, len(b.urls), res.added)
 	if r.tries > 0 || rr.tries > 0 {

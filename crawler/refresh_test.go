@@ -206,3 +206,109 @@ func refreshScenario(t *testing.T, e *env, client redis.UniversalClient, prefix,
 		t.Errorf("item 9 after its crawl: %+v, %v", it, err)
 	}
 }
+
+// refreshCounter is a news.Store that counts the Refresh calls that carry
+// comment counts.
+type refreshCounter struct {
+	*news.Store
+	calls atomic.Int32
+}
+
+func (s *refreshCounter) Refresh(ctx context.Context, es []news.Engagement) (int, error) {
+	if len(es) > 0 {
+		s.calls.Add(1)
+	}
+	return s.Store.Refresh(ctx, es)
+}
+
+// TestRefreshSkipsNewURLs: a list page whose every URL is new to the queue
+// hands no comment counts to the store (its pages are fetched, and their
+// articles get the counts then), even when the queue forgot URLs whose
+// articles are stored; a page with URLs the queue knows does, without
+// fetching them.
+func TestRefreshSkipsNewURLs(t *testing.T) {
+	e := newEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	now := time.Now().UTC().Truncate(time.Second)
+	var counts atomic.Pointer[[3]int64]
+	counts.Store(&[3]int64{5, 8, 13})
+	e.site.handle(engageHost+"/list*", func(w http.ResponseWriter, r *http.Request) {
+		var items []string
+		for i, n := range counts.Load() {
+			items = append(items, fmt.Sprintf(`{"url":"http://%s/n/%d.html","title":"Item %d","ptime":%q,"replyCount":%d}`,
+				engageHost, i, i, now.Add(-time.Hour).Format(time.RFC3339), n))
+		}
+		w.Header().Set("Content-Type", "application/javascript")
+		fmt.Fprintf(w, `artiList({"items":[%s]});`, strings.Join(items, ","))
+	})
+	e.site.handle(engageHost+"/n/*", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<html><head><title>Page %s</title></head><body><article><p>Body.</p></article></body></html>`, r.URL.Path)
+	})
+	e.opts.Sources = []Source{{Name: "engage", Kind: "jsonp", URLs: []string{"http://" + engageHost + "/list"},
+		JSON: extract.JSONList{ItemsPath: "items",
+			Fields: map[string]string{"url": "url", "title": "title", "post_time": "ptime", "comments": "replyCount"}}}}
+	store := &refreshCounter{Store: e.store}
+	c, err := New(e.opts, e.qopts, e.rdb, testPrefix, store, WithLogger(quietLog()),
+		WithTransport(e.site.transport()), WithQueueOptions(queue.WithLogger(quietLog())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(round string, want [3]int64, hits int) {
+		t.Helper()
+		for i, n := range want {
+			u := fmt.Sprintf("http://%s/n/%d.html", engageHost, i)
+			it, err := e.store.Get(ctx, news.ID(u))
+			if err != nil || it.Comments != n {
+				t.Errorf("%s: item %d: %+v, %v; want %d comments", round, i, it, err, n)
+			}
+			if h := e.site.hitCount(fmt.Sprintf("%s/n/%d.html", engageHost, i)); h != hits {
+				t.Errorf("%s: item %d fetched %d times, want %d", round, i, h, hits)
+			}
+		}
+	}
+
+	rep, err := c.RunOnce(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := rep.Sources[0]; s.Created != 3 || store.calls.Load() != 0 {
+		t.Fatalf("first crawl: %+v, %d refresh calls; want 3 created, no refresh", s, store.calls.Load())
+	}
+	check("first crawl", [3]int64{5, 8, 13}, 1)
+
+	// The queue forgets its URLs (as when its done memory outlives its
+	// retention before the articles leave the window): the next crawl
+	// finds them all new, fetches them again, and that stores the counts.
+	iter := e.rdb.Scan(ctx, 0, testPrefix+"{q:engage}*", 100).Iterator()
+	for iter.Next(ctx) {
+		if err := e.rdb.Del(ctx, iter.Val()).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := iter.Err(); err != nil {
+		t.Fatal(err)
+	}
+	counts.Store(&[3]int64{50, 80, 130})
+	rep, err = c.RunOnce(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := rep.Sources[0]; s.Updated != 3 || store.calls.Load() != 0 {
+		t.Fatalf("crawl of forgotten URLs: %+v, %d refresh calls; want 3 updated by their fetch, no refresh", s, store.calls.Load())
+	}
+	check("crawl of forgotten URLs", [3]int64{50, 80, 130}, 2)
+
+	// Known URLs: the refresh is their update; no page is fetched.
+	counts.Store(&[3]int64{51, 81, 131})
+	rep, err = c.RunOnce(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := rep.Sources[0]; s.Fetched != 0 || store.calls.Load() != 1 || rep.Produce.Refreshed() != 3 {
+		t.Fatalf("crawl of known URLs: %+v, %d refresh calls, %d refreshed; want no fetch, 1 call, 3 refreshed",
+			s, store.calls.Load(), rep.Produce.Refreshed())
+	}
+	check("crawl of known URLs", [3]int64{51, 81, 131}, 2)
+}
