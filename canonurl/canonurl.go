@@ -69,15 +69,16 @@ func Canonical(raw string) (string, error) {
 }
 
 // isCanonical is Canonical's fast path: it reports, without allocating,
-// that s is already canonical (for the common simple URLs: no port, no
-// escapes, no '+' in names; it may say no to a canonical URL, never yes
+// that s is already canonical (for the common simple URLs: no escapes, no
+// IPv6 host, no '+' in names; it may say no to a canonical URL, never yes
 // to one that is not: FuzzCanonical checks it).
 func isCanonical(s string) bool {
 	if len(s) > MaxURLLen {
 		return false
 	}
-	rest, ok := strings.CutPrefix(s, "https://")
-	if !ok {
+	rest, https := strings.CutPrefix(s, "https://")
+	if !https {
+		var ok bool
 		if rest, ok = strings.CutPrefix(s, "http://"); !ok {
 			return false
 		}
@@ -87,6 +88,15 @@ func isCanonical(s string) bool {
 		return false // no path, or no host
 	}
 	host, rest := rest[:slash], rest[slash:]
+	if c := strings.IndexByte(host, ':'); c >= 0 {
+		if !canonicalPort(host[c+1:], https) {
+			return false
+		}
+		host = host[:c]
+		if host == "" {
+			return false
+		}
+	}
 	if host[0] == '.' || host[len(host)-1] == '.' || strings.Contains(host, "..") {
 		return false
 	}
@@ -139,6 +149,23 @@ func isCanonical(s string) bool {
 		}
 	}
 	return true
+}
+
+// canonicalPort reports whether p is a port as Canonical writes it after
+// the host: a number from 1 to 65535 without leading zeros, not the
+// scheme's default (80 for http, 443 for https).
+func canonicalPort(p string, https bool) bool {
+	if len(p) == 0 || len(p) > 5 || p[0] == '0' {
+		return false
+	}
+	n := 0
+	for i := 0; i < len(p); i++ {
+		if p[i] < '0' || p[i] > '9' {
+			return false
+		}
+		n = n*10 + int(p[i]-'0')
+	}
+	return n <= 65535 && !(https && n == 443) && !(!https && n == 80)
 }
 
 // canonical is Canonical's full path.

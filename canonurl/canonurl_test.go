@@ -124,13 +124,17 @@ func TestCanonicalFastPath(t *testing.T) {
 		"http://x.com/",
 		"https://3g.163.com/news/article/H5L6S9C60001899O.html?clickfrom=index2018_news_newslist",
 		"https://x.com/a?a=1&a=0&b=&c",
+		"https://x.com:8080/", "http://127.0.0.1:41234/ch1/a/17.html", "https://x.com:80/", "http://x.com:443/a",
+		"http://x.com:1/", "http://x.com:65535/",
 	} {
 		if !isCanonical(s) {
 			t.Errorf("fast path misses canonical %q", s)
 		}
 	}
 	for _, s := range []string{
-		"https://x.com", "https://X.com/", "https://x.com:8080/", "https://x.com/a//b", "https://x.com/a/./b",
+		"https://x.com", "https://X.com/", "https://x.com/a//b",
+		"http://x.com:80/", "https://x.com:443/", "http://x.com:/", "http://:8080/", "http://x.com:0/", "http://x.com:08080/",
+		"http://x.com:65536/", "http://x.com:123456/", "http://x.com:8o/", "http://x.com:8080:1/", "http://[::1]:8080/", "https://x.com/a/./b",
 		"https://x.com/a/..", "https://x.com/a?", "https://x.com/a?b=1&a=1", "https://x.com/a?a=1&", "https://x.com/a?&a=1",
 		"https://x.com/a?utm_source=1", "https://x.com/%7e", "https://x.com/a#b", " https://x.com/", "https://x..com/",
 		"https://x.com./", "ftp://x.com/", "https://x.com/a?a+b=1",
@@ -143,7 +147,8 @@ func TestCanonicalFastPath(t *testing.T) {
 
 func FuzzCanonical(f *testing.F) {
 	for _, s := range []string{"http://a.com/b?c=d#e", "https://X.org:443/%7e/../a?utm_x=1&b=%zz", "http://[::1]:80/",
-		"https://x.com/a?a=1&a=0&b=&c", "https://x.com/a/.b/..c/", "https://x.com/a?b=1&a=1"} {
+		"https://x.com/a?a=1&a=0&b=&c", "https://x.com/a/.b/..c/", "https://x.com/a?b=1&a=1",
+		"http://127.0.0.1:41234/a", "https://x.com:443/", "http://x.com:080/", "http://x.com:65536/"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
