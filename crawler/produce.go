@@ -44,12 +44,13 @@ func (c *Crawler) produceAll(ctx context.Context, counts *produceCounts, names .
 		return ProduceReport{}, err
 	}
 	rep := ProduceReport{Sources: make([]SourceProduce, len(srcs))}
+	o := walkOpts{sendSlots: make(chan struct{}, crawlSendsMax)}
 	bounded(ctx, len(srcs), c.cfg.Workers, func(i int, turn bool) {
 		if !turn {
 			rep.Sources[i] = SourceProduce{Name: srcs[i].cfg.Name, Err: ctx.Err()}
 			return
 		}
-		rep.Sources[i] = c.produce(ctx, srcs[i], counts, walkOpts{})
+		rep.Sources[i] = c.produce(ctx, srcs[i], counts, o)
 	})
 	if err := ctx.Err(); err != nil {
 		return rep, err
@@ -82,7 +83,8 @@ type listWalk struct {
 }
 
 // walkOpts is how a walk reads its source's lists; the zero value is a
-// crawl's walk (produceAll).
+// crawl's walk (produceAll's, which also bounds its walks' sends
+// together: sendSlots).
 type walkOpts struct {
 	// poll stops each walk at the first list page whose last (oldest) URL
 	// the queue already had, as a newest-first list has nothing new past
@@ -94,6 +96,10 @@ type walkOpts struct {
 	// poll's schedule puts the source's next poll after it. Every poll's
 	// walk is so (pollOne).
 	noWait bool
+	// sendSlots, shared by the walks of one crawl, bounds their
+	// background sends together (crawlSendsMax); nil: only each walk's
+	// own bound.
+	sendSlots chan struct{}
 }
 
 func (c *Crawler) produce(ctx context.Context, s *source, counts *produceCounts, o walkOpts) SourceProduce {
@@ -106,12 +112,12 @@ func (c *Crawler) produce(ctx context.Context, s *source, counts *produceCounts,
 	var err error
 	switch s.cfg.Kind {
 	case "html":
-		lw.sends = lw.crawlSends()
+		lw.sends = lw.crawlSends(o.sendSlots)
 		err = lw.html(ctx)
 	case "rss", "atom", "sitemap":
 		err = lw.xml(ctx)
 	case "json", "jsonp":
-		lw.sends = lw.crawlSends()
+		lw.sends = lw.crawlSends(o.sendSlots)
 		err = lw.json(ctx)
 	default:
 		err = fmt.Errorf("source %s: unknown kind %q", s.cfg.Name, s.cfg.Kind)
@@ -144,13 +150,16 @@ func (c *Crawler) produce(ctx context.Context, s *source, counts *produceCounts,
 	return lw.rep
 }
 
-// crawlSends are the background sends of a crawl's walk; a poll's walk
-// has none (its stop needs each push's answer, pushed.more).
-func (lw *listWalk) crawlSends() *sends {
+// crawlSends are the background sends of a crawl's walk, bounded with
+// those of the crawl's other walks by shared (nil: by their own only); a
+// poll's walk has none (its stop needs each push's answer, pushed.more).
+func (lw *listWalk) crawlSends(shared chan struct{}) *sends {
 	if lw.poll {
 		return nil
 	}
-	return newSends(lw)
+	s := newSends(lw)
+	s.shared = shared
+	return s
 }
 
 func (lw *listWalk) maxPages() int {
@@ -470,6 +479,12 @@ func (lw *listWalk) send(ctx context.Context, b batch) (pushed, sent) {
 // the walk reading on while one send waits for Redis.
 const sendsMax = 2
 
+// crawlSendsMax bounds the background sends of all the walks of a crawl
+// together, for the same reason: a crawl walks up to crawler.workers
+// sources at once, and sendsMax each would let a crawl of many sources
+// fill the client's connection pool again.
+const crawlSendsMax = 4
+
 // sends are a crawl's sends of its pages' batches in the background, up to
 // sendsMax at once: the walk reads on while Redis takes its URLs.
 // Their pages' pushes may overlap and end in any order (the queue is a
@@ -477,19 +492,21 @@ const sendsMax = 2
 // its next push, or when it waits for them (wait, before its validators
 // are kept: a walk whose push failed keeps none).
 type sends struct {
-	lw   *listWalk
-	sem  chan struct{}
-	wg   sync.WaitGroup
-	mu   sync.Mutex
-	done sent
+	lw     *listWalk
+	sem    chan struct{}
+	shared chan struct{} // the crawl's (crawlSendsMax), or nil
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	done   sent
 }
 
 func newSends(lw *listWalk) *sends {
 	return &sends{lw: lw, sem: make(chan struct{}, sendsMax)}
 }
 
-// start sends b in the background, once fewer than sendsMax sends
-// are under way; it returns the error of a send that failed already.
+// start sends b in the background, once fewer than sendsMax sends of
+// the walk, and fewer than crawlSendsMax of its crawl, are under way; it
+// returns the error of a send that failed already.
 func (s *sends) start(ctx context.Context, b batch) error {
 	if err := s.failed(); err != nil {
 		return err
@@ -499,10 +516,23 @@ func (s *sends) start(ctx context.Context, b batch) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	if s.shared != nil {
+		select {
+		case s.shared <- struct{}{}:
+		case <-ctx.Done():
+			<-s.sem
+			return ctx.Err()
+		}
+	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		defer func() { <-s.sem }()
+		defer func() {
+			if s.shared != nil {
+				<-s.shared
+			}
+			<-s.sem
+		}()
 		_, st := s.lw.send(ctx, b)
 		s.mu.Lock()
 		defer s.mu.Unlock()

@@ -3,6 +3,7 @@ package crawler
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -37,15 +38,18 @@ func TestRecentKeys(t *testing.T) {
 }
 
 // pushPeak is a Redis hook that counts the push scripts under way on one
-// queue and holds each one until more than hold are under way (or a few
-// milliseconds pass), so that a walk's sends pile up as far as it lets
-// them.
+// queue (pendingKey), or on every queue ("": the peak of one queue in
+// queuePeak), and holds each one until more than hold are under way (or a
+// few milliseconds pass), so that the walks' sends pile up as far as they
+// are let.
 type pushPeak struct {
 	pendingKey string
 	hold       int
 	mu         sync.Mutex
 	cur, peak  int
 	pushes     int
+	perQueue   map[string]int
+	queuePeak  int
 }
 
 func (h *pushPeak) DialHook(next redis.DialHook) redis.DialHook { return next }
@@ -57,17 +61,27 @@ func (h *pushPeak) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pro
 func (h *pushPeak) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		args := cmd.Args()
-		if len(args) < 4 || (args[0] != "evalsha" && args[0] != "eval") || args[3] != h.pendingKey {
+		if len(args) < 4 || (args[0] != "evalsha" && args[0] != "eval") {
+			return next(ctx, cmd)
+		}
+		key, _ := args[3].(string)
+		if key != h.pendingKey && (h.pendingKey != "" || !strings.HasSuffix(key, ":pending")) {
 			return next(ctx, cmd)
 		}
 		h.mu.Lock()
 		h.cur++
 		h.pushes++
 		h.peak = max(h.peak, h.cur)
+		if h.perQueue == nil {
+			h.perQueue = map[string]int{}
+		}
+		h.perQueue[key]++
+		h.queuePeak = max(h.queuePeak, h.perQueue[key])
 		h.mu.Unlock()
 		defer func() {
 			h.mu.Lock()
 			h.cur--
+			h.perQueue[key]--
 			h.mu.Unlock()
 		}()
 		for range 20 {
@@ -115,5 +129,48 @@ func TestSendsBounded(t *testing.T) {
 	}
 	if h.peak < 2 {
 		t.Errorf("pushes never overlapped (peak %d): the walk waits for each send", h.peak)
+	}
+}
+
+// TestSendsBoundedCrawlWide: a crawl of four list APIs on a Redis that is
+// slow to push has at most crawlSendsMax pushes under way in all, and at
+// most sendsMax of one walk; every URL is still queued.
+func TestSendsBoundedCrawlWide(t *testing.T) {
+	e := newEnv(t)
+	e.opts.PerHostParallelism = 16
+	e.opts.Workers = 8
+	a := newAPIPages(e, 5, 80)
+	var srcs []Source
+	for i := range 4 {
+		s := a.source(16)
+		s.Name = fmt.Sprintf("api%d", i)
+		srcs = append(srcs, s)
+	}
+	c := e.crawler(srcs...)
+	if len(srcs)*sendsMax <= crawlSendsMax {
+		t.Fatalf("the test needs the walks' own bounds (%d each) to allow more than crawlSendsMax (%d)", sendsMax, crawlSendsMax)
+	}
+	h := &pushPeak{hold: len(srcs) * sendsMax}
+	e.rdb.AddHook(h)
+	rep, err := c.Produce(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range rep.Sources {
+		if p.Pages != 16 || p.Found != 80 || p.New != 80 || p.Err != nil {
+			t.Fatalf("produce of %s = %+v, want 16 pages and 80 new URLs", p.Name, p)
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.pushes < 4*16 {
+		t.Fatalf("%d pushes seen, want one a page at least: the hook does not see them", h.pushes)
+	}
+	if h.peak > crawlSendsMax || h.queuePeak > sendsMax {
+		t.Errorf("%d pushes under way at once, %d of one walk; want at most crawlSendsMax (%d) and sendsMax (%d)",
+			h.peak, h.queuePeak, crawlSendsMax, sendsMax)
+	}
+	if h.peak <= sendsMax {
+		t.Errorf("at most %d pushes under way at once: the walks' sends never overlapped beyond one walk's", h.peak)
 	}
 }
