@@ -59,6 +59,10 @@ local out, n, made = {}, 0, {}
 -- ZADD arguments, collected: members repeat in order, so for an article
 -- listed twice the last values win, as they would inline.
 local tz, vz, sz, nt, nv, ids = {}, {}, {}, 0, 0, {}
+-- cleared: the group SETs whose caches this call unlinked and whose name
+-- it added to the groups SET already (nothing in the call recreates a
+-- cache, so a group's next new article needs neither again).
+local cleared = {}
 while ARGV[a] do
   local key, id, url = KEYS[k], ARGV[a], ARGV[a+1]
   rid = id
@@ -99,7 +103,8 @@ while ARGV[a] do
   if status ~= 'conflict' then
     for g = 0, ng - 1 do
       local gk = k + 1 + 3*g
-      if redis.call('SADD', KEYS[gk], id) == 1 then
+      if redis.call('SADD', KEYS[gk], id) == 1 and not cleared[KEYS[gk]] then
+        cleared[KEYS[gk]] = true
         redis.call('UNLINK', KEYS[gk+1], KEYS[gk+2])
         redis.call('SADD', KEYS[4], ARGV[f + no + g])
       end
