@@ -67,3 +67,4 @@ require (
 )
 
 replace github.com/markusmobius/go-dateparser => ./third_party/go-dateparser
+replace github.com/gocolly/colly/v2 => ./third_party/colly
