@@ -59,10 +59,10 @@ func (k keyspace) TermDF(day int64) string { return k.base + "df:" + strconv.For
 // TermDFJournal is a journal of document-frequency counts not yet
 // added to the TermDF hashes (story_df.go). A store's ingest scripts
 // append to its live journal (name: the store's writer name, random per
-// Store), one entry per day of each chunk, "<day> <expiry of its TermDF
-// hash, Unix s> term count term count ..."; to add them, the journal is
-// renamed (frozen: name "<writer>.<n>") and added in parts. It expires a
-// window after its last entry. // LIST journal entries
+// Store), one entry per day of each chunk, "<day> term count term count
+// ..."; to add them, the journal is renamed (frozen: name
+// "<writer>.<n>") and added in parts. It expires a window after its last
+// entry. // LIST journal entries
 func (k keyspace) TermDFJournal(name string) string { return k.base + "dfj:" + name }
 
 // TermDFJournals lists the journals that may hold counts, each with the

@@ -255,7 +255,6 @@ func (s *Store) planChunks(calls []ingestCall, made [][]int, e *grouping.Engine,
 // articles) and how many of them have it, and to b the counts of each
 // term after the batch (what the cache takes).
 func (s *Store) planDF(calls []ingestCall, b *batchPlan, r *planRead) {
-	window := int64((s.opts.Window + Grace) / time.Second)
 	b.df = make(map[string]*termDF)
 	for c, part := range b.made {
 		p := &b.chunks[c]
@@ -283,7 +282,7 @@ func (s *Store) planDF(calls []ingestCall, b *batchPlan, r *planRead) {
 			if !ok {
 				k = len(p.dfs)
 				at[day] = k
-				p.dfs = append(p.dfs, dfDelta{day: day, expire: dfExpiry(day, window)})
+				p.dfs = append(p.dfs, dfDelta{day: day})
 			}
 			d := &p.dfs[k]
 			count(r.articles, day, d)

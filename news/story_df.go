@@ -38,9 +38,10 @@ import (
 //
 // What another process reads is the hashes: it counts this one's recent
 // articles once they are added (up to dfFlushAge or dfFlushFields
-// behind), an error of the estimate that weighs the terms, not of which
-// story an article joins once weighed (the index and the stories are
-// versioned as before). Nothing is lost when a process dies: its
+// behind): an error of the estimate that weighs the terms, which may
+// change a score, not the guarantees (the index and the stories are
+// versioned as before, so copies ingested at once by two processes still
+// form one story). Nothing is lost when a process dies: its
 // journals stay in Redis, listed in TermDFJournals with the time of
 // their last entry, and the prune adds those quiet for dfQuiet
 // (addJournal: a live journal it freezes first; the sums of a frozen
@@ -88,21 +89,19 @@ type dayCount struct {
 // dfDelta is a chunk's counts of one day: articles posted that day and
 // the terms they have ("*": the articles), a term possibly listed twice.
 type dfDelta struct {
-	day, expire int64 // expire: when the day's TermDF hash expires (Unix s)
-	terms       []string
-	ns          []int32
+	day   int64
+	terms []string
+	ns    []int32
 }
 
-// entry is d as a journal entry: "<day> <expiry> term count ...".
+// entry is d as a journal entry: "<day> term count term count ...".
 func (d *dfDelta) entry() string {
-	n := 24
+	n := 12
 	for _, t := range d.terms {
 		n += len(t) + 6
 	}
 	b := make([]byte, 0, n)
 	b = strconv.AppendInt(b, d.day, 10)
-	b = append(b, ' ')
-	b = strconv.AppendInt(b, d.expire, 10)
 	for j, t := range d.terms {
 		b = append(append(append(b, ' '), t...), ' ')
 		b = strconv.AppendInt(b, int64(d.ns[j]), 10)
@@ -405,7 +404,7 @@ func (s *Store) addJournal(ctx context.Context, name string, now time.Time) (int
 		}
 		for _, e := range es {
 			f := strings.Fields(e)
-			if len(f) < 2 || len(f)%2 != 0 {
+			if len(f)%2 != 1 {
 				return 0, fmt.Errorf("document-frequency journal %s: bad entry %.40q", name, e)
 			}
 			day, err := strconv.ParseInt(f[0], 10, 64)
@@ -413,7 +412,7 @@ func (s *Store) addJournal(ctx context.Context, name string, now time.Time) (int
 				return 0, fmt.Errorf("document-frequency journal %s: bad entry %.40q: %w", name, e, err)
 			}
 			d := dfDelta{day: day}
-			for j := 2; j < len(f); j += 2 {
+			for j := 1; j < len(f); j += 2 {
 				n, err := strconv.ParseInt(f[j+1], 10, 32)
 				if err != nil {
 					return 0, fmt.Errorf("document-frequency journal %s: bad entry %.40q: %w", name, e, err)

@@ -46,9 +46,8 @@ import "github.com/redis/go-redis/v9"
 // the list it holds after the call), ns triples (lead, its centroid, its
 // latest member's post time), the store's writer name (its journal is
 // dfj:<writer>, listed in dfj) and the journal's TTL (s), nd journal
-// entries ("<day> <expiry of df:<day>, Unix s> term count term count
-// ..."), then per article those of
-// ingestCmd, whose optional fields end with tv, tk (and tf, cjk when
+// entries ("<day> term count term count ..."), then per article those
+// of ingestCmd, whose optional fields end with tv, tk (and tf, cjk when
 // set): the article's vector, index terms, title facts, language.
 //
 // Returns "stale", or the reply of ingestCmd followed, per created
