@@ -51,10 +51,17 @@ func (c *committer) run(ctx context.Context) {
 	timer := time.NewTimer(commitWait)
 	timer.Stop()
 	defer func() {
-		// What the run counted of its sources' rhythms, even at shutdown.
+		// What the run counted of its sources' rhythms, and the story
+		// ingest's document frequencies, even at shutdown.
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
 		c.r.rhythm.flush(fctx, c.r.c)
+		if f, ok := c.r.c.store.(storyFlusher); ok {
+			if err := f.FlushStoryCounts(fctx); err != nil {
+				// they stay in Redis's journal, which the prune adds
+				c.r.c.log.Warn("add the story ingest's document frequencies", "err", err)
+			}
+		}
 	}()
 	for {
 		first, ok := <-c.in
@@ -154,6 +161,13 @@ func (c *committer) commit(ctx context.Context, batch []readPage) {
 type outcome struct {
 	res news.IngestResult
 	err error
+}
+
+// storyFlusher is a Store that holds the document frequencies of its
+// story ingests to add them to Redis in bulk (*news.Store): a run adds
+// them when it ends, so that other processes count its articles.
+type storyFlusher interface {
+	FlushStoryCounts(ctx context.Context) error
 }
 
 // batchStore is a Store that ingests several articles in one pipeline

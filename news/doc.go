@@ -30,6 +30,9 @@
 //	<p>{news}:storyterms:v      HASH   rank_by story: the index's version: n (the count of its writes, by every ingest and prune that writes it) and by (the planned chunk that wrote it last; story_plan.go); never expires
 //	<p>{news}:storyterms:lock   STRING rank_by story: held by an ingest planning under the lock after stale plans (story_plan.go); expires
 //	<p>{news}:df:<day>          HASH   rank_by story: term → articles posted that day (Unix days) that have it, "*" → articles; expires when the day leaves the window
+//	<p>{news}:dfj:<name>        LIST   rank_by story: document-frequency counts not yet added to df:<day>, one entry per chunk and day (story_df.go): a store's live journal (<writer>) or one being added (<writer>.<n>); deleted once added, expires a window after its last entry
+//	<p>{news}:dfj               ZSET   rank_by story: journal name → Unix time of its last entry or its freezing (the prune adds those gone quiet)
+//	<p>{news}:dfjp              HASH   rank_by story: frozen journal name → parts of it added so far
 //	<p>{news}:bands-dropped     STRING "1" once a prune has deleted the band: ZSETs of the earlier story index (bands.go)
 //	<p>{news}:shingles-dropped  STRING "1" once a prune has deleted the MinHash index (shingles, shingles:v) of the earlier story grouping (bands.go)
 //	<p>{news}:story:<lead>      HASH   rank_by story: id → source, the articles of a story of two or more; expires with its newest

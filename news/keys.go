@@ -56,6 +56,23 @@ func (k keyspace) StoryLock() string { return k.base + "storyterms:lock" }
 // day has left the window. // HASH term → articles
 func (k keyspace) TermDF(day int64) string { return k.base + "df:" + strconv.FormatInt(day, 10) }
 
+// TermDFJournal is a journal of document-frequency counts not yet
+// added to the TermDF hashes (story_df.go). A store's ingest scripts
+// append to its live journal (name: the store's writer name, random per
+// Store), one entry per day of each chunk, "<day> term count term count
+// ..."; to add them, the journal is renamed (frozen: name
+// "<writer>.<n>") and added in parts. It expires a window after its last
+// entry. // LIST journal entries
+func (k keyspace) TermDFJournal(name string) string { return k.base + "dfj:" + name }
+
+// TermDFJournals lists the journals that may hold counts, each with the
+// time of its last entry or of its freezing. // ZSET name → Unix s
+func (k keyspace) TermDFJournals() string { return k.base + "dfj" }
+
+// TermDFJournalParts counts the parts of each frozen journal added so
+// far (story_df.go). // HASH name → parts added
+func (k keyspace) TermDFJournalParts() string { return k.base + "dfjp" }
+
 // legacyShingles and legacyShinglesVersion are the MinHash index of an
 // earlier release and its version, deleted once by the prune
 // (dropLegacy). // HASH

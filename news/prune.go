@@ -153,6 +153,9 @@ type PruneResult struct {
 	// articles whose hash had expired the prune's sweep removed
 	// (sweep.go).
 	Swept int64
+	// Journaled is how many entries of the document-frequency journals
+	// of story ingests gone quiet the prune added (story_df.go).
+	Journaled int
 	// DryRun is set for a dry run, which changed nothing.
 	DryRun bool
 	// Sample lists up to the requested number of the articles a dry run
@@ -246,12 +249,15 @@ func (s *Store) prune(ctx context.Context, now time.Time, size int) (PruneResult
 	if err != nil {
 		return res, fmt.Errorf("prune: %w", err)
 	}
+	if res.Journaled, err = s.addQuietJournals(ctx, now); err != nil {
+		return res, fmt.Errorf("prune: %w", err)
+	}
 	kept, err := s.c.ZCard(ctx, s.keys.Time()).Result()
 	if err != nil {
 		return res, fmt.Errorf("prune: count time: %w", err)
 	}
 	res.Kept = kept
-	s.log.Info("prune done", "removed", res.Removed, "batches", res.Batches, "kept", res.Kept, "swept", res.Swept, "cutoff", res.Cutoff)
+	s.log.Info("prune done", "removed", res.Removed, "batches", res.Batches, "kept", res.Kept, "swept", res.Swept, "journaled", res.Journaled, "cutoff", res.Cutoff)
 	return res, nil
 }
 

@@ -135,6 +135,8 @@ func (e *env) snapshot(t *testing.T) map[string]string {
 			v = m
 		case "zset":
 			v = e.c.ZRangeWithScores(e.ctx, key, 0, -1).Val()
+		case "list":
+			v = e.c.LRange(e.ctx, key, 0, -1).Val()
 		default:
 			t.Fatalf("key %s of type %s", key, typ)
 		}

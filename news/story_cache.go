@@ -2,6 +2,8 @@ package news
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 
 	"github.com/newsrank/newsrank/grouping"
 )
@@ -52,6 +54,10 @@ type storyCache struct {
 	nterms, nstories int
 	terms            gens[string, *cacheTerm]
 	stories          gens[string, *grouping.Story] // nil: no story (gone, or a member of another)
+	// df: the document-frequency counts written to the store's journal
+	// and not yet added to the TermDF hashes (story_df.go); the cache's
+	// frequencies count them. Not forgotten with the rest.
+	df dfPending
 }
 
 // storyCacheTerms and storyCacheStories bound a storyCache: its terms
@@ -120,7 +126,9 @@ func newTermDF(from int64, days int, x []int32) *termDF {
 // newStoryCache returns an empty cache of at most terms terms and
 // stories stories.
 func newStoryCache(terms, stories int) *storyCache {
-	c := &storyCache{sem: make(chan struct{}, 1), nterms: terms, nstories: stories}
+	var w [8]byte
+	_, _ = rand.Read(w[:])
+	c := &storyCache{sem: make(chan struct{}, 1), nterms: terms, nstories: stories, df: dfPending{writer: hex.EncodeToString(w[:])}}
 	c.reset()
 	return c
 }

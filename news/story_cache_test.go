@@ -68,10 +68,12 @@ func diffState(t *testing.T, what string, got, want map[string]string) {
 // one store; by a store that forgets all it knew before each batch; by
 // one that can hold only a few entries; and by two stores, the second
 // writing every fourth batch (so the first finds the index written by
-// another after it trusted its cache). Each article's story, the index
-// lists, the stories' members and centroids and the document
-// frequencies are the same in all four, and the frequencies are the
-// articles' terms counted per day.
+// another after it trusted its cache; each adds its document
+// frequencies after each batch, FlushStoryCounts, as the other counts
+// them only then). Each article's story, the index lists, the stories'
+// members and centroids and the document frequencies (once added) are
+// the same in all four, and the frequencies are the articles' terms
+// counted per day.
 func TestStoryCacheSame(t *testing.T) {
 	c := redistest.Start(t).Client()
 	ctx := context.Background()
@@ -93,19 +95,20 @@ func TestStoryCacheSame(t *testing.T) {
 		name   string
 		stores func(prefix string) []*Store
 		before func(s *Store)
+		flush  bool // after each batch
 	}
 	one := func(prefix string) []*Store { return []*Store{storyStoreOn(t, c, prefix, now)} }
 	runs := []run{
-		{"one store", one, nil},
-		{"cache dropped before each batch", one, func(s *Store) { s.stories.reset() }},
+		{"one store", one, nil, false},
+		{"cache dropped before each batch", one, func(s *Store) { s.stories.reset() }, false},
 		{"a cache of 8 entries", func(prefix string) []*Store {
 			s := storyStoreOn(t, c, prefix, now)
 			s.stories = newStoryCache(8, 8)
 			return []*Store{s}
-		}, nil},
+		}, nil, false},
 		{"two stores", func(prefix string) []*Store {
 			return []*Store{storyStoreOn(t, c, prefix, now), storyStoreOn(t, c, prefix, now)}
-		}, nil},
+		}, nil, true},
 	}
 	var want map[string]string
 	var wantStories []string
@@ -126,6 +129,16 @@ func TestStoryCacheSame(t *testing.T) {
 			}
 			for _, x := range rs {
 				stories = append(stories, x.Status.String()+" "+x.Story)
+			}
+			if r.flush {
+				if err := s.FlushStoryCounts(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		for _, s := range stores {
+			if err := s.FlushStoryCounts(ctx); err != nil {
+				t.Fatal(err)
 			}
 		}
 		got := storyState(t, c, stores[0])

@@ -246,21 +246,20 @@ func (s *Store) planChunks(calls []ingestCall, made [][]int, e *grouping.Engine,
 		st.Centroid = v
 		b.stories[lead] = st
 	}
-	s.planDF(calls, b, r, now)
+	s.planDF(calls, b, r)
 	return b
 }
 
-// planDF adds to b's chunks the document frequencies they write: per
-// day of their created articles, the count after the chunk of each term
-// of them (and of "*", the articles).
-func (s *Store) planDF(calls []ingestCall, b *batchPlan, r *planRead, now time.Time) {
-	window := int64((s.opts.Window + Grace) / time.Second)
+// planDF adds to b's chunks the document frequencies they count: per
+// day of their created articles, each term of them (and "*", the
+// articles) and how many of them have it, and to b the counts of each
+// term after the batch (what the cache takes).
+func (s *Store) planDF(calls []ingestCall, b *batchPlan, r *planRead) {
 	b.df = make(map[string]*termDF)
 	for c, part := range b.made {
 		p := &b.chunks[c]
-		touched := make(map[int64][]*batchTerm)
-		var days []int64
-		count := func(x *batchTerm, day int64) {
+		at := make(map[int64]int) // day → its dfDelta in p.dfs
+		count := func(x *batchTerm, day int64, d *dfDelta) {
 			if x.out == nil {
 				x.out = newTermDF(x.df.from, len(x.df.n), x.df.n)
 				x.out.sum = x.df.sum
@@ -269,35 +268,27 @@ func (s *Store) planDF(calls []ingestCall, b *batchPlan, r *planRead, now time.T
 			x.out.n[day-x.out.from]++
 			x.out.sum++
 			if x.chunk != int64(c) || x.day != day {
-				x.chunk, x.day = int64(c), day
-				touched[day] = append(touched[day], x) // a term listed twice is written twice, alike
+				// a term met again on another day of the chunk is listed
+				// again: its counts add up alike
+				x.chunk, x.day, x.at = int64(c), day, len(d.terms)
+				d.terms = append(d.terms, x.term)
+				d.ns = append(d.ns, 0)
 			}
+			d.ns[x.at]++
 		}
 		for _, i := range part {
 			day := grouping.Day(calls[i].post)
-			if touched[day] == nil {
-				days = append(days, day)
+			k, ok := at[day]
+			if !ok {
+				k = len(p.dfs)
+				at[day] = k
+				p.dfs = append(p.dfs, dfDelta{day: day})
 			}
-			count(r.articles, day)
+			d := &p.dfs[k]
+			count(r.articles, day, d)
 			for _, x := range r.byCall[i] {
-				count(x, day)
+				count(x, day, d)
 			}
-		}
-		for _, d := range days {
-			terms := touched[d]
-			n := 0
-			for _, x := range terms {
-				n += len(x.term) + 8
-			}
-			kv := make([]byte, 0, n)
-			for j, x := range terms {
-				if j > 0 {
-					kv = append(kv, ' ')
-				}
-				kv = append(append(kv, x.term...), ' ')
-				kv = strconv.AppendInt(kv, int64(x.out.n[d-x.out.from]), 10)
-			}
-			p.dfs = append(p.dfs, s.keys.TermDF(d), max((d+1)*86400+window-now.Unix(), 1), string(kv))
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -36,8 +37,9 @@ import (
 // others that fail that often wait for the lock, so it cannot be
 // starved. So two processes ingesting copies of one event at once still
 // form one story, and no article is stored without its story. The
-// document frequencies are written as counts (the plan's reads plus its
-// articles), which the version check makes exact as it does the lists.
+// document frequencies a chunk counts go to the store's journal and are
+// added to Redis's in bulk (story_df.go): the store's own plans count
+// them at once, other processes' once added.
 
 // PlanAttempts is how many times a chunk of a batch is planned before
 // the ingest plans under StoryLock.
@@ -104,24 +106,29 @@ type chunkPlan struct {
 	// name is its own, which the next chunk expects
 	count       int64
 	after, name string
-	joins       []any // article id, its story's lead
-	lists       []any // index term, its list after the chunk
-	stories     []any // lead, its centroid, its latest member's post time
-	dfs         []any // per day: its TermDF key, the key's TTL (s), and its terms with their counts after the chunk ("term count term count ...")
+	joins       []any     // article id, its story's lead
+	lists       []any     // index term, its list after the chunk
+	stories     []any     // lead, its centroid, its latest member's post time
+	dfs         []dfDelta // per day, the counts of its created articles' terms, which it writes to the store's journal
 	fields      map[int][]any
 	// want is the story the script answers for each article the chunk
 	// creates (by call): its lead, or "" for an article alone
 	want map[int]string
 }
 
-// args returns the plan as ingestPlanCmd's ARGV[8] on.
-func (p chunkPlan) args() []any {
-	out := make([]any, 0, 7+len(p.joins)+len(p.lists)+len(p.stories)+len(p.dfs))
-	out = append(out, p.count, p.after, p.name, len(p.joins)/2, len(p.lists)/2, len(p.stories)/3, len(p.dfs)/3)
+// args returns the plan as ingestPlanCmd's ARGV[8] on, its counts
+// written to writer's journal, which lives ttl (s).
+func (p chunkPlan) args(writer string, ttl int64) []any {
+	out := make([]any, 0, 9+len(p.joins)+len(p.lists)+len(p.stories)+len(p.dfs))
+	out = append(out, p.count, p.after, p.name, len(p.joins)/2, len(p.lists)/2, len(p.stories)/3, len(p.dfs))
 	out = append(out, p.joins...)
 	out = append(out, p.lists...)
 	out = append(out, p.stories...)
-	return append(out, p.dfs...)
+	out = append(out, writer, ttl)
+	for i := range p.dfs {
+		out = append(out, p.dfs[i].entry())
+	}
+	return out
 }
 
 // runStoryIngest runs parts through ingestPlanCmd with their stories
@@ -143,6 +150,7 @@ func (s *Store) runStoryIngest(ctx context.Context, as []Article, calls []ingest
 		}
 	}()
 	cutoff := now.Add(-s.opts.Window).Unix()
+	journalTTL := int64((s.opts.Window + Grace) / time.Second)
 	unlock := func() {}
 	defer func() { unlock() }()
 	for attempt := 1; ; attempt++ {
@@ -161,10 +169,15 @@ func (s *Store) runStoryIngest(ctx context.Context, as []Article, calls []ingest
 			s.planned()
 		}
 		stale, err := s.runChunks(ctx, as, calls, parts, res, ingestPlanCmd, func(c int) []any {
-			return append(append(append([]any(nil), head...), cutoff), b.chunks[c].args()...)
+			return append(append(append([]any(nil), head...), cutoff), b.chunks[c].args(s.stories.df.writer, journalTTL)...)
 		}, func(c, i int) []any { return b.chunks[c].fields[i] })
 		if err != nil {
 			return err
+		}
+		for k := range b.chunks {
+			if !slices.Contains(stale, k) {
+				c.df.add(b.chunks[k].dfs, now)
+			}
 		}
 		if len(stale) == 0 {
 			c.update(b, res)
@@ -184,6 +197,12 @@ func (s *Store) runStoryIngest(ctx context.Context, as []Article, calls []ingest
 		storyChunks("stale", len(left))
 		if parts = left; len(parts) == 0 {
 			done = true
+			if c.df.due(now) {
+				if err := s.flushDF(ctx, now); err != nil {
+					// the counts stay in the journal and in memory: added later
+					s.log.Warn("story ingest: add the document frequencies", "err", err)
+				}
+			}
 			return nil
 		}
 	}

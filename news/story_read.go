@@ -47,6 +47,7 @@ type batchTerm struct {
 	// last listed to be written (planDF)
 	out        *termDF
 	chunk, day int64
+	at         int // its index in the counts of (chunk, day) (planDF)
 }
 
 // readFreq is a grouping.Freq on what planStories read, with the
@@ -143,7 +144,28 @@ func (r *planRead) batchTerms(calls []ingestCall, parts [][]int) []string {
 // among its terms, and are known only once the frequencies are); when
 // the version read then shows another writer, the cache is dropped and
 // the frequencies it gave are read.
+//
+// The frequencies read count the store's pending counts too (dfPending):
+// when its journal is not as it wrote it (the prune added it, or a
+// script's answer was lost), the store adds what is left of it, forgets
+// its pending counts and what it knew, and reads again.
 func (s *Store) readPlan(ctx context.Context, calls []ingestCall, parts [][]int, now time.Time) (*planRead, error) {
+	for {
+		r, journal, err := s.readPlanOnce(ctx, calls, parts, now)
+		if err != nil || journal == s.stories.df.entries {
+			return r, err
+		}
+		s.log.Debug("story ingest: the document-frequency journal was added by another", "entries", journal, "written", s.stories.df.entries)
+		if err := s.addOwn(ctx, now); err != nil {
+			return nil, err
+		}
+		s.stories.reset()
+	}
+}
+
+// readPlanOnce is readPlan's read, with the length of the store's
+// journal.
+func (s *Store) readPlanOnce(ctx context.Context, calls []ingestCall, parts [][]int, now time.Time) (*planRead, int64, error) {
 	c := s.stories
 	r := &planRead{created: make([]bool, len(calls)),
 		lists: make(map[string][]string), stories: make(map[string]*grouping.Story), absent: make(map[string]bool),
@@ -154,6 +176,7 @@ func (s *Store) readPlan(ctx context.Context, calls []ingestCall, parts [][]int,
 	var hitDF, lists []string // the frequencies the cache gave; the lists to read
 	pipe := s.c.Pipeline()
 	ver := pipe.HMGet(ctx, s.keys.StoryIndexVersion(), "n", "by")
+	journal := pipe.LLen(ctx, s.keys.TermDFJournal(c.df.writer))
 	urls := make(map[int]*redis.StringCmd)
 	for _, part := range parts {
 		for _, i := range part {
@@ -170,14 +193,17 @@ func (s *Store) readPlan(ctx context.Context, calls []ingestCall, parts [][]int,
 		listCmd = pipe.HMGet(ctx, s.keys.StoryIndex(), lists...)
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-		return nil, fmt.Errorf("read the story index: %w", err)
+		return nil, 0, fmt.Errorf("read the story index: %w", err)
 	}
 	if err := r.version(ver); err != nil {
-		return nil, err
+		return nil, 0, err
+	}
+	if journal.Val() != c.df.entries {
+		return nil, journal.Val(), nil
 	}
 	for i, cmd := range urls {
 		if err := cmd.Err(); err != nil && !errors.Is(err, redis.Nil) {
-			return nil, fmt.Errorf("read article %s: %w", calls[i].id, err)
+			return nil, 0, fmt.Errorf("read article %s: %w", calls[i].id, err)
 		}
 		r.created[i] = errors.Is(cmd.Err(), redis.Nil)
 	}
@@ -192,9 +218,9 @@ func (s *Store) readPlan(ctx context.Context, calls []ingestCall, parts [][]int,
 		r.takeLists(c, lists, listCmd)
 	}
 	if !same && len(hitDF) > 0 {
-		return r, s.rereadDF(ctx, r, days, hitDF)
+		return r, c.df.entries, s.rereadDF(ctx, r, days, hitDF)
 	}
-	return r, nil
+	return r, c.df.entries, nil
 }
 
 // fromCacheFirst puts in r the document frequencies of terms on the
@@ -291,6 +317,7 @@ func (r *planRead) takeDF(c *storyCache, days []int64, terms []string, dfs []*re
 		}
 	}
 	for i, t := range terms {
+		c.df.addTo(t, xs[i])
 		r.terms[t].df = xs[i]
 		c.term(t).df = xs[i]
 	}

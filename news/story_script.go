@@ -22,12 +22,12 @@ import "github.com/redis/go-redis/v9"
 // ingests, joins each planned article to its story (not when the lead is
 // gone, has joined another story, or was posted before the cutoff since
 // the plan was made: the article is then alone), writes the joined
-// stories' centroids, the planned lists and the planned document
-// frequencies (the counts after the chunk of the terms of its created
-// articles, per day: the plan read them at the version it checks, and
-// every write of them moves the version), and increments the version.
-// Its work is bounded by its arguments: one HSET for the lists, one per
-// story, one per day's frequencies (per 500 terms), and per created
+// stories' centroids and the planned lists, appends the document
+// frequencies its created articles count (per day, their terms and how
+// many of them have each) to the store's journal, which the store adds
+// to the df:<day> hashes in bulk later (story_df.go), and increments
+// the version. Its work is bounded by its arguments: one HSET for the
+// lists, one per story, one RPUSH for the journal, and per created
 // article its hash and its story's writes.
 //
 // KEYS -> those of ingestCmd, then the storyterms HASH (the index), then
@@ -40,14 +40,14 @@ import "github.com/redis/go-redis/v9"
 // it, so that a chunk whose chunk before was refused is refused too
 // ARGV[10] -> this chunk's name, its by when it writes
 // ARGV[11] -> np, the planned joins; ARGV[12] -> nf, the planned lists;
-// ARGV[13] -> ns, the planned stories; ARGV[14] -> nd, the days whose
-// document frequencies change
+// ARGV[13] -> ns, the planned stories; ARGV[14] -> nd, the journal
+// entries
 // then np pairs (article id, its story's lead), nf pairs (index term,
 // the list it holds after the call), ns triples (lead, its centroid, its
-// latest member's post time), nd triples (a df:<day> key, its TTL in s,
-// its terms and their counts: "term count term count ..."), then per
-// article those of
-// ingestCmd, whose optional fields end with tv, tk (and tf, cjk when
+// latest member's post time), the store's writer name (its journal is
+// dfj:<writer>, listed in dfj) and the journal's TTL (s), nd journal
+// entries ("<day> term count term count ..."), then per article those
+// of ingestCmd, whose optional fields end with tv, tk (and tf, cjk when
 // set): the article's vector, index terms, title facts, language.
 //
 // Returns "stale", or the reply of ingestCmd followed, per created
@@ -57,7 +57,7 @@ local cutoff, count = tonumber(ARGV[7]), tonumber(ARGV[8])
 local np, nf, ns, nd = tonumber(ARGV[11]), tonumber(ARGV[12]), tonumber(ARGV[13]), tonumber(ARGV[14])
 local v = redis.call('HMGET', KEYS[#KEYS], 'n', 'by')
 if (tonumber(v[1]) or 0) ~= count or (ARGV[9] ~= '' and v[2] ~= ARGV[9]) then return {'stale'} end
-local plan, cents, dfs = {}, {}, {}
+local plan, cents = {}, {}
 local at = 15
 for i = at, at + 2*np - 1, 2 do plan[ARGV[i]] = ARGV[i+1] end
 at = at + 2*np
@@ -65,8 +65,8 @@ local lists = at
 at = at + 2*nf
 for i = at, at + 3*ns - 1, 3 do cents[ARGV[i]] = {ARGV[i+1], ARGV[i+2]} end
 at = at + 3*ns
-for i = at, at + 3*nd - 1, 3 do dfs[#dfs+1] = i end
-at = at + 3*nd
+local writer, jttl, journal = ARGV[at], ARGV[at+1], at + 2
+at = at + 2 + nd
 local k, a, track = 6, at, true
 ` + ingestLoopLua + storyJoinLua + `
 for _, m in ipairs(made) do
@@ -85,14 +85,11 @@ for _, m in ipairs(made) do
   end
   out[#out+1] = best or ''
 end
-for _, i in ipairs(dfs) do
-  local kv = {}
-  for t, n in string.gmatch(ARGV[i+2], '(%S+) (%S+)') do
-    kv[#kv+1] = t
-    kv[#kv+1] = n
-  end
-  for j = 1, #kv, 1000 do redis.call('HSET', ARGV[i], unpack(kv, j, math.min(j + 999, #kv))) end
-  redis.call('EXPIRE', ARGV[i], ARGV[i+1])
+if nd > 0 then
+  local jk = base .. 'dfj:' .. writer
+  redis.call('RPUSH', jk, unpack(ARGV, journal, journal + nd - 1))
+  redis.call('EXPIRE', jk, jttl)
+  redis.call('ZADD', base .. 'dfj', now, writer)
 end
 if nf > 0 then redis.call('HSET', index, unpack(ARGV, lists, lists + 2*nf - 1)) end
 redis.call('HSET', version, 'n', count + 1, 'by', ARGV[10])

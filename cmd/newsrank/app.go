@@ -205,7 +205,7 @@ func (a *app) crawlOnce(ctx context.Context, trigger string, opts crawler.RunOpt
 
 func (a *app) pruneJob(ctx context.Context) (jobs.Counts, error) {
 	res, err := a.news.Prune(ctx, a.clock.Now(), news.PruneOptions{})
-	return jobs.Counts{"removed": res.Removed, "kept": res.Kept, "batches": int64(res.Batches), "swept": res.Swept}, err
+	return jobs.Counts{"removed": res.Removed, "kept": res.Kept, "batches": int64(res.Batches), "swept": res.Swept, "journaled": int64(res.Journaled)}, err
 }
 
 // archiveJob is the scheduled archive: snapshot the closed periods'
