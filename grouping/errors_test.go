@@ -177,6 +177,11 @@ func explain(b *strings.Builder, p Params, a Article, v termvec.Vector, st *Stor
 	cos := termvec.Cosine(v, st.Centroid)
 	fmt.Fprintf(b, "  rank %d of %d, score %.3f, cosine %.3f, %.1f h after its latest; facts %v / %v\n", rank, len(cands), sc, cos,
 		float64(a.Time-st.Last)/3600, a.Doc.Facts, st.Facts)
+	fmt.Fprintf(b, "  actor %q / %q, object %q / %q", a.Doc.Actor, st.Actor, a.Doc.Object, st.Object)
+	if sc < 0 {
+		fmt.Fprintf(b, ", vetoed by %v", vetoes(p, a, v, st))
+	}
+	b.WriteByte('\n')
 	type share struct {
 		t string
 		w float64
@@ -198,4 +203,29 @@ func explain(b *strings.Builder, p Params, a Article, v termvec.Vector, st *Stor
 		fmt.Fprintf(b, " %s %.3f", x.t, x.w)
 	}
 	b.WriteByte('\n')
+}
+
+// vetoes names the vetoes of p that each, turned off alone, lift the
+// veto of article a (vector v) against story st.
+func vetoes(p Params, a Article, v termvec.Vector, st *Story) []string {
+	var out []string
+	for _, x := range []struct {
+		name string
+		off  func(*Params)
+	}{
+		{"weekday", func(q *Params) { q.WeekdayVeto = false }},
+		{"day", func(q *Params) { q.DayVeto = false }},
+		{"title day", func(q *Params) { q.TitleDayVeto = false }},
+		{"name", func(q *Params) { q.NameVeto = false }},
+		{"actor", func(q *Params) { q.ActorVeto = false }},
+		{"object", func(q *Params) { q.ObjectVeto = false }},
+		{"figure", func(q *Params) { q.FigureVeto = false }},
+	} {
+		q := p
+		x.off(&q)
+		if q.Score(a, v, st) >= 0 {
+			out = append(out, x.name)
+		}
+	}
+	return out
 }
