@@ -114,6 +114,11 @@ type Params struct {
 	// other's: one maker's two launches, one carmaker's sales in two
 	// countries.
 	ObjectVeto bool
+	// FigureVetoTelling: the figure veto compares a title's telling
+	// figures (Telling), scores and dates only, not its small counts: "3
+	// dead, 14 hurt" and "19 on board" are one crash, "08 group" and
+	// "144 in orbit" one launch.
+	FigureVetoTelling bool
 	// FigurePenalty multiplies the score of an article and a story whose
 	// figures disagree so, when FigureVeto is off (1: nothing).
 	FigurePenalty float64
@@ -251,7 +256,7 @@ func (p Params) score(a Article, v termvec.Vector, s *Story, days *articleDays) 
 	var sim float64
 	penalty := 1.0
 	cross := crossFigures(a.Doc.Facts, s.Centroid) || crossFigures(s.Facts, v)
-	if !agree(a.Doc.Facts, s.Facts, true, false) && !cross &&
+	if !p.figuresAgree(a.Doc.Facts, s.Facts) && !cross &&
 		(p.FigureRescue == 0 || sharedFigures(v, s.Centroid) < p.FigureRescue) {
 		if p.FigureVeto {
 			return -1
@@ -433,6 +438,36 @@ func agree(a, b []string, figures, weekdays bool) bool {
 		}
 	}
 	return true
+}
+
+// figuresAgree tells whether two lists of title facts agree on their
+// figures and dates (agree); with FigureVetoTelling, on their telling
+// figures, scores and dates only.
+func (p Params) figuresAgree(a, b []string) bool {
+	if !p.FigureVetoTelling {
+		return agree(a, b, true, false)
+	}
+	return agree(vetoFigures(a), vetoFigures(b), true, false)
+}
+
+// vetoFigures returns the facts of facts that FigureVetoTelling
+// compares: weekdays (which agree leaves to the weekday veto), dates,
+// telling figures and scores ("2-1").
+func vetoFigures(facts []string) []string {
+	out := facts[:0:0]
+	for _, f := range facts {
+		if f != "" && (f[0] == '@' || Telling(f) || isScore(f)) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// isScore tells a score or a range, two figures joined by a dash ("2-1",
+// "20-10").
+func isScore(t string) bool {
+	i := strings.IndexByte(t, '-')
+	return i > 0 && i < len(t)-1 && '0' <= t[i+1] && t[i+1] <= '9'
 }
 
 // sharesDay tells whether one of the weekdays and dates of facts is a

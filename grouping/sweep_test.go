@@ -53,6 +53,21 @@ func TestSweep(t *testing.T) {
 		{"no CJK leading-name actor", func(p *Params) { p.Weights.CJKActor = false }},
 		{"neither object veto nor CJK actor", func(p *Params) { p.ObjectVeto, p.Weights.CJKActor = false, false }},
 
+		{"CJK actor: a bigram leading the title", func(p *Params) { p.Weights.CJKLeadBigram = true }},
+		{"actor within 1 word", func(p *Params) { p.Weights.ActorWords = 1 }},
+		{"actor within 2 words", func(p *Params) { p.Weights.ActorWords = 2 }},
+		{"actor within 3 words", func(p *Params) { p.Weights.ActorWords = 3 }},
+		{"object in the actor's clause", func(p *Params) { p.Weights.ObjectClause = true }},
+		{"figure veto: telling figures", func(p *Params) { p.FigureVetoTelling = true }},
+		{"actor 2 + object clause", func(p *Params) { p.Weights.ActorWords, p.Weights.ObjectClause = 2, true }},
+		{"CJK short name adjacent", func(p *Params) { p.Weights.CJKShortAdjacent = true }},
+		{"actor 2 + object clause + telling", func(p *Params) {
+			p.Weights.ActorWords, p.Weights.ObjectClause, p.FigureVetoTelling = 2, true, true
+		}},
+		{"actor 2 + object clause, no name veto", func(p *Params) {
+			p.Weights.ActorWords, p.Weights.ObjectClause, p.NameVeto = 2, true, false
+		}},
+
 		{"no figure rescue", func(p *Params) { p.FigureRescue = 0 }},
 		{"no figure veto", func(p *Params) { p.FigureVeto = false }},
 		{"no weekday veto", func(p *Params) { p.WeekdayVeto = false }},

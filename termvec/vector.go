@@ -34,11 +34,33 @@ type Weights struct {
 	// CJKActor: a CJK title's actor may be the name it begins with
 	// (Doc.Actor), not only a bigram its report repeats cjkNameMin times.
 	CJKActor bool
+	// CJKShortAdjacent: a CJK title's first two characters are a name
+	// (CJKActor) only when the report writes the organisation's suffix or
+	// stock code right after them ("美团（03690.HK）", "小米集团"), not some
+	// characters further: two characters with more before the suffix are
+	// most often a place that begins a longer name ("中国" of "中国人民银
+	// 行", "深圳" of "深圳地铁集团").
+	CJKShortAdjacent bool
+	// CJKLeadBigram: a CJK title's bigram its report repeats cjkNameMin
+	// times is its actor only when the title begins with it: a bigram
+	// further on that a report repeats is as often its topic ("销量",
+	// "发射", "市场") as whom it is about.
+	CJKLeadBigram bool
+	// ActorWords: a Latin title's first name is its actor (Doc.Actor)
+	// only when it begins within the title's first ActorWords words (stop
+	// words not counted; 0: anywhere): "Crowds pack Boca Chica ..." is
+	// about crowds, not Boca Chica.
+	ActorWords int
+	// ObjectClause: a Latin title's object (Doc.Object) is a name of the
+	// actor's clause, not of one after a comma, a colon or a conjunction
+	// ("... slumps 38% as US tariffs and Porsche charges bite").
+	ObjectClause bool
 }
 
 // DefaultWeights are the weights tuned on the tuning half of the
 // labelled coverage set (internal/coverage).
-var DefaultWeights = Weights{Title: 2, Summary: 1, Lead: 1, Name: 3, Figure: 2, MaxLead: 2000, CJKActor: true}
+var DefaultWeights = Weights{Title: 2, Summary: 1, Lead: 1, Name: 3, Figure: 2, MaxLead: 2000, CJKActor: true,
+	CJKShortAdjacent: true, ActorWords: 2, ObjectClause: true}
 
 // Doc is an article's terms before weighting.
 type Doc struct {
@@ -96,6 +118,7 @@ func NewDoc(title, summary, lead string, w Weights) Doc {
 	if cjk > latin {
 		bigrams = titleBigrams(occ, cjk)
 	}
+	titleBigram := false // a bigram of the title came before
 	for _, o := range occ {
 		x := o.w
 		switch o.kind {
@@ -107,10 +130,11 @@ func NewDoc(title, summary, lead string, w Weights) Doc {
 		case Bigram:
 			if o.title && bigrams[o.term] >= cjkNameMin && len(o.term) > 3 {
 				d.TitleNames = append(d.TitleNames, o.term)
-				if d.Actor == "" {
+				if d.Actor == "" && (!w.CJKLeadBigram || !titleBigram) {
 					d.Actor = o.term
 				}
 			}
+			titleBigram = titleBigram || o.title
 		case Name, Initial:
 			if isName(o.term) {
 				x *= w.Name
@@ -145,7 +169,7 @@ func NewDoc(title, summary, lead string, w Weights) Doc {
 	}
 	d.CJK = cjk > latin
 	if d.CJK && w.CJKActor {
-		if a := cjkActor(title, summary, lead); a != "" {
+		if a := cjkActor(title, summary, lead, w); a != "" {
 			d.Actor = a
 		}
 	}
@@ -153,7 +177,17 @@ func NewDoc(title, summary, lead string, w Weights) Doc {
 		slices.Sort(*l)
 		*l = slices.Compact(*l)
 	}
+	var pos titlePlaces
+	if !d.CJK && d.Actor != "" && (w.ActorWords > 0 || w.ObjectClause) {
+		pos = places(title)
+		if w.ActorWords > 0 && pos.word(firstWord(d.Actor)) >= w.ActorWords {
+			d.Actor = ""
+		}
+	}
 	d.Object = titleObject(occ, isName, d.Actor, d.TitleNames)
+	if w.ObjectClause && d.Object != "" && pos.clause(firstWord(d.Object)) != pos.clause(firstWord(d.Actor)) {
+		d.Object = ""
+	}
 	return d
 }
 

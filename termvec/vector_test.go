@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/newsrank/newsrank/internal/coverage"
 )
 
 // TestStored: Stored gives String's encoding and the vector Parse reads
@@ -56,5 +58,22 @@ func TestTopSelects(t *testing.T) {
 		if got := slices.Clone(all).top(k); !slices.Equal(got, w) {
 			t.Fatalf("top(%d) = %v, want %v", k, got, w)
 		}
+	}
+}
+
+// BenchmarkNewDoc: NewDoc over the reports of the labelled coverage set
+// (internal/coverage), the work each crawled article costs before its
+// vector: ns/op is a report's.
+func BenchmarkNewDoc(b *testing.B) {
+	set, err := coverage.Load()
+	if err != nil {
+		b.Fatal(err)
+	}
+	as := set.Articles
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		a := as[i%len(as)]
+		NewDoc(a.Title, a.Summary, a.Lead, DefaultWeights)
 	}
 }
