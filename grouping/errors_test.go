@@ -75,10 +75,10 @@ func diagnose(s *coverage.Set, p Params, log func(string)) diagnosis {
 		id := fmt.Sprintf("%s:%d", a.File, a.Line)
 		title[id], event[id] = a.Title, a.Event
 		art := Article{ID: id, Time: a.Published.Unix(), Doc: termvec.NewDoc(a.Title, a.Summary, a.Lead, p.Weights)}
-		e.DF.At(art.Time)
-		v := p.vector(art.Doc, e.DF)
-		keys := Keys(v, max(p.Keys, p.LookupKeys))
-		cands := e.candidates(id, v, keys)
+		terms := e.Terms(art)
+		v, keys := terms.Vector, terms.Look
+		// a copy: candidates' slice is e's, which Decide reuses
+		cands := slices.Clone(e.candidates(id, v, keys))
 		// the story of most of the event's earlier reports in a's language
 		count := make(map[string]int)
 		for x, st := range story {
@@ -101,13 +101,13 @@ func diagnose(s *coverage.Set, p Params, log func(string)) diagnosis {
 					if log != nil && sc >= 0.1 {
 						var b strings.Builder
 						fmt.Fprintf(&b, "LOOK-ALIKE %s against %s\n  a: %s\n  s: %s\n", a.Event, event[st.Lead], a.Title, title[st.Lead])
-						explain(&b, p, art, v, st, e.candidates(id, v, keys))
+						explain(&b, p, art, v, st, cands)
 						log(b.String())
 					}
 				}
 			}
 		}
-		d := e.Decide(art)
+		d := e.DecideTerms(art, terms)
 		// the stories as the article met them, before it changes one
 		joined, rightStory := snapshot(e.Story(d.Story)), snapshot(e.Story(right))
 		e.Apply(art, d)
@@ -119,7 +119,13 @@ func diagnose(s *coverage.Set, p Params, log func(string)) diagnosis {
 		var b strings.Builder
 		if joinedOther {
 			dg.wrong++
-			fmt.Fprintf(&b, "WRONG %s joined %s (score %.3f)\n  a: %s\n  s: %s\n", a.Event, event[d.Story], d.Score, a.Title, title[d.Story])
+			n := 0 // the story's members, the article's own among them
+			for _, st := range story {
+				if st == d.Story {
+					n++
+				}
+			}
+			fmt.Fprintf(&b, "WRONG %s joined %s (score %.3f, %d members with it)\n  a: %s\n  s: %s\n", a.Event, event[d.Story], d.Score, n, a.Title, title[d.Story])
 			explain(&b, p, art, v, joined, cands)
 		}
 		if right != "" && d.Story != right {

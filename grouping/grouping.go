@@ -46,6 +46,13 @@ type Params struct {
 	// its telling figures (Telling) among its terms, which a copy in
 	// another language shares where its words differ.
 	LookupFigures bool
+	// KeyFacts: an article is also filed under, and looks its stories up
+	// by, its title's telling figures (Telling) and its actor's first
+	// word or bigram (termvec.Doc.Actor), when among its vector's terms
+	// but not its heaviest: what the copies of an event and its
+	// follow-ups share most surely, the headline figure ("2085亿元") and
+	// whom it is about ("吉利" of "吉利汽车").
+	KeyFacts bool
 	// MinSimilarity is the least Score that makes an article a member of
 	// a story in its own language.
 	MinSimilarity float64
@@ -136,6 +143,7 @@ var DefaultParams = Params{
 	Candidates:         8,
 	LookupKeys:         15,
 	LookupFigures:      true,
+	KeyFacts:           true,
 	MinSimilarity:      0.12,
 	Span:               18 * time.Hour,
 	SpanHalfLife:       12 * time.Hour,

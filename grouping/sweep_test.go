@@ -60,7 +60,9 @@ func TestSweep(t *testing.T) {
 		{"object in the actor's clause", func(p *Params) { p.Weights.ObjectClause = true }},
 		{"figure veto: telling figures", func(p *Params) { p.FigureVetoTelling = true }},
 		{"actor 2 + object clause", func(p *Params) { p.Weights.ActorWords, p.Weights.ObjectClause = 2, true }},
-		{"CJK short name adjacent", func(p *Params) { p.Weights.CJKShortAdjacent = true }},
+		{"key facts", func(p *Params) { p.KeyFacts = true }},
+		{"key facts, no name veto", func(p *Params) { p.KeyFacts, p.NameVeto = true, false }},
+		{"key facts, keys 15", func(p *Params) { p.KeyFacts, p.Keys = true, 15 }},
 		{"actor 2 + object clause + telling", func(p *Params) {
 			p.Weights.ActorWords, p.Weights.ObjectClause, p.FigureVetoTelling = 2, true, true
 		}},
