@@ -121,11 +121,13 @@ type Params struct {
 	// other's: one maker's two launches, one carmaker's sales in two
 	// countries.
 	ObjectVeto bool
-	// FigureVetoTelling: the figure veto compares a title's telling
-	// figures (Telling), scores and dates only, not its small counts: "3
-	// dead, 14 hurt" and "19 on board" are one crash, "08 group" and
-	// "144 in orbit" one launch.
-	FigureVetoTelling bool
+	// DatesOut: dates are left out of the vectors, as weekdays are: every
+	// report of a day may state it.
+	DatesOut bool
+	// SharedNameLiftsActor: the actor veto does not apply to titles that
+	// share a name besides their actors' words ("Arteta rues ... as
+	// Mbappé punishes Arsenal", "Real Madrid 2-1 Arsenal: Mbappé ...").
+	SharedNameLiftsActor bool
 	// FigurePenalty multiplies the score of an article and a story whose
 	// figures disagree so, when FigureVeto is off (1: nothing).
 	FigurePenalty float64
@@ -134,31 +136,33 @@ type Params struct {
 // DefaultParams are the parameters tuned on the tuning half of the
 // labelled coverage set (internal/coverage; bench/stories.md).
 var DefaultParams = Params{
-	Weights:            termvec.DefaultWeights,
-	Unseen:             0.5,
-	MaxTerms:           48,
-	MaxCentroid:        128,
-	Keys:               10,
-	PerKey:             8,
-	Candidates:         8,
-	LookupKeys:         15,
-	LookupFigures:      true,
-	KeyFacts:           true,
-	MinSimilarity:      0.12,
-	Span:               18 * time.Hour,
-	SpanHalfLife:       12 * time.Hour,
-	CrossMinSimilarity: 0.2,
-	CrossMinShared:     2,
-	CrossMinFigures:    2,
-	FigureVeto:         true,
-	WeekdayVeto:        true,
-	DayVeto:            true,
-	TitleDayVeto:       true,
-	FigureRescue:       2,
-	NameVeto:           true,
-	ActorVeto:          true,
-	ObjectVeto:         true,
-	FigurePenalty:      0.5,
+	Weights:              termvec.DefaultWeights,
+	Unseen:               0.5,
+	MaxTerms:             48,
+	MaxCentroid:          128,
+	Keys:                 10,
+	PerKey:               8,
+	Candidates:           8,
+	LookupKeys:           15,
+	LookupFigures:        true,
+	KeyFacts:             true,
+	DatesOut:             true,
+	MinSimilarity:        0.12,
+	Span:                 18 * time.Hour,
+	SpanHalfLife:         12 * time.Hour,
+	CrossMinSimilarity:   0.2,
+	CrossMinShared:       2,
+	CrossMinFigures:      2,
+	FigureVeto:           true,
+	WeekdayVeto:          true,
+	DayVeto:              true,
+	TitleDayVeto:         true,
+	FigureRescue:         2,
+	NameVeto:             true,
+	ActorVeto:            true,
+	SharedNameLiftsActor: true,
+	ObjectVeto:           true,
+	FigurePenalty:        0.5,
 }
 
 // vector returns the term vector of doc d against df.
@@ -167,7 +171,7 @@ func (p Params) vector(d termvec.Doc, df termvec.DocFreq) termvec.Vector {
 	if u == 0 {
 		u = 1
 	}
-	return d.Weigh(df, p.MaxTerms, u)
+	return d.Weigh(df, p.MaxTerms, u, !p.DatesOut)
 }
 
 // Story is a story as the grouping sees it.
@@ -255,7 +259,8 @@ func (p Params) score(a Article, v termvec.Vector, s *Story, days *articleDays) 
 			return -1
 		}
 	}
-	if p.ActorVeto && a.Doc.CJK == s.CJK && otherActors(a.Doc, v, s) {
+	if p.ActorVeto && a.Doc.CJK == s.CJK && otherActors(a.Doc, v, s) &&
+		!(p.SharedNameLiftsActor && sharedTitleName(a.Doc, s)) {
 		return -1
 	}
 	if p.ObjectVeto && a.Doc.CJK == s.CJK && otherObjects(a.Doc, v, s) {
@@ -264,7 +269,7 @@ func (p Params) score(a Article, v termvec.Vector, s *Story, days *articleDays) 
 	var sim float64
 	penalty := 1.0
 	cross := crossFigures(a.Doc.Facts, s.Centroid) || crossFigures(s.Facts, v)
-	if !p.figuresAgree(a.Doc.Facts, s.Facts) && !cross &&
+	if !agree(a.Doc.Facts, s.Facts, true, false) && !cross &&
 		(p.FigureRescue == 0 || sharedFigures(v, s.Centroid) < p.FigureRescue) {
 		if p.FigureVeto {
 			return -1
@@ -448,36 +453,6 @@ func agree(a, b []string, figures, weekdays bool) bool {
 	return true
 }
 
-// figuresAgree tells whether two lists of title facts agree on their
-// figures and dates (agree); with FigureVetoTelling, on their telling
-// figures, scores and dates only.
-func (p Params) figuresAgree(a, b []string) bool {
-	if !p.FigureVetoTelling {
-		return agree(a, b, true, false)
-	}
-	return agree(vetoFigures(a), vetoFigures(b), true, false)
-}
-
-// vetoFigures returns the facts of facts that FigureVetoTelling
-// compares: weekdays (which agree leaves to the weekday veto), dates,
-// telling figures and scores ("2-1").
-func vetoFigures(facts []string) []string {
-	out := facts[:0:0]
-	for _, f := range facts {
-		if f != "" && (f[0] == '@' || Telling(f) || isScore(f)) {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// isScore tells a score or a range, two figures joined by a dash ("2-1",
-// "20-10").
-func isScore(t string) bool {
-	i := strings.IndexByte(t, '-')
-	return i > 0 && i < len(t)-1 && '0' <= t[i+1] && t[i+1] <= '9'
-}
-
 // sharesDay tells whether one of the weekdays and dates of facts is a
 // term of counts.
 func sharesDay(counts map[string]float64, facts []string) bool {
@@ -553,6 +528,23 @@ func otherActors(d termvec.Doc, v termvec.Vector, s *Story) bool {
 		return false
 	}
 	return !writes(d.Actor, s.inStory) && !writes(s.Actor, inArticle(d, v))
+}
+
+// sharedTitleName tells whether article d's title and story s's lead's
+// title share a name that is no word of either's actor.
+func sharedTitleName(d termvec.Doc, s *Story) bool {
+	of := func(n, actor string) bool {
+		return n == actor || slices.Contains(strings.Split(actor, "_"), n)
+	}
+	for _, n := range d.TitleNames {
+		if strings.IndexByte(n, '_') >= 0 || of(n, d.Actor) || of(n, s.Actor) {
+			continue
+		}
+		if slices.Contains(s.TitleNames, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // otherObjects tells whether article d's title and story s's lead's

@@ -154,3 +154,54 @@ func TestCopiesNoFalseActor(t *testing.T) {
 		})
 	}
 }
+
+// TestCJKObjectVeto: Chinese reports of one kind of event in two cities,
+// whose titles begin with the city and whose reports repeat the event's
+// word (their actor, "冰雹"), are other events when neither writes the
+// other's city; a copy whose title begins with the event's word joins.
+func TestCJKObjectVeto(t *testing.T) {
+	lead := [3]string{"武汉突降冰雹 多处车辆玻璃被砸碎",
+		"4月9日傍晚，武汉多区遭遇冰雹袭击。",
+		"4月9日傍晚，武汉汉口、武昌多地突降冰雹，冰雹最大直径约2厘米，持续约15分钟。不少市民停在路边的车辆挡风玻璃被冰雹砸出裂纹。" +
+			"武汉市气象台当晚发布冰雹橙色预警，提醒市民注意防范。目前暂无人员受伤报告。"}
+	other := [3]string{"合肥突降冰雹 多处车辆玻璃被砸碎",
+		"4月9日傍晚，合肥多区遭遇冰雹袭击。",
+		"4月9日傍晚，合肥蜀山、包河多地突降冰雹，冰雹最大直径约3厘米，持续约10分钟。不少市民停在路边的车辆挡风玻璃被冰雹砸出裂纹。" +
+			"合肥市气象台当晚发布冰雹橙色预警，提醒市民注意防范。目前暂无人员受伤报告。"}
+	cp := [3]string{"冰雹砸向江城：汉口武昌车窗受损，气象台发橙色预警", "",
+		"9日傍晚的一场冰雹让武汉不少车主心疼。冰雹持续约15分钟，汉口、武昌多地车辆挡风玻璃被冰雹砸裂。冰雹最大直径约2厘米，" +
+			"气象部门发布冰雹橙色预警。"}
+	checkVeto(t, lead, other, cp, func(p *Params) { p.ObjectVeto = false },
+		func(a Article, s *Story) string {
+			return fmt.Sprintf("actors %q, %q; objects %q, %q", a.Doc.Actor, s.Actor, a.Doc.Object, s.Object)
+		})
+}
+
+// TestSharedNameLiftsActor: a manager's reaction titled by his name and
+// a match report titled by the winner are one event when both titles
+// name the match's other side and its scorer, though neither report
+// writes the other's actor; without SharedNameLiftsActor the actor veto
+// parts them.
+func TestSharedNameLiftsActor(t *testing.T) {
+	lead := [3]string{"Barcelona 3-1 Benfica: Yamal double sends hosts into quarter-finals",
+		"Lamine Yamal scored twice at Montjuic.",
+		"Lamine Yamal scored twice as Barcelona beat Benfica 3-1 on Tuesday to reach the Champions League quarter-finals 4-1 on aggregate. " +
+			"Raphinha added a third before Pavlidis pulled one back for Benfica late on."}
+	cp := [3]string{"Flick hails 'special' Yamal as Benfica are brushed aside", "",
+		"Hansi Flick said Lamine Yamal was a special player after the teenager's double helped his side past Benfica on Tuesday. " +
+			"Yamal, 18, scored either side of half-time, and Flick said the quarter-finals would be harder still."}
+	for _, on := range []bool{true, false} {
+		p := DefaultParams
+		p.SharedNameLiftsActor = on
+		e, s := storyOf(t, p, article("lead", at(10, 22, 0), lead[0], lead[1], lead[2]))
+		c := article("copy", at(10, 23, 0), cp[0], cp[1], cp[2])
+		sc := score(e, p, c, s)
+		switch {
+		case on && sc < p.MinSimilarity:
+			t.Errorf("the manager's reaction scores %.3f, want at least %.2f; actors %q, %q", sc, p.MinSimilarity, c.Doc.Actor, s.Actor)
+		case !on && sc != -1:
+			t.Errorf("without SharedNameLiftsActor the reaction scores %.3f, want the actor veto (-1): the case does not test it; actors %q, %q",
+				sc, c.Doc.Actor, s.Actor)
+		}
+	}
+}

@@ -251,7 +251,7 @@ func TestLookupKeys(t *testing.T) {
 	for _, figures := range []bool{false, true} {
 		p := DefaultParams
 		p.LookupFigures = figures
-		p.KeyFacts = false // TestKeyFacts
+		p.KeyFacts = false          // TestKeyFacts
 		p.Keys, p.LookupKeys = 3, 4 // the names weigh most: the figures are not among them
 		e := NewEngine(p, 7*24*time.Hour, NewMemFreq(7*24*time.Hour))
 		e.Complete = false

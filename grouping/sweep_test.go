@@ -53,22 +53,20 @@ func TestSweep(t *testing.T) {
 		{"no CJK leading-name actor", func(p *Params) { p.Weights.CJKActor = false }},
 		{"neither object veto nor CJK actor", func(p *Params) { p.ObjectVeto, p.Weights.CJKActor = false, false }},
 
-		{"CJK actor: a bigram leading the title", func(p *Params) { p.Weights.CJKLeadBigram = true }},
+		{"no key facts", func(p *Params) { p.KeyFacts = false }},
+		{"dates in the vectors", func(p *Params) { p.DatesOut = false }},
+		{"no shared name lifting the actor veto", func(p *Params) { p.SharedNameLiftsActor = false }},
+		{"no CJK object", func(p *Params) { p.Weights.CJKObject = false }},
+		{"CJK short names with a gap", func(p *Params) { p.Weights.CJKShortAdjacent = false }},
+		{"actor anywhere in the title", func(p *Params) { p.Weights.ActorWords = 0 }},
 		{"actor within 1 word", func(p *Params) { p.Weights.ActorWords = 1 }},
-		{"actor within 2 words", func(p *Params) { p.Weights.ActorWords = 2 }},
 		{"actor within 3 words", func(p *Params) { p.Weights.ActorWords = 3 }},
-		{"object in the actor's clause", func(p *Params) { p.Weights.ObjectClause = true }},
-		{"figure veto: telling figures", func(p *Params) { p.FigureVetoTelling = true }},
-		{"actor 2 + object clause", func(p *Params) { p.Weights.ActorWords, p.Weights.ObjectClause = 2, true }},
-		{"key facts", func(p *Params) { p.KeyFacts = true }},
-		{"key facts, no name veto", func(p *Params) { p.KeyFacts, p.NameVeto = true, false }},
-		{"key facts, keys 15", func(p *Params) { p.KeyFacts, p.Keys = true, 15 }},
-		{"actor 2 + object clause + telling", func(p *Params) {
-			p.Weights.ActorWords, p.Weights.ObjectClause, p.FigureVetoTelling = 2, true, true
+		{"object in any clause", func(p *Params) { p.Weights.ObjectClause = false }},
+		{"this round's rules off", func(p *Params) {
+			p.KeyFacts, p.DatesOut, p.SharedNameLiftsActor = false, false, false
+			p.Weights.CJKObject, p.Weights.CJKShortAdjacent, p.Weights.ActorWords, p.Weights.ObjectClause = false, false, 0, false
 		}},
-		{"actor 2 + object clause, no name veto", func(p *Params) {
-			p.Weights.ActorWords, p.Weights.ObjectClause, p.NameVeto = 2, true, false
-		}},
+		{"key facts, keys 15", func(p *Params) { p.Keys = 15 }},
 
 		{"no figure rescue", func(p *Params) { p.FigureRescue = 0 }},
 		{"no figure veto", func(p *Params) { p.FigureVeto = false }},

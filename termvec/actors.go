@@ -233,3 +233,19 @@ func firstWord(n string) string {
 	}
 	return n
 }
+
+// cjkObject returns the bigram a CJK title begins with when the title
+// does not begin with its actor, "" when it does or begins with no two
+// CJK characters.
+func cjkObject(title, actor string) string {
+	if strings.HasPrefix(title, actor) {
+		return ""
+	}
+	first := prefixRunes(title, 2)
+	r1, w := utf8.DecodeRuneInString(first)
+	r2, _ := utf8.DecodeRuneInString(first[w:])
+	if !isCJK(r1) || !isCJK(r2) || strings.Contains(actor, first) {
+		return ""
+	}
+	return first
+}

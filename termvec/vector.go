@@ -41,11 +41,10 @@ type Weights struct {
 	// most often a place that begins a longer name ("中国" of "中国人民银
 	// 行", "深圳" of "深圳地铁集团").
 	CJKShortAdjacent bool
-	// CJKLeadBigram: a CJK title's bigram its report repeats cjkNameMin
-	// times is its actor only when the title begins with it: a bigram
-	// further on that a report repeats is as often its topic ("销量",
-	// "发射", "市场") as whom it is about.
-	CJKLeadBigram bool
+	// CJKObject: a CJK title that does not begin with its actor has as
+	// object the bigram it begins with ("长沙" of "长沙突降冰雹" whose
+	// report repeats "冰雹"): where or what its actor's news is about.
+	CJKObject bool
 	// ActorWords: a Latin title's first name is its actor (Doc.Actor)
 	// only when it begins within the title's first ActorWords words (stop
 	// words not counted; 0: anywhere): "Crowds pack Boca Chica ..." is
@@ -60,7 +59,7 @@ type Weights struct {
 // DefaultWeights are the weights tuned on the tuning half of the
 // labelled coverage set (internal/coverage).
 var DefaultWeights = Weights{Title: 2, Summary: 1, Lead: 1, Name: 3, Figure: 2, MaxLead: 2000, CJKActor: true,
-	CJKShortAdjacent: true, ActorWords: 2, ObjectClause: true}
+	CJKShortAdjacent: true, CJKObject: true, ActorWords: 2, ObjectClause: true}
 
 // Doc is an article's terms before weighting.
 type Doc struct {
@@ -118,7 +117,6 @@ func NewDoc(title, summary, lead string, w Weights) Doc {
 	if cjk > latin {
 		bigrams = titleBigrams(occ, cjk)
 	}
-	titleBigram := false // a bigram of the title came before
 	for _, o := range occ {
 		x := o.w
 		switch o.kind {
@@ -130,11 +128,10 @@ func NewDoc(title, summary, lead string, w Weights) Doc {
 		case Bigram:
 			if o.title && bigrams[o.term] >= cjkNameMin && len(o.term) > 3 {
 				d.TitleNames = append(d.TitleNames, o.term)
-				if d.Actor == "" && (!w.CJKLeadBigram || !titleBigram) {
+				if d.Actor == "" {
 					d.Actor = o.term
 				}
 			}
-			titleBigram = titleBigram || o.title
 		case Name, Initial:
 			if isName(o.term) {
 				x *= w.Name
@@ -185,6 +182,9 @@ func NewDoc(title, summary, lead string, w Weights) Doc {
 		}
 	}
 	d.Object = titleObject(occ, isName, d.Actor, d.TitleNames)
+	if d.CJK && w.CJKObject && d.Actor != "" {
+		d.Object = cjkObject(title, d.Actor)
+	}
 	if w.ObjectClause && d.Object != "" && pos.clause(firstWord(d.Object)) != pos.clause(firstWord(d.Actor)) {
 		d.Object = ""
 	}
@@ -328,13 +328,16 @@ type Vector []Entry
 // above one), times its IDF in df, the max of most weight kept, scaled
 // to unit length. Weekdays are left out: every report of a day may name
 // it, so it tells days apart (Facts, Counts) but no event.
-func (d Doc) Vector(df DocFreq, max int) Vector { return d.Weigh(df, max, 1) }
+func (d Doc) Vector(df DocFreq, max int) Vector { return d.Weigh(df, max, 1, true) }
 
 // Weigh is Vector with the terms no article of df has (DF 0) weighed
 // unseen times as much: a word or CJK bigram no other recent article
 // writes is most often no word of an event (a CJK bigram across two
-// words, "圳大" of "深圳大幅"), and it can match no story yet.
-func (d Doc) Weigh(df DocFreq, max int, unseen float64) Vector {
+// words, "圳大" of "深圳大幅"), and it can match no story yet. Dates are
+// left out too unless dates is set: as a weekday, a day's date is
+// stated by reports of any event of the day ("4月14日24时起", "央行14日
+// 开展…"), and the day vetoes read it from Counts and Facts.
+func (d Doc) Weigh(df DocFreq, max int, unseen float64, dates bool) Vector {
 	v := make(Vector, 0, len(d.Counts))
 	docs := df.Docs()
 	for t, c := range d.Counts {
@@ -343,6 +346,9 @@ func (d Doc) Weigh(df DocFreq, max int, unseen float64) Vector {
 		}
 		if _, ok := WeekdayOf(t); ok {
 			continue // every story of a day has it
+		}
+		if !dates && strings.HasPrefix(t, "@d") {
+			continue
 		}
 		n := df.DF(t)
 		x := c * IDF(n, docs)
