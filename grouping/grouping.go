@@ -152,7 +152,7 @@ var DefaultParams = Params{
 	SpanHalfLife:         12 * time.Hour,
 	CrossMinSimilarity:   0.2,
 	CrossMinShared:       2,
-	CrossMinFigures:      2,
+	CrossMinFigures:      1,
 	FigureVeto:           true,
 	WeekdayVeto:          true,
 	DayVeto:              true,
