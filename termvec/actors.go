@@ -6,6 +6,28 @@ import (
 	"unicode/utf8"
 )
 
+// actorAndObject settles d's actor (its title's first name) and sets
+// its object: a Latin title's actor begins within its first
+// w.ActorWords words and its object is in the actor's clause
+// (w.ObjectClause); a CJK title that does not begin with its actor has
+// the bigram it begins with as object (w.CJKObject).
+func (d *Doc) actorAndObject(title string, occ []occurrence, isName func(string) bool, w Weights) {
+	var pos titlePlaces
+	if !d.CJK && d.Actor != "" && (w.ActorWords > 0 || w.ObjectClause) {
+		pos = places(title)
+		if w.ActorWords > 0 && pos.word(firstWord(d.Actor)) >= w.ActorWords {
+			d.Actor = ""
+		}
+	}
+	d.Object = titleObject(occ, isName, d.Actor, d.TitleNames)
+	if d.CJK && w.CJKObject && d.Actor != "" {
+		d.Object = cjkObject(title, d.Actor)
+	}
+	if w.ObjectClause && d.Object != "" && pos.clause(firstWord(d.Object)) != pos.clause(firstWord(d.Actor)) {
+		d.Object = ""
+	}
+}
+
 // titleObject returns the first name of the title after its actor
 // (Doc.Object): a name of several words as one, none of the actor's
 // words ("macbook_air" of "Apple's new MacBook Air ...", "german" of

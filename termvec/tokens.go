@@ -110,11 +110,7 @@ func Tokens(text string, emit func(term string, k Kind)) {
 			tk.cjkRun++
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			tk.flushRun()
-			if r < latinEnd {
-				if b := latinBases[r-latinStart]; b != 0 {
-					r = rune(b) // "Mbappé" is "Mbappe", "Müller" "Muller"
-				}
-			}
+			r = baseLetter(r) // "Mbappé" is "Mbappe", "Müller" "Muller"
 			tk.capital = tk.capital || tk.n == 0 && unicode.IsUpper(r)
 			if tk.n+utf8.UTFMax <= len(tk.word) {
 				tk.n += utf8.EncodeRune(tk.word[tk.n:], unicode.ToLower(r))
@@ -409,6 +405,17 @@ var stopWords = func() map[string]bool {
 // Extended-B): outlets write a name with its accents or without
 // ("Mbappé", "Mbappe"; "São Paulo", "Sao Paulo"), one name either way.
 const latinStart, latinEnd = 0xc0, 0x250
+
+// baseLetter returns the ASCII letter a Latin letter with a mark is
+// written with (latinBases), else r.
+func baseLetter(r rune) rune {
+	if latinStart <= r && r < latinEnd {
+		if b := latinBases[r-latinStart]; b != 0 {
+			return rune(b)
+		}
+	}
+	return r
+}
 
 // latinBases maps a letter of latinStart..latinEnd to the ASCII letter
 // its canonical decomposition begins with, 0 when it has none ("ø",

@@ -174,20 +174,7 @@ func NewDoc(title, summary, lead string, w Weights) Doc {
 		slices.Sort(*l)
 		*l = slices.Compact(*l)
 	}
-	var pos titlePlaces
-	if !d.CJK && d.Actor != "" && (w.ActorWords > 0 || w.ObjectClause) {
-		pos = places(title)
-		if w.ActorWords > 0 && pos.word(firstWord(d.Actor)) >= w.ActorWords {
-			d.Actor = ""
-		}
-	}
-	d.Object = titleObject(occ, isName, d.Actor, d.TitleNames)
-	if d.CJK && w.CJKObject && d.Actor != "" {
-		d.Object = cjkObject(title, d.Actor)
-	}
-	if w.ObjectClause && d.Object != "" && pos.clause(firstWord(d.Object)) != pos.clause(firstWord(d.Actor)) {
-		d.Object = ""
-	}
+	d.actorAndObject(title, occ, isName, w)
 	return d
 }
 
