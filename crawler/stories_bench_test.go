@@ -54,7 +54,7 @@ func storyPairs(b *testing.B, rdb *redis.Client, opts Options, want int) {
 		rdb.FlushAll(ctx)
 		no := news.DefaultOptions()
 		no.RankBy = rankBy
-		no.Window = storyWindow // the coverage set's reports span 12 days: all are stored
+		no.Window = storyWindow // the coverage set's span and more: all its reports are stored
 		store, err := news.New(rdb, "b:", no, news.WithLogger(quietLog()))
 		if err != nil {
 			b.Fatal(err)

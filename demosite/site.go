@@ -93,7 +93,7 @@ type Options struct {
 	// summary the meta description (and the list pages', feeds' and list
 	// API's summary), its lead's paragraphs the body, its outlet the
 	// source. Post times keep the distances between the reports and are
-	// shifted so that the latest is Now: the whole set spans 12 days, more
+	// shifted so that the latest is Now: the whole set spans weeks, more
 	// than a one-week window. StoryCopies returns the published part of
 	// the set. 0: none.
 	Stories int

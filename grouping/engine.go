@@ -151,6 +151,16 @@ func (e *Engine) Terms(a Article) ArticleTerms {
 	v := e.P.vector(a.Doc, e.DF)
 	look := Keys(v, max(e.P.Keys, e.P.LookupKeys))
 	t := ArticleTerms{Vector: v, Keys: slices.Clone(look[:min(len(look), e.P.Keys)]), Look: look}
+	if e.P.KeyFacts {
+		for _, k := range keyFacts(a.Doc, v) {
+			if !slices.Contains(t.Keys, k) {
+				t.Keys = append(t.Keys, k)
+			}
+			if !slices.Contains(t.Look, k) {
+				t.Look = append(t.Look, k)
+			}
+		}
+	}
 	if e.P.LookupFigures {
 		for _, x := range v {
 			if Telling(x.Term) && !slices.Contains(t.Look, x.Term) {
@@ -159,6 +169,31 @@ func (e *Engine) Terms(a Article) ArticleTerms {
 		}
 	}
 	return t
+}
+
+// keyFacts returns the terms of vector v that article d is filed under
+// and looks its stories up by besides its heaviest (KeyFacts): its
+// title's telling figures and its actor's first word or CJK bigram.
+func keyFacts(d termvec.Doc, v termvec.Vector) []string {
+	var out []string
+	for _, f := range d.Facts {
+		if Telling(f) && anyIn([]string{f}, v) {
+			out = append(out, f)
+		}
+	}
+	if a := d.Actor; a != "" {
+		if termvec.IsCJKName(a) {
+			if bs := termvec.Bigrams(a); len(bs) > 0 {
+				a = bs[0]
+			}
+		} else if i := strings.IndexByte(a, '_'); i >= 0 {
+			a = a[:i]
+		}
+		if anyIn([]string{a}, v) {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // DecideTerms is Decide with a's terms given, as Terms returned them on

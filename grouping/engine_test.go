@@ -1,6 +1,7 @@
 package grouping
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -59,5 +60,41 @@ func TestTermsAndLookup(t *testing.T) {
 	}
 	if looked == 0 {
 		t.Error("no story was looked up")
+	}
+}
+
+// TestKeyFacts: an article is filed under, and looks its stories up by,
+// its title's telling figure and its actor's first word or bigram, though
+// they are not among its heaviest terms: a follow-up that shares little
+// else with the first report (another angle, the short name) still
+// finds its story. Without KeyFacts the keys are the heaviest terms only.
+func TestKeyFacts(t *testing.T) {
+	for _, tt := range []struct {
+		title, lead string
+		want        []string
+	}{
+		{"Lufthansa agrees to buy 41% of ITA Airways for €325 million",
+			"Lufthansa said on Friday it would pay 325 million euros for a further 41% stake in ITA Airways, lifting its holding to 90%. " +
+				"The deal, approved by Brussels last year, lets Lufthansa fold the Italian carrier's routes into its network.",
+			[]string{"325000000", "lufthansa"}},
+		{"长安汽车3月销量23.6万辆 同比增长8%",
+			"4月1日晚间，长安汽车股份有限公司发布产销快报，3月汽车销量236,218辆，同比增长8.1%。其中新能源汽车销量9.8万辆，海外市场销量5.2万辆。",
+			[]string{"236000", "长安"}},
+	} {
+		p := DefaultParams
+		p.Keys, p.LookupKeys = 1, 0 // the heaviest term only
+		e := NewEngine(p, 7*24*time.Hour, NewMemFreq(7*24*time.Hour))
+		a := Article{ID: "a", Time: at(6, 9, 0), Doc: termvec.NewDoc(tt.title, "", tt.lead, p.Weights)}
+		terms := e.Terms(a)
+		for _, k := range tt.want {
+			if !slices.Contains(terms.Keys, k) || !slices.Contains(terms.Look, k) {
+				t.Errorf("%s: keys %q, looked up by %q; want %q among both", tt.title, terms.Keys, terms.Look, k)
+			}
+		}
+		p.KeyFacts = false
+		e = NewEngine(p, 7*24*time.Hour, NewMemFreq(7*24*time.Hour))
+		if off := e.Terms(a); len(off.Keys) != 1 {
+			t.Errorf("%s: without KeyFacts keys %q, want the heaviest term alone", tt.title, off.Keys)
+		}
 	}
 }

@@ -75,10 +75,10 @@ func diagnose(s *coverage.Set, p Params, log func(string)) diagnosis {
 		id := fmt.Sprintf("%s:%d", a.File, a.Line)
 		title[id], event[id] = a.Title, a.Event
 		art := Article{ID: id, Time: a.Published.Unix(), Doc: termvec.NewDoc(a.Title, a.Summary, a.Lead, p.Weights)}
-		e.DF.At(art.Time)
-		v := p.vector(art.Doc, e.DF)
-		keys := Keys(v, max(p.Keys, p.LookupKeys))
-		cands := e.candidates(id, v, keys)
+		terms := e.Terms(art)
+		v, keys := terms.Vector, terms.Look
+		// a copy: candidates' slice is e's, which Decide reuses
+		cands := slices.Clone(e.candidates(id, v, keys))
 		// the story of most of the event's earlier reports in a's language
 		count := make(map[string]int)
 		for x, st := range story {
@@ -101,13 +101,13 @@ func diagnose(s *coverage.Set, p Params, log func(string)) diagnosis {
 					if log != nil && sc >= 0.1 {
 						var b strings.Builder
 						fmt.Fprintf(&b, "LOOK-ALIKE %s against %s\n  a: %s\n  s: %s\n", a.Event, event[st.Lead], a.Title, title[st.Lead])
-						explain(&b, p, art, v, st, e.candidates(id, v, keys))
+						explain(&b, p, art, v, st, cands)
 						log(b.String())
 					}
 				}
 			}
 		}
-		d := e.Decide(art)
+		d := e.DecideTerms(art, terms)
 		// the stories as the article met them, before it changes one
 		joined, rightStory := snapshot(e.Story(d.Story)), snapshot(e.Story(right))
 		e.Apply(art, d)
@@ -119,7 +119,13 @@ func diagnose(s *coverage.Set, p Params, log func(string)) diagnosis {
 		var b strings.Builder
 		if joinedOther {
 			dg.wrong++
-			fmt.Fprintf(&b, "WRONG %s joined %s (score %.3f)\n  a: %s\n  s: %s\n", a.Event, event[d.Story], d.Score, a.Title, title[d.Story])
+			n := 0 // the story's members, the article's own among them
+			for _, st := range story {
+				if st == d.Story {
+					n++
+				}
+			}
+			fmt.Fprintf(&b, "WRONG %s joined %s (score %.3f, %d members with it)\n  a: %s\n  s: %s\n", a.Event, event[d.Story], d.Score, n, a.Title, title[d.Story])
 			explain(&b, p, art, v, joined, cands)
 		}
 		if right != "" && d.Story != right {
@@ -177,6 +183,11 @@ func explain(b *strings.Builder, p Params, a Article, v termvec.Vector, st *Stor
 	cos := termvec.Cosine(v, st.Centroid)
 	fmt.Fprintf(b, "  rank %d of %d, score %.3f, cosine %.3f, %.1f h after its latest; facts %v / %v\n", rank, len(cands), sc, cos,
 		float64(a.Time-st.Last)/3600, a.Doc.Facts, st.Facts)
+	fmt.Fprintf(b, "  actor %q / %q, object %q / %q", a.Doc.Actor, st.Actor, a.Doc.Object, st.Object)
+	if sc < 0 {
+		fmt.Fprintf(b, ", vetoed by %v", vetoes(p, a, v, st))
+	}
+	b.WriteByte('\n')
 	type share struct {
 		t string
 		w float64
@@ -198,4 +209,29 @@ func explain(b *strings.Builder, p Params, a Article, v termvec.Vector, st *Stor
 		fmt.Fprintf(b, " %s %.3f", x.t, x.w)
 	}
 	b.WriteByte('\n')
+}
+
+// vetoes names the vetoes of p that each, turned off alone, lift the
+// veto of article a (vector v) against story st.
+func vetoes(p Params, a Article, v termvec.Vector, st *Story) []string {
+	var out []string
+	for _, x := range []struct {
+		name string
+		off  func(*Params)
+	}{
+		{"weekday", func(q *Params) { q.WeekdayVeto = false }},
+		{"day", func(q *Params) { q.DayVeto = false }},
+		{"title day", func(q *Params) { q.TitleDayVeto = false }},
+		{"name", func(q *Params) { q.NameVeto = false }},
+		{"actor", func(q *Params) { q.ActorVeto = false }},
+		{"object", func(q *Params) { q.ObjectVeto = false }},
+		{"figure", func(q *Params) { q.FigureVeto = false }},
+	} {
+		q := p
+		x.off(&q)
+		if q.Score(a, v, st) >= 0 {
+			out = append(out, x.name)
+		}
+	}
+	return out
 }

@@ -46,6 +46,13 @@ type Params struct {
 	// its telling figures (Telling) among its terms, which a copy in
 	// another language shares where its words differ.
 	LookupFigures bool
+	// KeyFacts: an article is also filed under, and looks its stories up
+	// by, its title's telling figures (Telling) and its actor's first
+	// word or bigram (termvec.Doc.Actor), when among its vector's terms
+	// but not its heaviest: what the copies of an event and its
+	// follow-ups share most surely, the headline figure ("2085亿元") and
+	// whom it is about ("吉利" of "吉利汽车").
+	KeyFacts bool
 	// MinSimilarity is the least Score that makes an article a member of
 	// a story in its own language.
 	MinSimilarity float64
@@ -114,6 +121,13 @@ type Params struct {
 	// other's: one maker's two launches, one carmaker's sales in two
 	// countries.
 	ObjectVeto bool
+	// DatesOut: dates are left out of the vectors, as weekdays are: every
+	// report of a day may state it.
+	DatesOut bool
+	// SharedNameLiftsActor: the actor veto does not apply to titles that
+	// share a name besides their actors' words ("Arteta rues ... as
+	// Mbappé punishes Arsenal", "Real Madrid 2-1 Arsenal: Mbappé ...").
+	SharedNameLiftsActor bool
 	// FigurePenalty multiplies the score of an article and a story whose
 	// figures disagree so, when FigureVeto is off (1: nothing).
 	FigurePenalty float64
@@ -122,30 +136,33 @@ type Params struct {
 // DefaultParams are the parameters tuned on the tuning half of the
 // labelled coverage set (internal/coverage; bench/stories.md).
 var DefaultParams = Params{
-	Weights:            termvec.DefaultWeights,
-	Unseen:             0.5,
-	MaxTerms:           48,
-	MaxCentroid:        128,
-	Keys:               10,
-	PerKey:             8,
-	Candidates:         8,
-	LookupKeys:         15,
-	LookupFigures:      true,
-	MinSimilarity:      0.12,
-	Span:               18 * time.Hour,
-	SpanHalfLife:       12 * time.Hour,
-	CrossMinSimilarity: 0.2,
-	CrossMinShared:     2,
-	CrossMinFigures:    2,
-	FigureVeto:         true,
-	WeekdayVeto:        true,
-	DayVeto:            true,
-	TitleDayVeto:       true,
-	FigureRescue:       2,
-	NameVeto:           true,
-	ActorVeto:          true,
-	ObjectVeto:         true,
-	FigurePenalty:      0.5,
+	Weights:              termvec.DefaultWeights,
+	Unseen:               0.5,
+	MaxTerms:             48,
+	MaxCentroid:          128,
+	Keys:                 10,
+	PerKey:               8,
+	Candidates:           8,
+	LookupKeys:           15,
+	LookupFigures:        true,
+	KeyFacts:             true,
+	DatesOut:             true,
+	MinSimilarity:        0.12,
+	Span:                 18 * time.Hour,
+	SpanHalfLife:         12 * time.Hour,
+	CrossMinSimilarity:   0.2,
+	CrossMinShared:       2,
+	CrossMinFigures:      1,
+	FigureVeto:           true,
+	WeekdayVeto:          true,
+	DayVeto:              true,
+	TitleDayVeto:         true,
+	FigureRescue:         2,
+	NameVeto:             true,
+	ActorVeto:            true,
+	SharedNameLiftsActor: true,
+	ObjectVeto:           true,
+	FigurePenalty:        0.5,
 }
 
 // vector returns the term vector of doc d against df.
@@ -154,7 +171,7 @@ func (p Params) vector(d termvec.Doc, df termvec.DocFreq) termvec.Vector {
 	if u == 0 {
 		u = 1
 	}
-	return d.Weigh(df, p.MaxTerms, u)
+	return d.Weigh(df, p.MaxTerms, u, !p.DatesOut)
 }
 
 // Story is a story as the grouping sees it.
@@ -242,7 +259,8 @@ func (p Params) score(a Article, v termvec.Vector, s *Story, days *articleDays) 
 			return -1
 		}
 	}
-	if p.ActorVeto && a.Doc.CJK == s.CJK && otherActors(a.Doc, v, s) {
+	if p.ActorVeto && a.Doc.CJK == s.CJK && otherActors(a.Doc, v, s) &&
+		!(p.SharedNameLiftsActor && sharedTitleName(a.Doc, s)) {
 		return -1
 	}
 	if p.ObjectVeto && a.Doc.CJK == s.CJK && otherObjects(a.Doc, v, s) {
@@ -510,6 +528,23 @@ func otherActors(d termvec.Doc, v termvec.Vector, s *Story) bool {
 		return false
 	}
 	return !writes(d.Actor, s.inStory) && !writes(s.Actor, inArticle(d, v))
+}
+
+// sharedTitleName tells whether article d's title and story s's lead's
+// title share a name that is no word of either's actor.
+func sharedTitleName(d termvec.Doc, s *Story) bool {
+	of := func(n, actor string) bool {
+		return n == actor || slices.Contains(strings.Split(actor, "_"), n)
+	}
+	for _, n := range d.TitleNames {
+		if strings.IndexByte(n, '_') >= 0 || of(n, d.Actor) || of(n, s.Actor) {
+			continue
+		}
+		if slices.Contains(s.TitleNames, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // otherObjects tells whether article d's title and story s's lead's

@@ -88,3 +88,120 @@ func TestCJKActorVeto(t *testing.T) {
 		}
 	}
 }
+
+// TestCopiesNoFalseActor: copies whose titles give the actor and object
+// vetoes a false name (a place the title comes to after its subject, a
+// name in a clause after the actor's, a place that begins a Chinese
+// institution's name) join their story; with the weight that reads the
+// name so turned off, the veto parts them.
+func TestCopiesNoFalseActor(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		lead, copy [3]string
+		off        func(*termvec.Weights)
+	}{
+		{
+			name: "a crowd at a place, not the place",
+			lead: [3]string{"NASA's Artemis II crew splashes down after ten-day lunar flyby",
+				"The four astronauts returned safely to Earth on Friday.",
+				"NASA's Artemis II astronauts splashed down in the Pacific on Friday, ending a ten-day flight around the Moon. " +
+					"The Orion capsule hit the water at 11:07 a.m. local time, and recovery teams reached the crew within the hour, NASA said."},
+			copy: [3]string{"Crowds line Ocean Beach to watch Orion splash down", "",
+				"Thousands of people gathered along Ocean Beach on Friday to watch the Orion capsule splash down in the Pacific, " +
+					"cheering as parachutes opened over the water at the end of the ten-day Artemis II flight around the Moon."},
+			off: func(w *termvec.Weights) { w.ActorWords = 0 },
+		},
+		{
+			name: "a name of a later clause",
+			lead: [3]string{"Unilever sales beat forecasts as Dove price rises stick",
+				"Underlying sales rose 4.2% in the first quarter.",
+				"Unilever's underlying sales rose 4.2% in the first quarter, beating analysts' forecasts of 3.6%, helped by higher " +
+					"prices for Dove soap. Unilever shares rose 3% in London. Chief executive Fernando Fernandez said volumes held up."},
+			copy: [3]string{"What Unilever's sales beat means for staff at Port Sunlight", "",
+				"Unilever's underlying sales rose 4.2% in the first quarter, beating forecasts of 3.6%. Unions at the Port Sunlight " +
+					"factory said the results showed cuts were not needed; Unilever shares rose 3%."},
+			off: func(w *termvec.Weights) { w.ObjectClause = false },
+		},
+		{
+			name: "a place that begins a Chinese institution's name",
+			lead: [3]string{"中国央行本周净投放4200亿元",
+				"中国人民银行周五开展逆回购操作。",
+				"中国人民银行周五以利率招标方式开展了1,500亿元7天期逆回购操作，利率为1.40%。本周央行累计进行逆回购操作" +
+					"6,800亿元，有2,600亿元逆回购到期，全周净投放4,200亿元。"},
+			copy: [3]string{"资金面偏紧，公开市场本周净投放4200亿元", "",
+				"受税期影响，本周资金面偏紧，央行在公开市场持续加大投放。公开市场本周开展7天期逆回购操作6,800亿元，到期2,600亿元，" +
+					"公开市场全周净投放4,200亿元。市场人士认为，月末前公开市场操作仍将保持呵护。市场利率有所回落。"},
+			off: func(w *termvec.Weights) { w.CJKShortAdjacent = false },
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, on := range []bool{true, false} {
+				p := DefaultParams
+				if !on {
+					tt.off(&p.Weights)
+				}
+				e, s := storyOf(t, p, Article{ID: "lead", Time: at(13, 9, 0), Doc: termvec.NewDoc(tt.lead[0], tt.lead[1], tt.lead[2], p.Weights)})
+				c := Article{ID: "copy", Time: at(13, 11, 0), Doc: termvec.NewDoc(tt.copy[0], tt.copy[1], tt.copy[2], p.Weights)}
+				sc := score(e, p, c, s)
+				desc := fmt.Sprintf("actors %q, %q; objects %q, %q", c.Doc.Actor, s.Actor, c.Doc.Object, s.Object)
+				switch {
+				case on && sc < p.MinSimilarity:
+					t.Errorf("the copy scores %.3f, want at least %.2f; %s", sc, p.MinSimilarity, desc)
+				case !on && sc != -1:
+					t.Errorf("with the weight off the copy scores %.3f, want a veto (-1): the case does not test it; %s", sc, desc)
+				}
+			}
+		})
+	}
+}
+
+// TestCJKObjectVeto: Chinese reports of one kind of event in two cities,
+// whose titles begin with the city and whose reports repeat the event's
+// word (their actor, "冰雹"), are other events when neither writes the
+// other's city; a copy whose title begins with the event's word joins.
+func TestCJKObjectVeto(t *testing.T) {
+	lead := [3]string{"武汉突降冰雹 多处车辆玻璃被砸碎",
+		"4月9日傍晚，武汉多区遭遇冰雹袭击。",
+		"4月9日傍晚，武汉汉口、武昌多地突降冰雹，冰雹最大直径约2厘米，持续约15分钟。不少市民停在路边的车辆挡风玻璃被冰雹砸出裂纹。" +
+			"武汉市气象台当晚发布冰雹橙色预警，提醒市民注意防范。目前暂无人员受伤报告。"}
+	other := [3]string{"合肥突降冰雹 多处车辆玻璃被砸碎",
+		"4月9日傍晚，合肥多区遭遇冰雹袭击。",
+		"4月9日傍晚，合肥蜀山、包河多地突降冰雹，冰雹最大直径约3厘米，持续约10分钟。不少市民停在路边的车辆挡风玻璃被冰雹砸出裂纹。" +
+			"合肥市气象台当晚发布冰雹橙色预警，提醒市民注意防范。目前暂无人员受伤报告。"}
+	cp := [3]string{"冰雹砸向江城：汉口武昌车窗受损，气象台发橙色预警", "",
+		"9日傍晚的一场冰雹让武汉不少车主心疼。冰雹持续约15分钟，汉口、武昌多地车辆挡风玻璃被冰雹砸裂。冰雹最大直径约2厘米，" +
+			"气象部门发布冰雹橙色预警。"}
+	checkVeto(t, lead, other, cp, func(p *Params) { p.ObjectVeto = false },
+		func(a Article, s *Story) string {
+			return fmt.Sprintf("actors %q, %q; objects %q, %q", a.Doc.Actor, s.Actor, a.Doc.Object, s.Object)
+		})
+}
+
+// TestSharedNameLiftsActor: a manager's reaction titled by his name and
+// a match report titled by the winner are one event when both titles
+// name the match's other side and its scorer, though neither report
+// writes the other's actor; without SharedNameLiftsActor the actor veto
+// parts them.
+func TestSharedNameLiftsActor(t *testing.T) {
+	lead := [3]string{"Barcelona 3-1 Benfica: Yamal double sends hosts into quarter-finals",
+		"Lamine Yamal scored twice at Montjuic.",
+		"Lamine Yamal scored twice as Barcelona beat Benfica 3-1 on Tuesday to reach the Champions League quarter-finals 4-1 on aggregate. " +
+			"Raphinha added a third before Pavlidis pulled one back for Benfica late on."}
+	cp := [3]string{"Flick hails 'special' Yamal as Benfica are brushed aside", "",
+		"Hansi Flick said Lamine Yamal was a special player after the teenager's double helped his side past Benfica on Tuesday. " +
+			"Yamal, 18, scored either side of half-time, and Flick said the quarter-finals would be harder still."}
+	for _, on := range []bool{true, false} {
+		p := DefaultParams
+		p.SharedNameLiftsActor = on
+		e, s := storyOf(t, p, article("lead", at(10, 22, 0), lead[0], lead[1], lead[2]))
+		c := article("copy", at(10, 23, 0), cp[0], cp[1], cp[2])
+		sc := score(e, p, c, s)
+		switch {
+		case on && sc < p.MinSimilarity:
+			t.Errorf("the manager's reaction scores %.3f, want at least %.2f; actors %q, %q", sc, p.MinSimilarity, c.Doc.Actor, s.Actor)
+		case !on && sc != -1:
+			t.Errorf("without SharedNameLiftsActor the reaction scores %.3f, want the actor veto (-1): the case does not test it; actors %q, %q",
+				sc, c.Doc.Actor, s.Actor)
+		}
+	}
+}

@@ -251,6 +251,7 @@ func TestLookupKeys(t *testing.T) {
 	for _, figures := range []bool{false, true} {
 		p := DefaultParams
 		p.LookupFigures = figures
+		p.KeyFacts = false          // TestKeyFacts
 		p.Keys, p.LookupKeys = 3, 4 // the names weigh most: the figures are not among them
 		e := NewEngine(p, 7*24*time.Hour, NewMemFreq(7*24*time.Hour))
 		e.Complete = false
@@ -292,6 +293,17 @@ func TestCrossLanguage(t *testing.T) {
 		"3月4日，数据显示，2月全国新能源乘用车销量同比下降4%，环比下降2成，12家车企销量下滑。")
 	if sc := score(e, p, other, s); sc >= p.CrossMinSimilarity {
 		t.Errorf("another event's Chinese report scores %.3f, want under %.2f", sc, p.CrossMinSimilarity)
+	}
+	// one telling figure and a name shared are enough: a copy that
+	// rounds the other figures ("下滑近12%")
+	e, s = storyOf(t, p, article("en2", at(6, 3, 0), "Nvidia's H20 orders from China reach 1.3 million chips",
+		"Chinese cloud companies have ordered the chips for delivery this year.",
+		"Nvidia has received orders for about 1.3 million H20 chips from Chinese cloud providers including Alibaba and Tencent, "+
+			"people familiar with the matter said, worth roughly $16 billion at current prices."))
+	zh2 := article("zh2", at(6, 5, 0), "英伟达H20在华订单约130万颗 阿里腾讯为主要买家", "",
+		"据知情人士透露，英伟达已收到中国云服务商约130万颗H20芯片订单，阿里巴巴、腾讯为主要买家，按现价计算价值逾千亿元人民币。")
+	if sc := score(e, p, zh2, s); sc < p.CrossMinSimilarity {
+		t.Errorf("the Chinese copy sharing one telling figure scores %.3f, want at least %.2f", sc, p.CrossMinSimilarity)
 	}
 	for _, tt := range []struct {
 		term string

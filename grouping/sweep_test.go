@@ -53,6 +53,21 @@ func TestSweep(t *testing.T) {
 		{"no CJK leading-name actor", func(p *Params) { p.Weights.CJKActor = false }},
 		{"neither object veto nor CJK actor", func(p *Params) { p.ObjectVeto, p.Weights.CJKActor = false, false }},
 
+		{"no key facts", func(p *Params) { p.KeyFacts = false }},
+		{"dates in the vectors", func(p *Params) { p.DatesOut = false }},
+		{"no shared name lifting the actor veto", func(p *Params) { p.SharedNameLiftsActor = false }},
+		{"no CJK object", func(p *Params) { p.Weights.CJKObject = false }},
+		{"CJK short names with a gap", func(p *Params) { p.Weights.CJKShortAdjacent = false }},
+		{"actor anywhere in the title", func(p *Params) { p.Weights.ActorWords = 0 }},
+		{"actor within 1 word", func(p *Params) { p.Weights.ActorWords = 1 }},
+		{"actor within 3 words", func(p *Params) { p.Weights.ActorWords = 3 }},
+		{"object in any clause", func(p *Params) { p.Weights.ObjectClause = false }},
+		{"this round's rules off", func(p *Params) {
+			p.KeyFacts, p.DatesOut, p.SharedNameLiftsActor = false, false, false
+			p.Weights.CJKObject, p.Weights.CJKShortAdjacent, p.Weights.ActorWords, p.Weights.ObjectClause = false, false, 0, false
+		}},
+		{"key facts, keys 15", func(p *Params) { p.Keys = 15 }},
+
 		{"no figure rescue", func(p *Params) { p.FigureRescue = 0 }},
 		{"no figure veto", func(p *Params) { p.FigureVeto = false }},
 		{"no weekday veto", func(p *Params) { p.WeekdayVeto = false }},
@@ -72,10 +87,12 @@ func TestSweep(t *testing.T) {
 		{"candidates 4", func(p *Params) { p.Candidates = 4 }},
 		{"candidates 16", func(p *Params) { p.Candidates = 16 }},
 		{"cross 0.5, 3 terms, no figures", func(p *Params) { p.CrossMinSimilarity, p.CrossMinShared, p.CrossMinFigures = 0.5, 3, 0 }},
-		{"cross 1 figure", func(p *Params) { p.CrossMinFigures = 1 }},
+		{"cross 2 figures", func(p *Params) { p.CrossMinFigures = 2 }},
 		{"cross 3 figures", func(p *Params) { p.CrossMinFigures = 3 }},
+		{"cross 1 term", func(p *Params) { p.CrossMinShared = 1 }},
 		{"cross 0.3", func(p *Params) { p.CrossMinSimilarity = 0.3 }},
 		{"cross 0.15", func(p *Params) { p.CrossMinSimilarity = 0.15 }},
+		{"cross 0.1", func(p *Params) { p.CrossMinSimilarity = 0.1 }},
 		{"terms 32", func(p *Params) { p.MaxTerms = 32 }},
 		{"terms 64", func(p *Params) { p.MaxTerms = 64 }},
 		{"centroid 64", func(p *Params) { p.MaxCentroid = 64 }},

@@ -9,14 +9,34 @@ import (
 
 	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/demosite"
+	"github.com/newsrank/newsrank/internal/coverage"
 	"github.com/newsrank/newsrank/internal/redistest"
 	"github.com/newsrank/newsrank/news"
 )
 
-// storyWindow is the window of the story crawls: the coverage set the
-// demo site publishes spans 12 days, and every report of it is to be
-// stored and measured.
-const storyWindow = 14 * 24 * time.Hour
+// storyWindow is the window of the story crawls: the span of the
+// coverage set the demo site publishes (its first report to its last;
+// its slices were written for weeks apart) and two days more, so that
+// every report of it is stored and measured.
+var storyWindow = coverageSpan() + 48*time.Hour
+
+// coverageSpan is how long the labelled coverage set's reports span.
+func coverageSpan() time.Duration {
+	set, err := coverage.Load()
+	if err != nil {
+		panic(err)
+	}
+	first, last := set.Articles[0].Published, set.Articles[0].Published
+	for _, a := range set.Articles {
+		if a.Published.Before(first) {
+			first = a.Published
+		}
+		if a.Published.After(last) {
+			last = a.Published
+		}
+	}
+	return last.Sub(first)
+}
 
 // storyOptions is the demo site of the story crawls: 120 ordinary
 // articles and every report of the labelled coverage set.

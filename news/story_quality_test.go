@@ -69,22 +69,22 @@ func measureCoverage(tb testing.TB, c *redistest.Server, split string) coverage.
 // parameters were tuned on the other half), ingested into a real store
 // in publication order. Deterministic: one order, the store's clock at
 // each article's publication. The floors are a little under what it
-// measures (bench/stories.md): pair F1 over same-language pairs 0.824,
-// look-alike events merged 3 of 33, Chinese-English pairs found 15 of 64,
-// none wrongly.
+// measures (bench/stories.md): pair F1 over same-language pairs 0.827,
+// look-alike events merged 4 of 33, Chinese-English pairs found 28 of 64,
+// 2 wrongly.
 func TestStoryQuality(t *testing.T) {
 	q := measureCoverage(t, redistest.Start(t), coverage.HeldOut)
 	// The figures only: which held-out pairs merged is named when a floor
 	// fails, not in every verbose run, so that nobody tunes on them.
 	t.Logf("held out: %s", q)
-	if q.F1 < 0.82 {
-		t.Errorf("held-out pair F1 %.3f, want at least 0.82", q.F1)
+	if q.F1 < 0.825 {
+		t.Errorf("held-out pair F1 %.3f, want at least 0.825", q.F1)
 	}
-	if q.LookAlikesMerged > 3 {
-		t.Errorf("held-out look-alike events merged %d of %d (%v), want 3 at most", q.LookAlikesMerged, q.LookAlikes, q.Merged)
+	if q.LookAlikesMerged > 4 {
+		t.Errorf("held-out look-alike events merged %d of %d (%v), want 4 at most", q.LookAlikesMerged, q.LookAlikes, q.Merged)
 	}
-	if q.CrossFound < 14 || q.CrossWrong > 0 {
-		t.Errorf("held-out pairs in two languages found %d of %d, %d wrong; want 14 at least, none wrong", q.CrossFound, q.CrossPairs, q.CrossWrong)
+	if q.CrossFound < 27 || q.CrossWrong > 2 {
+		t.Errorf("held-out pairs in two languages found %d of %d, %d wrong; want 27 at least, 2 wrong at most", q.CrossFound, q.CrossPairs, q.CrossWrong)
 	}
 }
 

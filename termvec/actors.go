@@ -6,6 +6,28 @@ import (
 	"unicode/utf8"
 )
 
+// actorAndObject settles d's actor (its title's first name) and sets
+// its object: a Latin title's actor begins within its first
+// w.ActorWords words and its object is in the actor's clause
+// (w.ObjectClause); a CJK title that does not begin with its actor has
+// the bigram it begins with as object (w.CJKObject).
+func (d *Doc) actorAndObject(title string, occ []occurrence, isName func(string) bool, w Weights) {
+	var pos titlePlaces
+	if !d.CJK && d.Actor != "" && (w.ActorWords > 0 || w.ObjectClause) {
+		pos = places(title)
+		if w.ActorWords > 0 && pos.word(firstWord(d.Actor)) >= w.ActorWords {
+			d.Actor = ""
+		}
+	}
+	d.Object = titleObject(occ, isName, d.Actor, d.TitleNames)
+	if d.CJK && w.CJKObject && d.Actor != "" {
+		d.Object = cjkObject(title, d.Actor)
+	}
+	if w.ObjectClause && d.Object != "" && pos.clause(firstWord(d.Object)) != pos.clause(firstWord(d.Actor)) {
+		d.Object = ""
+	}
+}
+
 // titleObject returns the first name of the title after its actor
 // (Doc.Object): a name of several words as one, none of the actor's
 // words ("macbook_air" of "Apple's new MacBook Air ...", "german" of
@@ -51,7 +73,7 @@ func titleObject(occ []occurrence, isName func(string) bool, actor string, title
 // four, three or two characters that the summary or lead writes as a
 // company's name (orgName): a verb or a common noun heading a title
 // ("我国…", "地铁…") is not.
-func cjkActor(title, summary, lead string) string {
+func cjkActor(title, summary, lead string, w Weights) string {
 	const colonMax = 6
 	n, end := 0, 0
 	for i, r := range title {
@@ -69,7 +91,11 @@ func cjkActor(title, summary, lead string) string {
 	}
 	run := title[:end]
 	for k := min(4, n); k >= 2; k-- {
-		if p := prefixRunes(run, k); orgName(summary, p) || orgName(lead, p) {
+		gap := orgGap
+		if k == 2 && w.CJKShortAdjacent {
+			gap = 0 // "中国" of "中国央行…" is no name, though the lead writes "中国人民银行"
+		}
+		if p := prefixRunes(run, k); orgName(summary, p, gap) || orgName(lead, p, gap) {
 			return p
 		}
 	}
@@ -80,12 +106,15 @@ func cjkActor(title, summary, lead string) string {
 // 司", "吉利汽车控股", "小米集团".
 var orgSuffixes = []string{"公司", "集团", "股份", "控股", "科技", "银行", "汽车", "能源", "证券", "保险", "电子", "医药", "矿业"}
 
+// orgGap is how many characters may come between a name and the
+// organisation's suffix that shows it to be one: "宁德时代新能源科技".
+const orgGap = 6
+
 // orgName tells whether text writes p as a company's name: followed, at
-// most orgGap characters further, by an organisation's suffix
+// most gap characters further, by an organisation's suffix
 // (orgSuffixes: "宁德时代新能源科技股份有限公司"), or at once by a stock
 // code in brackets ("紫金矿业（601899.SH）").
-func orgName(text, p string) bool {
-	const orgGap = 6
+func orgName(text, p string, gap int) bool {
 	for i := strings.Index(text, p); i >= 0; {
 		after := text[i+len(p):]
 		if strings.HasPrefix(after, "（") || strings.HasPrefix(after, "(") {
@@ -95,7 +124,7 @@ func orgName(text, p string) bool {
 			}
 		}
 		rest := after
-		for gap := 0; gap <= orgGap && rest != ""; gap++ {
+		for n := 0; n <= gap && rest != ""; n++ {
 			for _, s := range orgSuffixes {
 				if strings.HasPrefix(rest, s) {
 					return true
@@ -143,4 +172,102 @@ func Bigrams(n string) []string {
 		}
 	})
 	return out
+}
+
+// titlePlaces are where the terms of a Latin title are, in the title's
+// order: the word each is a term of, counting the words that give a term
+// (stop words give none), and that word's clause.
+type titlePlaces []titlePlace
+
+type titlePlace struct {
+	term         string
+	word, clause int
+}
+
+// places returns where the terms of title are (titlePlaces). A clause
+// ends after a word that ends with a comma, colon, semicolon, question
+// or exclamation mark, and before a dash between spaces or a word that
+// joins clauses (clauseWords).
+func places(title string) titlePlaces {
+	out := make(titlePlaces, 0, 16)
+	n, clause, any := 0, 0, false
+	emit := func(t string, k Kind) {
+		if k != Phrase {
+			out = append(out, titlePlace{t, n, clause})
+			any = true
+		}
+	}
+	for f := range strings.FieldsSeq(title) {
+		if clauseWords[strings.ToLower(f)] || strings.Trim(f, "-–—|") == "" {
+			clause++
+			continue
+		}
+		any = false
+		Tokens(f, emit)
+		if any {
+			n++
+		}
+		if strings.ContainsAny(f[len(f)-1:], ",:;?!") {
+			clause++
+		}
+	}
+	return out
+}
+
+// word returns the word term t is first a term of (titlePlaces), a
+// large number when the title has no such term.
+func (p titlePlaces) word(t string) int {
+	for _, x := range p {
+		if x.term == t {
+			return x.word
+		}
+	}
+	return 1 << 30
+}
+
+// clause returns the clause of the word term t is first a term of, -1
+// when the title has no such term.
+func (p titlePlaces) clause(t string) int {
+	for _, x := range p {
+		if x.term == t {
+			return x.clause
+		}
+	}
+	return -1
+}
+
+// clauseWords begin a clause of a title: "... slumps as tariffs bite",
+// "... wins after rival's exit".
+var clauseWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`as after while amid despite but before when though although because since whereas
+		unless until even`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// firstWord returns the first word of name n (a name of several words
+// joins them with '_').
+func firstWord(n string) string {
+	if i := strings.IndexByte(n, '_'); i >= 0 {
+		return n[:i]
+	}
+	return n
+}
+
+// cjkObject returns the bigram a CJK title begins with when the title
+// does not begin with its actor, "" when it does or begins with no two
+// CJK characters.
+func cjkObject(title, actor string) string {
+	if strings.HasPrefix(title, actor) {
+		return ""
+	}
+	first := prefixRunes(title, 2)
+	r1, w := utf8.DecodeRuneInString(first)
+	r2, _ := utf8.DecodeRuneInString(first[w:])
+	if !isCJK(r1) || !isCJK(r2) || strings.Contains(actor, first) {
+		return ""
+	}
+	return first
 }

@@ -87,10 +87,34 @@ func TestObject(t *testing.T) {
 			actor: "volkswagen", object: "brazilian",
 		},
 		{
-			name:  "a name before the actor is no object",
-			title: "Flights grounded as storm Amy hits Dublin",
+			name:  "the actor's words are no object",
+			title: "Storm Amy grounds flights in Dublin and Cork",
 			lead:  "Storm Amy forced Dublin Airport to cancel 140 flights on Friday as gusts topped 130 km/h.",
-			actor: "amy", object: "dublin",
+			actor: "storm_amy", object: "dublin",
+		},
+		{
+			name:  "a name of a later clause is no object",
+			title: "Unilever sales beat forecasts as Dove price rises stick",
+			lead:  "Unilever's underlying sales rose 4.2% in the quarter, helped by higher prices for Dove soap and Vaseline lotions.",
+			actor: "unilever", object: "",
+		},
+		{
+			name:  "nor one after a comma",
+			title: "Ford recalls 240,000 vehicles, citing Michigan crash",
+			lead:  "Ford is recalling 240,000 Explorer SUVs in the United States after a crash in Michigan, the carmaker said.",
+			actor: "ford", object: "",
+		},
+		{
+			name:  "a name the title comes to later is no actor",
+			title: "Crowds line Ocean Beach to watch Orion splash down",
+			lead:  "Thousands of people gathered along Ocean Beach on Friday to watch the Orion capsule splash down in the Pacific.",
+			actor: "", object: "",
+		},
+		{
+			name:  "a question's name is its actor",
+			title: "Why Airbus is betting on hydrogen again",
+			lead:  "Airbus said on Tuesday it would restart work on a hydrogen airliner, five years after shelving the plan.",
+			actor: "airbus", object: "",
 		},
 		{
 			name:  "a title in title case",
@@ -108,5 +132,61 @@ func TestObject(t *testing.T) {
 				t.Errorf("object %q is not among the title names %q", tt.object, d.TitleNames)
 			}
 		})
+	}
+}
+
+// TestCJKShortName: the first two characters of a Chinese title are its
+// actor when the report writes a company's suffix or stock code right
+// after them, not when they begin a longer name ("中国" of "中国人民银
+// 行"): then the title has no leading name of its own.
+func TestCJKShortName(t *testing.T) {
+	for _, tt := range []struct {
+		name        string
+		title, lead string
+		actor       string
+	}{
+		{
+			name:  "a short name with its suffix",
+			title: "小米第四季度营收同比增长22%",
+			lead:  "小米集团3月18日晚间发布2025年第四季度业绩，营收同比增长22%，智能电动汽车业务首次单季盈利。",
+			actor: "小米",
+		},
+		{
+			name:  "a place that begins a longer name",
+			title: "中国央行连续第18个月增持黄金",
+			lead:  "中国人民银行7日公布的数据显示，4月末黄金储备为7,420万盎司，环比增加6万盎司，为连续第18个月增持。",
+			actor: "",
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if d := NewDoc(tt.title, "", tt.lead, DefaultWeights); d.Actor != tt.actor {
+				t.Errorf("actor %q, want %q", d.Actor, tt.actor)
+			}
+		})
+	}
+	w := DefaultWeights
+	w.CJKShortAdjacent = false
+	if d := NewDoc("中国央行连续第18个月增持黄金", "", "中国人民银行7日公布的数据显示，4月末黄金储备环比增加。", w); d.Actor != "中国" {
+		t.Errorf("without CJKShortAdjacent the actor is %q, want %q: the case does not test it", d.Actor, "中国")
+	}
+}
+
+// TestFoldMarks: a name written with its accents and without is one
+// term ("Mbappé", "Mbappe"); a letter of its own ("ø", "ß") is kept.
+func TestFoldMarks(t *testing.T) {
+	for _, tt := range [][2]string{
+		{"Mbappé scores twice as Real Madrid beat Sevilla", "Mbappe scores twice as Real Madrid beat Sevilla"},
+		{"São Paulo floods leave 12 dead", "Sao Paulo floods leave 12 dead"},
+		{"Müller signs new Bayern contract", "Muller signs new Bayern contract"},
+		{"Crédit Agricole profit tops forecasts", "Credit Agricole profit tops forecasts"},
+	} {
+		if a, b := terms(tt[0]), terms(tt[1]); !slices.Equal(a, b) {
+			t.Errorf("%q gives %q, %q gives %q", tt[0], a, tt[1], b)
+		}
+	}
+	for _, tt := range [][2]string{{"Ørsted", "Orsted"}, {"Straße", "Strase"}} {
+		if a, b := terms(tt[0]), terms(tt[1]); slices.Equal(a, b) {
+			t.Errorf("%q and %q give one term %q", tt[0], tt[1], a)
+		}
 	}
 }

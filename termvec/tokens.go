@@ -110,6 +110,7 @@ func Tokens(text string, emit func(term string, k Kind)) {
 			tk.cjkRun++
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			tk.flushRun()
+			r = baseLetter(r) // "Mbappé" is "Mbappe", "Müller" "Muller"
 			tk.capital = tk.capital || tk.n == 0 && unicode.IsUpper(r)
 			if tk.n+utf8.UTFMax <= len(tk.word) {
 				tk.n += utf8.EncodeRune(tk.word[tk.n:], unicode.ToLower(r))
@@ -397,4 +398,34 @@ var stopWords = func() map[string]bool {
 		m[w] = true
 	}
 	return m
+}()
+
+// latinStart and latinEnd bound the Latin letters with marks that
+// Tokens writes as their base letter (Latin-1 Supplement to Latin
+// Extended-B): outlets write a name with its accents or without
+// ("Mbappé", "Mbappe"; "São Paulo", "Sao Paulo"), one name either way.
+const latinStart, latinEnd = 0xc0, 0x250
+
+// baseLetter returns the ASCII letter a Latin letter with a mark is
+// written with (latinBases), else r.
+func baseLetter(r rune) rune {
+	if latinStart <= r && r < latinEnd {
+		if b := latinBases[r-latinStart]; b != 0 {
+			return rune(b)
+		}
+	}
+	return r
+}
+
+// latinBases maps a letter of latinStart..latinEnd to the ASCII letter
+// its canonical decomposition begins with, 0 when it has none ("ø",
+// "æ", "ß" are letters of their own).
+var latinBases = func() (t [latinEnd - latinStart]byte) {
+	for r := rune(latinStart); r < latinEnd; r++ {
+		d := norm.NFD.String(string(r))
+		if len(d) > 1 && d[0] < 0x80 && ('a' <= d[0]|0x20 && d[0]|0x20 <= 'z') {
+			t[r-latinStart] = d[0]
+		}
+	}
+	return t
 }()

@@ -34,11 +34,32 @@ type Weights struct {
 	// CJKActor: a CJK title's actor may be the name it begins with
 	// (Doc.Actor), not only a bigram its report repeats cjkNameMin times.
 	CJKActor bool
+	// CJKShortAdjacent: a CJK title's first two characters are a name
+	// (CJKActor) only when the report writes the organisation's suffix or
+	// stock code right after them ("美团（03690.HK）", "小米集团"), not some
+	// characters further: two characters with more before the suffix are
+	// most often a place that begins a longer name ("中国" of "中国人民银
+	// 行", "深圳" of "深圳地铁集团").
+	CJKShortAdjacent bool
+	// CJKObject: a CJK title that does not begin with its actor has as
+	// object the bigram it begins with ("长沙" of "长沙突降冰雹" whose
+	// report repeats "冰雹"): where or what its actor's news is about.
+	CJKObject bool
+	// ActorWords: a Latin title's first name is its actor (Doc.Actor)
+	// only when it begins within the title's first ActorWords words (stop
+	// words not counted; 0: anywhere): "Crowds pack Boca Chica ..." is
+	// about crowds, not Boca Chica.
+	ActorWords int
+	// ObjectClause: a Latin title's object (Doc.Object) is a name of the
+	// actor's clause, not of one after a comma, a colon or a conjunction
+	// ("... slumps 38% as US tariffs and Porsche charges bite").
+	ObjectClause bool
 }
 
 // DefaultWeights are the weights tuned on the tuning half of the
 // labelled coverage set (internal/coverage).
-var DefaultWeights = Weights{Title: 2, Summary: 1, Lead: 1, Name: 3, Figure: 2, MaxLead: 2000, CJKActor: true}
+var DefaultWeights = Weights{Title: 2, Summary: 1, Lead: 1, Name: 3, Figure: 2, MaxLead: 2000, CJKActor: true,
+	CJKShortAdjacent: true, CJKObject: true, ActorWords: 2, ObjectClause: true}
 
 // Doc is an article's terms before weighting.
 type Doc struct {
@@ -145,7 +166,7 @@ func NewDoc(title, summary, lead string, w Weights) Doc {
 	}
 	d.CJK = cjk > latin
 	if d.CJK && w.CJKActor {
-		if a := cjkActor(title, summary, lead); a != "" {
+		if a := cjkActor(title, summary, lead, w); a != "" {
 			d.Actor = a
 		}
 	}
@@ -153,7 +174,7 @@ func NewDoc(title, summary, lead string, w Weights) Doc {
 		slices.Sort(*l)
 		*l = slices.Compact(*l)
 	}
-	d.Object = titleObject(occ, isName, d.Actor, d.TitleNames)
+	d.actorAndObject(title, occ, isName, w)
 	return d
 }
 
@@ -294,13 +315,16 @@ type Vector []Entry
 // above one), times its IDF in df, the max of most weight kept, scaled
 // to unit length. Weekdays are left out: every report of a day may name
 // it, so it tells days apart (Facts, Counts) but no event.
-func (d Doc) Vector(df DocFreq, max int) Vector { return d.Weigh(df, max, 1) }
+func (d Doc) Vector(df DocFreq, max int) Vector { return d.Weigh(df, max, 1, true) }
 
 // Weigh is Vector with the terms no article of df has (DF 0) weighed
 // unseen times as much: a word or CJK bigram no other recent article
 // writes is most often no word of an event (a CJK bigram across two
-// words, "圳大" of "深圳大幅"), and it can match no story yet.
-func (d Doc) Weigh(df DocFreq, max int, unseen float64) Vector {
+// words, "圳大" of "深圳大幅"), and it can match no story yet. Dates are
+// left out too unless dates is set: as a weekday, a day's date is
+// stated by reports of any event of the day ("4月14日24时起", "央行14日
+// 开展…"), and the day vetoes read it from Counts and Facts.
+func (d Doc) Weigh(df DocFreq, max int, unseen float64, dates bool) Vector {
 	v := make(Vector, 0, len(d.Counts))
 	docs := df.Docs()
 	for t, c := range d.Counts {
@@ -309,6 +333,9 @@ func (d Doc) Weigh(df DocFreq, max int, unseen float64) Vector {
 		}
 		if _, ok := WeekdayOf(t); ok {
 			continue // every story of a day has it
+		}
+		if !dates && strings.HasPrefix(t, "@d") {
+			continue
 		}
 		n := df.DF(t)
 		x := c * IDF(n, docs)

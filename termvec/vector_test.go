@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/newsrank/newsrank/internal/coverage"
 )
 
 // TestStored: Stored gives String's encoding and the vector Parse reads
@@ -58,3 +60,46 @@ func TestTopSelects(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkNewDoc: NewDoc over the reports of the labelled coverage set
+// (internal/coverage), the work each crawled article costs before its
+// vector: ns/op is a report's.
+func BenchmarkNewDoc(b *testing.B) {
+	set, err := coverage.Load()
+	if err != nil {
+		b.Fatal(err)
+	}
+	as := set.Articles
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		a := as[i%len(as)]
+		NewDoc(a.Title, a.Summary, a.Lead, DefaultWeights)
+	}
+}
+
+// TestWeighDates: a vector leaves weekdays out, and dates too unless
+// asked for: any report of a day states it.
+func TestWeighDates(t *testing.T) {
+	d := NewDoc("国内油价4月14日24时起下调", "", "国家发展改革委消息，自4月14日24时起，国内汽油、柴油价格每吨分别降低120元和115元。周二调价窗口开启。", DefaultWeights)
+	if d.Counts["@d4-14"] == 0 || len(d.Facts) == 0 {
+		t.Fatalf("counts %v, facts %v: want the date counted", d.Counts, d.Facts)
+	}
+	df := fixedDF{}
+	for _, dates := range []bool{false, true} {
+		v := d.Weigh(df, 0, 1, dates)
+		has := slices.ContainsFunc(v, func(e Entry) bool { return e.Term == "@d4-14" })
+		if has != dates {
+			t.Errorf("dates %t: the date among the vector's terms %t", dates, has)
+		}
+		if slices.ContainsFunc(v, func(e Entry) bool { return strings.HasPrefix(e.Term, "@w") }) {
+			t.Errorf("dates %t: a weekday among the vector's terms", dates)
+		}
+	}
+}
+
+// fixedDF is a DocFreq of 100 articles none of which has any term.
+type fixedDF struct{}
+
+func (fixedDF) DF(string) int { return 0 }
+func (fixedDF) Docs() int     { return 100 }
