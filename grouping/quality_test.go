@@ -14,9 +14,15 @@ var verbose = flag.Bool("grouping.misses", false, "log the missed and wrong pair
 // group runs an Engine with p over s's articles in publication order
 // and returns each article's story.
 func group(s *coverage.Set, p Params) []string {
-	e := NewEngine(p, 7*24*time.Hour, NewMemFreq(7*24*time.Hour))
+	return groupIn(s, p, s.ByPublished(), 7*24*time.Hour)
+}
+
+// groupIn is group with the articles coming in order (indexes of
+// s.Articles) and the Engine's window.
+func groupIn(s *coverage.Set, p Params, order []int, window time.Duration) []string {
+	e := NewEngine(p, window, NewMemFreq(window))
 	story := make([]string, len(s.Articles))
-	for _, i := range s.ByPublished() {
+	for _, i := range order {
 		a := s.Articles[i]
 		id := a.File + ":" + itoa(a.Line)
 		d := e.Add(Article{ID: id, Time: a.Published.Unix(), Doc: termvec.NewDoc(a.Title, a.Summary, a.Lead, p.Weights)})
