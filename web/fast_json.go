@@ -6,7 +6,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"unicode/utf8"
+
+	"github.com/newsrank/newsrank/internal/jsonstr"
 )
 
 // The listing endpoints are the hot path of the API (every page view of a
@@ -41,10 +42,10 @@ func writePage(w http.ResponseWriter, p *pageJSON) {
 // appendJSON appends p as encoding/json would encode it.
 func (p *pageJSON) appendJSON(b []byte) []byte {
 	b = append(b, `{"order":`...)
-	b = appendJSONString(b, p.Order)
+	b = jsonstr.Append(b, p.Order)
 	if p.Group != "" {
 		b = append(b, `,"group":`...)
-		b = appendJSONString(b, p.Group)
+		b = jsonstr.Append(b, p.Group)
 	}
 	b = append(b, `,"page":`...)
 	b = strconv.AppendInt(b, int64(p.Page), 10)
@@ -73,17 +74,17 @@ func (p *pageJSON) appendJSON(b []byte) []byte {
 // appendJSON appends it as encoding/json would encode it.
 func (it *itemJSON) appendJSON(b []byte) []byte {
 	b = append(b, `{"id":`...)
-	b = appendJSONString(b, it.ID)
+	b = jsonstr.Append(b, it.ID)
 	b = append(b, `,"title":`...)
-	b = appendJSONString(b, it.Title)
+	b = jsonstr.Append(b, it.Title)
 	b = append(b, `,"url":`...)
-	b = appendJSONString(b, it.URL)
+	b = jsonstr.Append(b, it.URL)
 	for _, f := range [...]struct{ name, v string }{
 		{`,"source":`, it.Source}, {`,"summary":`, it.Summary}, {`,"image":`, it.Image}, {`,"user":`, it.User},
 	} {
 		if f.v != "" {
 			b = append(b, f.name...)
-			b = appendJSONString(b, f.v)
+			b = jsonstr.Append(b, f.v)
 		}
 	}
 	b = append(b, `,"post_time":`...)
@@ -136,60 +137,4 @@ func appendJSONFloat(b []byte, f float64) []byte {
 		}
 	}
 	return b
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString quotes s as encoding/json does with HTML escaping:
-// control characters, '"', '\\', '<', '>', '&', U+2028 and U+2029 are
-// escaped, invalid UTF-8 becomes U+FFFD.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

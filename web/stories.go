@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/newsrank/newsrank/internal/jsonstr"
 	"github.com/newsrank/newsrank/news"
 )
 
@@ -22,7 +23,7 @@ import (
 func (it *itemJSON) appendStoryJSON(b []byte) []byte {
 	if it.Story != "" {
 		b = append(b, `,"story":`...)
-		b = appendJSONString(b, it.Story)
+		b = jsonstr.Append(b, it.Story)
 	}
 	if len(it.Also) > 0 {
 		b = append(b, `,"also":[`...)
@@ -31,10 +32,10 @@ func (it *itemJSON) appendStoryJSON(b []byte) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, `{"id":`...)
-			b = appendJSONString(b, m.ID)
+			b = jsonstr.Append(b, m.ID)
 			if m.Source != "" {
 				b = append(b, `,"source":`...)
-				b = appendJSONString(b, m.Source)
+				b = jsonstr.Append(b, m.Source)
 			}
 			b = append(b, '}')
 		}

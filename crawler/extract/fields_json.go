@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/newsrank/newsrank/internal/jsonstr"
 )
 
 // A list item's Fields travel through the queue as JSON, encoded by the
@@ -37,7 +39,7 @@ func (f Fields) AppendJSON(b []byte) ([]byte, error) {
 	str := func(name, v string) {
 		if v != "" {
 			field(name)
-			b = appendJSONString(b, v)
+			b = jsonstr.Append(b, v)
 		}
 	}
 	str("title", f.Title)
@@ -59,60 +61,6 @@ func (f Fields) AppendJSON(b []byte) ([]byte, error) {
 	}
 	str("bad_time", f.BadTime)
 	return append(b, '}'), nil
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString appends s as a JSON string the way encoding/json does:
-// HTML's <, > and & escaped, as are U+2028 and U+2029, and each byte of
-// invalid UTF-8 written as U+FFFD.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 // errFieldsJSON is the error of JSON that is not a Fields object.
