@@ -26,16 +26,7 @@ func coverageSpan() time.Duration {
 	if err != nil {
 		panic(err)
 	}
-	first, last := set.Articles[0].Published, set.Articles[0].Published
-	for _, a := range set.Articles {
-		if a.Published.Before(first) {
-			first = a.Published
-		}
-		if a.Published.After(last) {
-			last = a.Published
-		}
-	}
-	return last.Sub(first)
+	return set.Span()
 }
 
 // storyOptions is the demo site of the story crawls: 120 ordinary

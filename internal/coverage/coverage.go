@@ -235,6 +235,24 @@ func (s *Set) Split(split string) *Set {
 	return out
 }
 
+// Span is how long s's reports span, from the first published to the
+// last.
+func (s *Set) Span() time.Duration {
+	if len(s.Articles) == 0 {
+		return 0
+	}
+	first, last := s.Articles[0].Published, s.Articles[0].Published
+	for _, a := range s.Articles {
+		if a.Published.Before(first) {
+			first = a.Published
+		}
+		if a.Published.After(last) {
+			last = a.Published
+		}
+	}
+	return last.Sub(first)
+}
+
 // ByPublished returns the indexes of s.Articles in publication order
 // (ties in the set's order): the order a crawl would bring them in.
 func (s *Set) ByPublished() []int {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 )
 
 // TestSet loads the embedded set, prints its statistics (go test -v) and
@@ -140,5 +141,23 @@ func TestTokens(t *testing.T) {
 	}
 	if j := Jaccard(Tokens("a b c"), Tokens("b c d")); j != 0.5 {
 		t.Errorf("Jaccard %v, want 0.5", j)
+	}
+}
+
+func TestSpan(t *testing.T) {
+	at := func(s string) time.Time {
+		x, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	s := &Set{Articles: []Article{{Published: at("2026-03-05T10:00:00+08:00")},
+		{Published: at("2026-03-04T20:00:00Z")}, {Published: at("2026-03-05T01:00:00Z")}}}
+	if got, want := s.Span(), 6*time.Hour; got != want {
+		t.Errorf("Span = %v, want %v", got, want)
+	}
+	if got := (&Set{}).Span(); got != 0 {
+		t.Errorf("an empty set's Span = %v, want 0", got)
 	}
 }
