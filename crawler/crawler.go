@@ -103,8 +103,10 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/newsrank/newsrank/crawler/extract"
@@ -174,6 +176,8 @@ type source struct {
 	// loc is the zone of its times (time_zone; UTC): its rhythm's hours
 	// of the day are in it.
 	loc *time.Location
+	// fetched is its series of article pages fetched (articlesFetched).
+	fetched atomic.Pointer[prometheus.Counter]
 }
 
 // Option configures a Crawler.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/newsrank/newsrank/canonurl"
 	"github.com/newsrank/newsrank/crawler/extract"
 	"github.com/newsrank/newsrank/crawler/fetch"
@@ -89,23 +91,35 @@ func (r *consumeRun) release(ctx context.Context, j job) {
 // page itself was fetched.
 func (c *Crawler) article(ctx context.Context, j job) (a news.Article, fetched bool, fe *fetch.Error) {
 	s := j.s
-	if err := s.allowed.Check(j.url); err != nil {
-		// Queued before the allowed targets changed, or by hand.
-		return a, false, fetch.URLFailure(j.url, ReasonNotAllowed, err)
-	}
-	resp, err := c.fetcher.Fetch(ctx, fetch.Request{URL: j.url, Allowed: s.allowed, Charset: s.cfg.Charset, Accept: fetch.IsHTML})
+	// NotAllowed: a URL queued before the allowed targets changed, or by
+	// hand, fails before its request (the fetch checks it on the parse it
+	// makes anyway).
+	resp, err := c.fetcher.Fetch(ctx, fetch.Request{URL: j.url, Allowed: s.allowed, NotAllowed: ReasonNotAllowed,
+		Charset: s.cfg.Charset, Accept: fetch.IsHTML})
 	if err != nil {
 		if errors.As(err, &fe) {
 			return a, false, fe
 		}
 		return a, false, &fetch.Error{URL: j.url, Reason: "shutdown", Retryable: true, Err: err}
 	}
-	metrics.PagesFetched.WithLabelValues(s.cfg.Name, "article").Inc()
+	s.articlesFetched().Inc()
 	a, fe = c.read(j, resp)
 	if p, ok := c.store.(storyPreparer); ok && fe == nil {
 		p.PrepareStory(&a)
 	}
 	return a, true, fe
+}
+
+// articlesFetched is the source's series of article pages fetched, looked
+// up once: the lookup by label values hashes them at every call. It is
+// made at the first article, as the lookup at each would make it.
+func (s *source) articlesFetched() prometheus.Counter {
+	if c := s.fetched.Load(); c != nil {
+		return *c
+	}
+	c := metrics.PagesFetched.WithLabelValues(s.cfg.Name, "article")
+	s.fetched.Store(&c)
+	return c
 }
 
 // storyPreparer is a Store that computes an article's story terms ahead

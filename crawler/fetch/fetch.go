@@ -100,7 +100,12 @@ type Response struct {
 type Request struct {
 	URL     string
 	Allowed Allowed // redirects must stay inside
-	Charset string  // forced charset ("" = header, then <meta>)
+	// NotAllowed, when set, makes the fetch check URL itself against
+	// Allowed first, on the parse it needs anyway: a URL Check turns
+	// down fails as URLFailure(URL, NotAllowed, Check's error) would,
+	// before robots.txt and politeness.
+	NotAllowed string
+	Charset    string // forced charset ("" = header, then <meta>)
 	// Accept, when set, refuses a response whose media type it does not
 	// accept (IsHTML for article pages), before its body is read.
 	Accept func(mediaType string) bool
@@ -240,7 +245,7 @@ func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 // Fetch GETs r.URL. It returns an *Error for a failed page, or the
 // context's error when ctx ended.
 func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Response, error) {
-	release, err := f.admit(ctx, r.URL, r.Cond != nil)
+	release, err := f.admit(ctx, r, r.Cond != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -290,12 +295,24 @@ func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Response, error) {
 	return resp, nil
 }
 
-// admit checks that rawURL may be fetched (an absolute http(s) URL
-// without user info, allowed by robots.txt) and waits for its host's turn
+// admit checks that r.URL may be fetched (inside r.Allowed when
+// r.NotAllowed is set, an absolute http(s) URL without user info, allowed
+// by robots.txt) and waits for its host's turn
 // (politeness; a list page before other pages); the caller calls release
 // when the fetch is over.
-func (f *Fetcher) admit(ctx context.Context, rawURL string, list bool) (release func(), err error) {
+func (f *Fetcher) admit(ctx context.Context, r Request, list bool) (release func(), err error) {
+	rawURL := r.URL
 	u, err := url.Parse(rawURL)
+	if r.NotAllowed != "" {
+		if err == nil {
+			err = r.Allowed.checkURL(u)
+		} else {
+			err = fmt.Errorf("%w: %v", ErrNotAllowed, err)
+		}
+		if err != nil {
+			return nil, URLFailure(rawURL, r.NotAllowed, err)
+		}
+	}
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, &Error{URL: rawURL, Reason: ReasonBadURL, Err: fmt.Errorf("not an absolute http(s) URL")}
 	}

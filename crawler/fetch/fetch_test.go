@@ -66,3 +66,53 @@ func TestRequestURLs(t *testing.T) {
 		mu.Unlock()
 	}
 }
+
+// TestFetchNotAllowed: a request with NotAllowed set fails as Check and
+// URLFailure would before it (same reason, same error), and nothing is
+// asked of any server; a URL inside the set is fetched.
+func TestFetchNotAllowed(t *testing.T) {
+	var mu sync.Mutex
+	asked := map[string]int{}
+	handler := func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked[r.Host+r.RequestURI]++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, "<title>t</title>")
+	}
+	in := httptest.NewServer(http.HandlerFunc(handler))
+	defer in.Close()
+	out := httptest.NewServer(http.HandlerFunc(handler))
+	defer out.Close()
+	allowed, err := NewAllowed(nil, []string{in.URL + "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := New(testOptions(), http.DefaultTransport, time.Now)
+	const reason = "not_allowed_here"
+	for _, raw := range []string{
+		out.URL + "/a.html", // another port
+		"http://user:pw@" + in.Listener.Addr().String() + "/", // user info: a bad URL
+		"ftp://" + in.Listener.Addr().String() + "/a",         // another scheme
+		"http://%zz/a", // does not parse
+	} {
+		want := URLFailure(raw, reason, allowed.Check(raw))
+		_, err := f.Fetch(context.Background(), Request{URL: raw, Allowed: allowed, NotAllowed: reason})
+		fe, ok := err.(*Error)
+		if !ok {
+			t.Errorf("Fetch(%q): %v, want an *Error", raw, err)
+			continue
+		}
+		if fe.URL != want.URL || fe.Reason != want.Reason || fe.Err.Error() != want.Err.Error() {
+			t.Errorf("Fetch(%q): %q %q %v, want %q %q %v", raw, fe.URL, fe.Reason, fe.Err, want.URL, want.Reason, want.Err)
+		}
+	}
+	if _, err := f.Fetch(context.Background(), Request{URL: in.URL + "/a.html", Allowed: allowed, NotAllowed: reason}); err != nil {
+		t.Errorf("Fetch inside the allowed targets: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 1 || asked[in.Listener.Addr().String()+"/a.html"] != 1 {
+		t.Errorf("servers asked for %v, want the allowed page once", asked)
+	}
+}

@@ -27,6 +27,7 @@ type robotsCache struct {
 type robotsEntry struct {
 	ready   chan struct{} // closed when data/err are set
 	data    *robotstxt.RobotsData
+	group   *robotstxt.Group // data's group for the user agent: its crawl delay
 	err     error
 	expires time.Time
 }
@@ -71,8 +72,7 @@ func (rc *robotsCache) check(ctx context.Context, u *url.URL) (allowed bool, cra
 	if u.RawQuery != "" {
 		path += "?" + u.RawQuery
 	}
-	g := e.data.FindGroup(rc.ua)
-	return e.data.TestAgent(path, rc.ua), g.CrawlDelay, nil
+	return e.data.TestAgent(path, rc.ua), e.group.CrawlDelay, nil
 }
 
 func (rc *robotsCache) entry(ctx context.Context, origin string) (*robotsEntry, error) {
@@ -144,7 +144,7 @@ func (rc *robotsCache) fetch(ctx context.Context, origin string, e *robotsEntry)
 		// Unparseable rules: read as "no rules", as crawlers commonly do.
 		data, _ = robotstxt.FromStatusAndBytes(http.StatusNotFound, nil)
 	}
-	e.data = data
+	e.data, e.group = data, data.FindGroup(rc.ua)
 	e.expires = now.Add(rc.ttl)
 }
 
