@@ -22,10 +22,10 @@ import (
 // arrivalOrder is the order in which s's articles arrive when each
 // comes a uniform delay of up to jitter after its post time: the
 // articles sorted by post time plus delay (ties in the set's order).
-// The delays are drawn from a PCG seeded with seed, so an order is the
+// The delays are drawn from a PCG started from n, so order n is the
 // same on every run.
-func arrivalOrder(s *coverage.Set, jitter time.Duration, seed uint64) []int {
-	r := rand.New(rand.NewPCG(seed, 0x6e657773))
+func arrivalOrder(s *coverage.Set, jitter time.Duration, n uint64) []int {
+	r := rand.New(rand.NewPCG(n, 0x6e657773))
 	at := make([]int64, len(s.Articles))
 	order := make([]int, len(s.Articles))
 	for i, a := range s.Articles {
@@ -46,7 +46,7 @@ func TestArrivalOrder(t *testing.T) {
 	}
 	a, b := arrivalOrder(set, time.Hour, 1), arrivalOrder(set, time.Hour, 1)
 	if !slices.Equal(a, b) {
-		t.Error("one seed gave two orders")
+		t.Error("one order number gave two orders")
 	}
 	if slices.Equal(a, set.ByPublished()) {
 		t.Error("an hour's delays left the publication order as it was")
@@ -60,8 +60,8 @@ func TestArrivalOrder(t *testing.T) {
 
 // BenchmarkStoryArrival groups each half of the labelled coverage set
 // in memory (DefaultParams) in arrival orders whose delays reach 1, 6
-// and 24 hours (arrivalOrder, seeds 1-5), and reports per delay the
-// median pair F1 and look-alike pairs merged over the seeds (f1-1h,
+// and 24 hours (arrivalOrder, orders 1-5), and reports per delay the
+// median pair F1 and look-alike pairs merged over the orders (f1-1h,
 // lookalikes-1h, ...), each order's figures in the log. The window is
 // the set's span and two days, so that no report falls out of it.
 func BenchmarkStoryArrival(b *testing.B) {
@@ -76,14 +76,14 @@ func BenchmarkStoryArrival(b *testing.B) {
 			for range b.N {
 				for _, jitter := range []time.Duration{time.Hour, 6 * time.Hour, 24 * time.Hour} {
 					var f1, merged []float64
-					for seed := uint64(1); seed <= 5; seed++ {
-						q, err := s.Measure(groupIn(s, DefaultParams, arrivalOrder(s, jitter, seed), window))
+					for n := uint64(1); n <= 5; n++ {
+						q, err := s.Measure(groupIn(s, DefaultParams, arrivalOrder(s, jitter, n), window))
 						if err != nil {
 							b.Fatal(err)
 						}
 						f1 = append(f1, q.F1)
 						merged = append(merged, float64(q.LookAlikesMerged))
-						b.Logf("%s, delays up to %v, seed %d: %s", split, jitter, seed, q)
+						b.Logf("%s, delays up to %v, order %d: %s", split, jitter, n, q)
 					}
 					slices.Sort(f1)
 					slices.Sort(merged)

@@ -83,8 +83,8 @@ func TestUnmarshalFieldsJSON(t *testing.T) {
 }
 
 // FuzzFieldsJSON checks UnmarshalFieldsJSON against json.Unmarshal on any
-// input, and AppendJSON against json.Marshal on what it read (the seeds
-// run in every go test).
+// input, and AppendJSON against json.Marshal on what it read (the corpus
+// entries run in every go test).
 func FuzzFieldsJSON(f *testing.F) {
 	for _, c := range fieldsJSONCases() {
 		b, _ := json.Marshal(c)

@@ -241,7 +241,7 @@ func checkJSONList(t *testing.T, b []byte) {
 }
 
 // FuzzJSONListAsEncodingJSON holds ParseJSONList to encoding/json on any
-// bytes (go test runs the seeds only).
+// bytes (go test runs the corpus entries only).
 func FuzzJSONListAsEncodingJSON(f *testing.F) {
 	for _, c := range jsonListCases {
 		f.Add([]byte(c))
