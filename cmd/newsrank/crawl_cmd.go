@@ -62,7 +62,7 @@ func (s *sourceList) Set(v string) error {
 const defaultRetryWait = 5 * time.Minute
 
 func runCrawl(ctx context.Context, std *stdio, args []string) error {
-	fs := newFlags(std, "crawl", "crawl [-once [-wait-retries [-wait 5m]]] [-source NAME] [-cpuprofile FILE] [-config FILE] [flags]", crawlAbout)
+	fs := newFlags(std, "crawl", "crawl [-once [-wait-retries [-wait 5m]]] [-source NAME] [-cpuprofile FILE] [-memprofile FILE] [-config FILE] [flags]", crawlAbout)
 	common := addCommon(fs)
 	once := fs.Bool("once", false, "produce, consume until done, print a summary and exit")
 	var sources sourceList
@@ -72,6 +72,7 @@ func runCrawl(ctx context.Context, std *stdio, args []string) error {
 	waitRetries := fs.Bool("wait-retries", false, "-once: when only retries are left, wait for those due within -wait instead of leaving them to the next run")
 	wait := fs.Duration("wait", defaultRetryWait, "with -wait-retries: how long to wait for retries once nothing else is left")
 	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the crawl to `FILE` (for go tool pprof)")
+	memProfile := fs.String("memprofile", "", "write a Go allocations profile of the crawl to `FILE` at its end (go tool pprof -sample_index=alloc_space)")
 	if err := parse(fs, args, false); err != nil {
 		return err
 	}
@@ -100,8 +101,8 @@ func runCrawl(ctx context.Context, std *stdio, args []string) error {
 	}
 	embeddedNotice(std.err, "crawl", cfg.Redis)
 	tuneCrawlGC(cfg.Redis.Mode() == "embedded")
-	if *cpuProfile != "" {
-		stop, err := startCPUProfile(*cpuProfile)
+	if *cpuProfile != "" || *memProfile != "" {
+		stop, err := startProfiles(*cpuProfile, *memProfile)
 		if err != nil {
 			return err
 		}
