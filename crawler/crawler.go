@@ -125,6 +125,14 @@ type Store interface {
 	Refresh(ctx context.Context, es []news.Engagement) (int, error)
 }
 
+// leadReader is a Store that says whether it reads an article's Lead
+// (*news.Store: only to group stories, with news.rank_by: story). The
+// crawler does not look for the lead of an article page for a store that
+// says no; a Store without the method gets it.
+type leadReader interface {
+	ReadsLead() bool
+}
+
 // ErrUnknownSource is returned for a source name that is not configured.
 var ErrUnknownSource = errors.New("unknown source")
 
@@ -258,6 +266,9 @@ func (c *Crawler) compile(sc Source) (*source, error) {
 		return nil, fmt.Errorf("source %s: %w", sc.Name, err)
 	}
 	s := &source{cfg: sc, rules: rules, pageRules: rules.Decoded(), loc: time.UTC}
+	if lr, ok := c.store.(leadReader); ok && !lr.ReadsLead() {
+		s.pageRules = s.pageRules.WithoutLead()
+	}
 	if sc.TimeZone != "" {
 		if s.loc, err = time.LoadLocation(sc.TimeZone); err != nil {
 			return nil, fmt.Errorf("source %s: time_zone: %w", sc.Name, err)

@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -9,13 +10,15 @@ import (
 	"golang.org/x/text/encoding/simplifiedchinese"
 
 	"github.com/newsrank/newsrank/crawler/fetch"
+	"github.com/newsrank/newsrank/news"
 )
 
-// TestReadFillsLead: the article handed to the store carries the page's
-// lead, its first paragraphs without the page's furniture.
+// TestReadFillsLead: the article handed to a store that groups stories
+// carries the page's lead, its first paragraphs without the page's
+// furniture; a store that does not (news.rank_by: article) gets no lead,
+// and the rest of the article the same.
 func TestReadFillsLead(t *testing.T) {
 	e := newEnv(t)
-	c := e.crawler(Source{Name: "lead", Kind: "html", URLs: []string{"http://" + host + "/list/"}, LinkSelector: sel("a")})
 	page := `<html><head><title>Bridge opens</title></head><body>
 <nav><p>Home, News, Sport, Weather and everything else this site has to offer its readers.</p></nav>
 <article><h1>Bridge opens</h1><p class="byline">By Jane Doe</p>
@@ -24,15 +27,34 @@ func TestReadFillsLead(t *testing.T) {
 <div class="share"><p>Share this story with your friends on every network you know.</p></div></article>
 <footer><p>© Valley Courier. All rights reserved, including the right to reproduce this page.</p></footer>
 </body></html>`
-	j := job{s: c.sources[0], url: "http://" + host + "/a/1.html"}
-	a, fe := c.read(j, &fetch.Response{URL: j.url, Status: http.StatusOK, ContentType: "text/html; charset=utf-8", Body: []byte(page)})
-	if fe != nil {
-		t.Fatal(fe)
+	read := func(rankBy string) news.Article {
+		o := news.DefaultOptions()
+		o.RankBy = rankBy
+		store, err := news.New(e.rdb, testPrefix, o, news.WithLogger(quietLog()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.store = store
+		c := e.crawler(Source{Name: "lead", Kind: "html", URLs: []string{"http://" + host + "/list/"}, LinkSelector: sel("a")})
+		j := job{s: c.sources[0], url: "http://" + host + "/a/1.html"}
+		a, fe := c.read(j, &fetch.Response{URL: j.url, Status: http.StatusOK, ContentType: "text/html; charset=utf-8", Body: []byte(page)})
+		if fe != nil {
+			t.Fatal(fe)
+		}
+		return a
 	}
+	withLead, without := read(news.RankByStory), read(news.RankByArticle)
 	want := "The new bridge over the Green River opened to traffic on Monday morning after two years of work.\n" +
 		"About 20,000 vehicles a day are expected to use it, the city said in a statement on Sunday."
-	if a.Lead != want {
-		t.Errorf("Lead = %q, want %q", a.Lead, want)
+	if withLead.Lead != want {
+		t.Errorf("Lead = %q, want %q", withLead.Lead, want)
+	}
+	if without.Lead != "" {
+		t.Errorf("rank_by article: Lead = %q, want none", without.Lead)
+	}
+	withLead.Lead, withLead.CrawlTime, without.CrawlTime = "", time.Time{}, time.Time{}
+	if !reflect.DeepEqual(without, withLead) {
+		t.Errorf("rank_by article: article\n%+v\nwant\n%+v", without, withLead)
 	}
 }
 

@@ -84,6 +84,11 @@ type preparedStory struct {
 	doc                  termvec.Doc
 }
 
+// ReadsLead reports whether the store reads an article's Lead: only to
+// group stories (news.rank_by: story). A caller may leave it empty
+// otherwise (the crawler then does not look for it on the page).
+func (s *Store) ReadsLead() bool { return s.opts.stories() }
+
 // PrepareStory computes the terms of a that its ingest groups it into a
 // story by (its title's, summary's and lead's: package termvec), when
 // the store ranks by story; it does nothing otherwise. The ingest

@@ -52,6 +52,7 @@ type Rules struct {
 	sel     Selectors
 	times   dates.Reader
 	charset string
+	noLead  bool // WithoutLead: Page.Lead is not looked for
 }
 
 // Decoded returns the rules for a page the fetch has decoded already (a
@@ -61,6 +62,16 @@ type Rules struct {
 func (r *Rules) Decoded() *Rules {
 	d := *r
 	d.charset = ""
+	return &d
+}
+
+// WithoutLead returns the same rules for a reader that has no use for a
+// page's lead (a store that does not group stories): Extract leaves
+// Page.Lead empty and spends nothing on finding it; every other field is
+// read as before.
+func (r *Rules) WithoutLead() *Rules {
+	d := *r
+	d.noLead = true
 	return &d
 }
 
@@ -154,7 +165,9 @@ func extract(body []byte, contentType, pageURL string, r *Rules, now time.Time, 
 		p.Canonical = absURL(base, metas.get("property=og:url", "name=og:url"))
 	}
 
-	p.Lead = lead(doc, r, ld)
+	if !r.noLead {
+		p.Lead = lead(doc, r, ld)
+	}
 	switch {
 	case r.sel.Body.css != nil:
 		p.BodyLen = textLen(r.sel.Body.selectAll(doc))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -54,6 +55,7 @@ const articleLead = "The coastal highway between Port Example and Northbay was c
 // paragraph cut at a sentence's end to stay within 300 characters), a
 // page written as lines in a table cell, a page whose JSON-LD
 // articleBody holds the text (HTML-escaped), and the extract fixtures.
+// Rules.WithoutLead read each the same, the lead left empty.
 func TestLeadFixtures(t *testing.T) {
 	type leadCase struct {
 		file, contentType string
@@ -93,6 +95,15 @@ func TestLeadFixtures(t *testing.T) {
 		}
 		if p.Lead != tc.lead {
 			t.Errorf("%s (%+v): lead\n%q\nwant\n%q", tc.file, tc.src.Selectors.Lead.String()+tc.src.Selectors.Body.String(), p.Lead, tc.lead)
+		}
+		// WithoutLead reads the same page but the lead.
+		q, err := Extract(body, tc.contentType, "https://example.com/a/1.html", rules.WithoutLead(), testNow, Fields{})
+		if err != nil {
+			t.Fatalf("%s without the lead: %v", tc.file, err)
+		}
+		p.Lead = ""
+		if !reflect.DeepEqual(q, p) {
+			t.Errorf("%s: without the lead\n%+v\nwant\n%+v", tc.file, q, p)
 		}
 	}
 }
