@@ -95,14 +95,10 @@ func ParseJSONList(body []byte, jsonp bool, cfg JSONList, pageURL string, r *Rul
 	}
 	base, _ := url.Parse(pageURL)
 	tmpl := parseTemplate(cfg.URLTemplate)
-	fields := make(map[string]string, len(cfg.Fields))
-	for name, p := range cfg.Fields {
-		if p != "" {
-			fields[name] = gjsonPath(p)
-		}
-	}
+	ir := newItemReader(cfg.Fields, tmpl)
 	v.ForEach(func(_, e gjson.Result) bool {
-		it, ok := jsonItem(e, fields, cfg.URLTemplate != "", tmpl, base, r, now)
+		ir.read(e)
+		it, ok := jsonItem(ir, cfg.URLTemplate != "", tmpl, base, r, now)
 		if !ok {
 			skipped++
 			return true
@@ -213,33 +209,97 @@ func jsonKind(v gjson.Result) string {
 	return "value"
 }
 
-// jsonItem reads item e: fields maps article fields to gjson paths;
-// useTmpl says the URL comes from tmpl, else from the url field.
-func jsonItem(e gjson.Result, fields map[string]string, useTmpl bool, tmpl urlTemplate, base *url.URL, r *Rules, now time.Time) (ListItem, bool) {
-	field := func(name string) string {
-		p, ok := fields[name]
-		if !ok {
-			return ""
+// itemReader reads the values of a list item that ParseJSONList wants:
+// the mapped fields' and the URL template's. When each of their paths is
+// one key (no dots: "title", "replyCount"), an object item is read in one
+// pass over its members, each value taken at the first member of its key,
+// as a path follows the first of duplicate keys; otherwise each path is
+// followed on its own.
+type itemReader struct {
+	paths []string       // gjson paths: the fields' (fieldAt), then the template's (from tmplAt)
+	keys  []string       // paths' keys, unescaped, when each is one key; else nil
+	vals  []gjson.Result // the item's value at each path, after read
+	// fieldAt is each mapped field's index in paths; tmplAt the index of
+	// the template's first path.
+	fieldAt map[string]int
+	tmplAt  int
+}
+
+func newItemReader(fields map[string]string, tmpl urlTemplate) *itemReader {
+	ir := &itemReader{fieldAt: make(map[string]int, len(fields)), keys: []string{}}
+	add := func(dotted, path string) {
+		ir.paths = append(ir.paths, path)
+		if ir.keys != nil && dotted != "" && !strings.Contains(dotted, ".") {
+			ir.keys = append(ir.keys, dotted)
+		} else {
+			ir.keys = nil
 		}
-		return jsonScalar(jsonGet(e, p))
 	}
+	for name, p := range fields {
+		if p != "" {
+			ir.fieldAt[name] = len(ir.paths)
+			add(p, gjsonPath(p))
+		}
+	}
+	ir.tmplAt = len(ir.paths)
+	for i, p := range tmpl.paths {
+		add(tmpl.keys[i], p)
+	}
+	ir.vals = make([]gjson.Result, len(ir.paths))
+	return ir
+}
+
+// read reads item e's values.
+func (ir *itemReader) read(e gjson.Result) {
+	if ir.keys == nil || !e.IsObject() {
+		for i, p := range ir.paths {
+			ir.vals[i] = jsonGet(e, p)
+		}
+		return
+	}
+	clear(ir.vals)
+	left := len(ir.keys)
+	e.ForEach(func(k, v gjson.Result) bool {
+		for i, key := range ir.keys {
+			if key == k.Str && !ir.vals[i].Exists() {
+				ir.vals[i] = v
+				left--
+			}
+		}
+		return left > 0
+	})
+}
+
+// field is the read item's value of the mapped field name, formatted
+// (jsonScalar); "" when the field is not mapped.
+func (ir *itemReader) field(name string) string {
+	i, ok := ir.fieldAt[name]
+	if !ok {
+		return ""
+	}
+	return jsonScalar(ir.vals[i])
+}
+
+// jsonItem is the item ir read; useTmpl says the URL comes from tmpl,
+// else from the url field.
+func jsonItem(ir *itemReader, useTmpl bool, tmpl urlTemplate, base *url.URL, r *Rules, now time.Time) (ListItem, bool) {
 	var raw string
 	if useTmpl {
-		raw = tmpl.fill(e)
+		raw = tmpl.fill(ir.vals[ir.tmplAt:])
 	} else {
-		raw = field("url")
+		raw = ir.field("url")
 	}
 	u := absURL(base, raw)
 	if u == "" {
 		return ListItem{}, false
 	}
 	it := ListItem{URL: u}
-	it.Title = collapse(field("title"))
-	it.Source = collapse(field("source"))
-	it.Summary = collapse(field("summary"))
-	it.Image = absURL(base, field("image"))
-	it.setTime(r, now, field("post_time"))
-	if s := field("comments"); s != "" {
+	it.Title = collapse(ir.field("title"))
+	it.Source = collapse(ir.field("source"))
+	it.Summary = collapse(ir.field("summary"))
+	it.Image = absURL(base, ir.field("image"))
+	it.setTime(r, now, ir.field("post_time"))
+	if s := ir.field("comments"); s != "" {
 		if n, ok := ParseCount(s); ok {
 			it.Comments = &n
 		}
@@ -253,6 +313,7 @@ func jsonItem(e gjson.Result, fields map[string]string, useTmpl bool, tmpl urlTe
 type urlTemplate struct {
 	lits  []string // lits[i] comes before paths[i]; the last one ends it
 	paths []string // as gjsonPath writes them
+	keys  []string // the paths as written in the template
 }
 
 func parseTemplate(tmpl string) urlTemplate {
@@ -271,18 +332,20 @@ func parseTemplate(tmpl string) urlTemplate {
 		}
 		t.lits = append(t.lits, tmpl[last:i])
 		t.paths = append(t.paths, gjsonPath(tmpl[i+1:j]))
+		t.keys = append(t.keys, tmpl[i+1:j])
 		last, i = j+1, j
 	}
 	t.lits = append(t.lits, tmpl[last:])
 	return t
 }
 
-// fill replaces each placeholder with item e's value at its path; it
-// returns "" when a value is missing or not a plain scalar.
-func (t urlTemplate) fill(e gjson.Result) string {
+// fill replaces each placeholder with an item's value at its path (vals,
+// in the order of paths); it returns "" when a value is missing or not a
+// plain scalar.
+func (t urlTemplate) fill(vals []gjson.Result) string {
 	var b strings.Builder
-	for i, p := range t.paths {
-		s := jsonScalar(jsonGet(e, p))
+	for i := range t.paths {
+		s := jsonScalar(vals[i])
 		if s == "" || strings.ContainsAny(s, " \t\r\n\"<>") {
 			return ""
 		}

@@ -1,6 +1,8 @@
 package extract
 
 import (
+	"github.com/tidwall/gjson"
+
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -275,5 +277,55 @@ func TestURLTemplate(t *testing.T) {
 		if err != nil || got != tt.want || skipped != 1-len(items) {
 			t.Errorf("url_template %q: %+v, %d skipped, %v; want %q", tt.tmpl, items, skipped, err, tt.want)
 		}
+	}
+}
+
+// TestItemReaderOnePass: an item read in one pass over its members (every
+// path one key) gets at each path the value that following the path gets
+// (the reading of every path on its own, which a path with a dot takes):
+// on every item of jsonListCases' documents and the documents themselves,
+// for fields that share keys with each other and with the URL template,
+// duplicate keys, escaped keys and keys gjson gives a meaning to in paths.
+func TestItemReaderOnePass(t *testing.T) {
+	var keys []string
+	for _, p := range jsonListPaths {
+		if p != "" && !strings.Contains(p, ".") {
+			keys = append(keys, p)
+		}
+	}
+	var items []gjson.Result
+	for _, c := range jsonListCases {
+		if !gjson.Valid(c) {
+			continue
+		}
+		v := gjson.Parse(c)
+		items = append(items, v)
+		v.ForEach(func(_, e gjson.Result) bool {
+			items = append(items, e)
+			return true
+		})
+	}
+	items = append(items, gjson.Parse(`{"b":1,"a":null,"a":2,"c":{"a":3},"b":"x","\u0061\u0062":"ab","ab":"raw"}`))
+	for i := range keys {
+		fields := map[string]string{"title": keys[i], "url": keys[(i+1)%len(keys)], "source": keys[(i+2)%len(keys)]}
+		tmpl := parseTemplate("https://x.example/{" + keys[(i+1)%len(keys)] + "}/{" + keys[i] + "}")
+		one := newItemReader(fields, tmpl)
+		if one.keys == nil {
+			t.Fatalf("fields %v: not read in one pass", fields)
+		}
+		each := *one
+		each.keys, each.vals = nil, make([]gjson.Result, len(one.vals))
+		for _, e := range items {
+			one.read(e)
+			each.read(e)
+			for j := range one.vals {
+				if g, w := one.vals[j], each.vals[j]; g.Type != w.Type || g.Raw != w.Raw || g.Str != w.Str {
+					t.Errorf("item %.40s, path %q: one pass %q, each path %q", e.Raw, one.paths[j], g.Raw, w.Raw)
+				}
+			}
+		}
+	}
+	if ir := newItemReader(map[string]string{"title": "a.b", "url": "a"}, urlTemplate{}); ir.keys != nil {
+		t.Errorf("a dotted path read in one pass")
 	}
 }
