@@ -65,8 +65,9 @@ func stableHost(h string) bool {
 	if h == "" || len(h) > 253 {
 		return false
 	}
-	labels := strings.Split(h, ".")
-	for _, l := range labels {
+	labels, last := 0, ""
+	for rest := h; ; {
+		l, more, dot := strings.Cut(rest, ".")
 		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' || strings.HasPrefix(l, "xn--") {
 			return false
 		}
@@ -75,18 +76,24 @@ func stableHost(h string) bool {
 				return false
 			}
 		}
+		labels, last = labels+1, l
+		if !dot {
+			break
+		}
+		rest = more
 	}
-	last := labels[len(labels)-1]
 	if !allDigits(last) && !strings.HasPrefix(last, "0x") {
 		return true
 	}
-	if len(labels) != 4 {
+	if labels != 4 {
 		return false
 	}
-	for _, l := range labels {
+	for rest := h; rest != ""; {
+		l, more, _ := strings.Cut(rest, ".")
 		if !allDigits(l) || len(l) > 3 || (len(l) > 1 && l[0] == '0') || (len(l) == 3 && l > "255") {
 			return false
 		}
+		rest = more
 	}
 	return true
 }
@@ -108,8 +115,7 @@ func stableChars(s string, query bool) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9':
-		case strings.IndexByte("-._~!$&()*+,;=:@/", c) >= 0:
+		case plainURLByte[c]:
 		case c == '\'' && !query:
 		case c == '?' && query:
 		case c == '%':
@@ -123,6 +129,21 @@ func stableChars(s string, query bool) bool {
 	}
 	return true
 }
+
+// plainURLByte: RFC 3986's unreserved characters, sub-delimiters, ':', '@'
+// and '/' but the apostrophe, which stableChars looks at on its own.
+var plainURLByte = func() (t [256]bool) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = true, true
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for _, c := range []byte("-._~!$&()*+,;=:@/") {
+		t[c] = true
+	}
+	return t
+}()
 
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'

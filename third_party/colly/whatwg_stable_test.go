@@ -78,3 +78,15 @@ func FuzzWhatwgStable(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkWhatwgStable: the check on a plain article URL of the list-API
+// benchmark site.
+func BenchmarkWhatwgStable(b *testing.B) {
+	const u = "http://127.0.0.1:41234/ch1/article/2DJSDAFUD80Q0001.html"
+	b.ReportAllocs()
+	for b.Loop() {
+		if !whatwgStable(u) {
+			b.Fatal("not stable")
+		}
+	}
+}
