@@ -31,6 +31,7 @@ import (
 	"net/url"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gocolly/colly/v2"
@@ -156,6 +157,28 @@ type Fetcher struct {
 	robots       *robotsCache // nil: robots.txt is not obeyed
 	hosts        *hostLimiter
 	collectors   sync.Pool // of *pooledCollector
+	lastType     atomic.Pointer[mediaType]
+}
+
+// mediaType is what a response's Content-Type says: its media type and
+// whether it names a charset (mime.ParseMediaType's reading of it).
+type mediaType struct {
+	contentType string
+	mt          string // as mime.ParseMediaType gives it
+	charset     bool
+}
+
+// mediaTypeOf reads a Content-Type with mime.ParseMediaType, once for
+// the same header a site sends with every page: the last one read is
+// kept.
+func (f *Fetcher) mediaTypeOf(ct string) (mt string, charset bool) {
+	if p := f.lastType.Load(); p != nil && p.contentType == ct {
+		return p.mt, p.charset
+	}
+	mt, params, err := mime.ParseMediaType(ct)
+	charset = err == nil && params["charset"] != ""
+	f.lastType.Store(&mediaType{contentType: ct, mt: mt, charset: charset})
+	return mt, charset
 }
 
 // pooledCollector is a clone of the fetcher's collector with its
@@ -355,7 +378,7 @@ func (f *Fetcher) collector() *pooledCollector {
 		}
 		pc.st.req.Cond.apply(req.Headers)
 	})
-	pc.c.OnResponseHeaders(func(cr *colly.Response) { pc.st.headers(cr, f.maxBody) })
+	pc.c.OnResponseHeaders(func(cr *colly.Response) { pc.st.headers(cr, f) })
 	pc.c.OnResponse(func(cr *colly.Response) {
 		pc.resp = &Response{URL: cr.Request.URL.String(), Status: cr.StatusCode, ContentType: pc.st.contentType,
 			Body: cr.Body, Header: pc.st.header}
@@ -363,7 +386,7 @@ func (f *Fetcher) collector() *pooledCollector {
 	return pc
 }
 
-func (st *fetchState) headers(cr *colly.Response, maxBody int64) {
+func (st *fetchState) headers(cr *colly.Response, f *Fetcher) {
 	st.status = cr.StatusCode
 	st.contentType = cr.Headers.Get("Content-Type")
 	if st.req.Cond != nil {
@@ -379,17 +402,17 @@ func (st *fetchState) headers(cr *colly.Response, maxBody int64) {
 		cr.Request.Abort() // the error page's body is not needed
 		return
 	}
-	mt, params, err := mime.ParseMediaType(st.contentType)
-	st.mediaType, st.charset = mt, err == nil && params["charset"] != ""
+	mt, charset := f.mediaTypeOf(st.contentType)
+	st.mediaType, st.charset = mt, charset
 	if st.req.Accept != nil && !st.req.Accept(mt) {
 		st.abort = &Error{URL: st.req.URL, Reason: ReasonNotHTML, Status: st.status,
 			Err: fmt.Errorf("%w: %q", ErrNotHTML, st.contentType)}
 		cr.Request.Abort()
 		return
 	}
-	if n, err := strconv.ParseInt(cr.Headers.Get("Content-Length"), 10, 64); err == nil && n > maxBody {
+	if n, err := strconv.ParseInt(cr.Headers.Get("Content-Length"), 10, 64); err == nil && n > f.maxBody {
 		st.abort = &Error{URL: st.req.URL, Reason: ReasonTooLarge, Status: st.status,
-			Err: fmt.Errorf("%w: Content-Length %d > %d", ErrTooLarge, n, maxBody)}
+			Err: fmt.Errorf("%w: Content-Length %d > %d", ErrTooLarge, n, f.maxBody)}
 		cr.Request.Abort()
 	}
 }

@@ -2,8 +2,10 @@ package fetch
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
+	"mime"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -114,5 +116,47 @@ func TestFetchNotAllowed(t *testing.T) {
 	defer mu.Unlock()
 	if len(asked) != 1 || asked[in.Listener.Addr().String()+"/a.html"] != 1 {
 		t.Errorf("servers asked for %v, want the allowed page once", asked)
+	}
+}
+
+// TestMediaTypeOf: the media type and charset of each Content-Type, read
+// again or kept from the last one, are mime.ParseMediaType's, in any
+// order of repeats and changes, from one goroutine or several.
+func TestMediaTypeOf(t *testing.T) {
+	types := []string{"text/html; charset=utf-8", "text/html; charset=utf-8", "text/html", "TEXT/HTML; Charset=GBK",
+		"text/html; charset=", "text/html; charset=utf-8; charset=gbk", "text/html; bad", "", ";", "application/json",
+		"text/html; charset=utf-8", "application/xhtml+xml; charset=\"utf-8\""}
+	want := func(ct string) (string, bool) {
+		mt, params, err := mime.ParseMediaType(ct)
+		return mt, err == nil && params["charset"] != ""
+	}
+	f := New(DefaultOptions(), http.DefaultTransport, time.Now)
+	check := func(ct string) error {
+		mt, cs := f.mediaTypeOf(ct)
+		if wmt, wcs := want(ct); mt != wmt || cs != wcs {
+			return fmt.Errorf("mediaTypeOf(%q) = %q, %v; want %q, %v", ct, mt, cs, wmt, wcs)
+		}
+		return nil
+	}
+	for _, ct := range append(types, types...) {
+		if err := check(ct); err != nil {
+			t.Error(err)
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, len(types)*8)
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range types {
+				if err := check(types[(i+g)%len(types)]); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }
