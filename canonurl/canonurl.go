@@ -68,6 +68,14 @@ func Canonical(raw string) (string, error) {
 	return canonical(raw)
 }
 
+// IsCanonical reports, without allocating, that s is a URL Canonical
+// leaves as it is, of the common simple shape isCanonical knows (an
+// absolute http or https URL with a lower-case host name: no escapes, no
+// IPv6 host, no dot segment, no fragment...). It may say no to a canonical
+// URL, never yes to one that is not. Such a URL parses with net/url and
+// is written back by it unchanged.
+func IsCanonical(s string) bool { return isCanonical(s) }
+
 // isCanonical is Canonical's fast path: it reports, without allocating,
 // that s is already canonical (for the common simple URLs: no escapes, no
 // IPv6 host, no '+' in names; it may say no to a canonical URL, never yes

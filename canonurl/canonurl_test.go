@@ -2,6 +2,7 @@ package canonurl
 
 import (
 	"errors"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -169,4 +170,52 @@ func FuzzCanonical(f *testing.F) {
 			t.Fatalf("not idempotent: %q → %q → %q", s, c, again)
 		}
 	})
+}
+
+// urlCombos are URLs made of plain and odd parts, for the checks of what
+// IsCanonical promises.
+func urlCombos() []string {
+	schemes := []string{"http://", "https://", "HTTP://", "ftp://", ""}
+	hosts := []string{"x.com", "news.163.com", "X.com", "a_b.c-d.org", "127.0.0.1", "x..com", "[::1]", "user@x.com", ""}
+	ports := []string{"", ":8080", ":80", ":443", ":080", ":65536", ":"}
+	paths := []string{"/", "", "/a/b.html", "/a//b", "/a/./b", "/a/../b", "/a/.", "/.well-known/x", "/a/%2e/b", "/%41",
+		"/a b", "/a'b", "/~u/!$&()*+,;=:@", "/中文", "/a#f", "/A/B.HTML", "/a/.b/..c/"}
+	queries := []string{"", "?", "?a=1", "?a=1&b=2", "?b=1&a=1", "?q='x'", "?a=%27", "?a=b?c", "?a=1&", "?utm_source=x",
+		"?a+b=1", "?a=1#f", "?k=v/w:x@y"}
+	var out []string
+	for _, s := range schemes {
+		for _, h := range hosts {
+			for _, p := range ports {
+				for _, pa := range paths {
+					for _, q := range queries {
+						out = append(out, s+h+p+pa+q)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestIsCanonical: every URL IsCanonical takes is Canonical's own output
+// and is written back unchanged by net/url after a parse, as an absolute
+// http(s) URL with a host; it takes plain ones.
+func TestIsCanonical(t *testing.T) {
+	taken := 0
+	for _, s := range urlCombos() {
+		if !IsCanonical(s) {
+			continue
+		}
+		taken++
+		if c, err := Canonical(s); err != nil || c != s {
+			t.Errorf("IsCanonical(%q), but Canonical gives %q, %v", s, c, err)
+		}
+		u, err := url.Parse(s)
+		if err != nil || u.String() != s || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			t.Errorf("IsCanonical(%q), but net/url reads %+v, %v", s, u, err)
+		}
+	}
+	if taken < 100 {
+		t.Errorf("IsCanonical took %d URLs, want the plain ones", taken)
+	}
 }

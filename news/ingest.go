@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/newsrank/newsrank/canonurl"
 	"github.com/newsrank/newsrank/internal/metrics"
 	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/termvec"
@@ -27,6 +28,9 @@ func formatNum(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 func checkURL(raw string) error {
 	if raw == "" {
 		return fmt.Errorf("%w: url is empty", ErrBadInput)
+	}
+	if canonurl.IsCanonical(raw) {
+		return nil // an absolute http(s) URL with a host, which url.Parse reads (canonurl.TestIsCanonical)
 	}
 	u, err := url.Parse(raw)
 	if err != nil {

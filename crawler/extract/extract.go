@@ -27,6 +27,7 @@ import (
 	"github.com/andybalholm/cascadia"
 	"golang.org/x/net/html"
 
+	"github.com/newsrank/newsrank/canonurl"
 	"github.com/newsrank/newsrank/crawler/dates"
 )
 
@@ -267,6 +268,12 @@ func absURL(base *url.URL, ref string) string {
 	ref = strings.TrimSpace(ref)
 	if ref == "" {
 		return ""
+	}
+	if canonurl.IsCanonical(ref) {
+		// Absolute, http(s), no dot segment nor escape: the parse, the
+		// resolution against base and the String below give it back as
+		// it is (TestAbsURLCanonical).
+		return ref
 	}
 	u, err := url.Parse(ref)
 	if err != nil {
