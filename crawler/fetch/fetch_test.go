@@ -160,3 +160,24 @@ func TestMediaTypeOf(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestFetchTimeoutNoHeaders: on NewTransport, a server that never answers
+// a request's headers fails the fetch as a retryable timeout, for a page
+// and for robots.txt (the request timeout bounds the whole request).
+func TestFetchTimeoutNoHeaders(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done() // until the client gives up
+	}))
+	defer srv.Close()
+	for _, robots := range []bool{false, true} {
+		o := testOptions()
+		o.RequestTimeout = 200 * time.Millisecond
+		o.ObeyRobots = robots
+		f := New(o, NewTransport(o, 2, []string{srv.URL}, quietLog()), time.Now)
+		_, err := f.Fetch(context.Background(), Request{URL: srv.URL + "/a.html"})
+		fe, ok := err.(*Error)
+		if !ok || fe.Reason != ReasonTimeout || !fe.Retryable {
+			t.Errorf("robots %v: %v, want a retryable %s", robots, err, ReasonTimeout)
+		}
+	}
+}

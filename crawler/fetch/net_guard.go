@@ -27,11 +27,14 @@ const resolveTimeout = 10 * time.Second
 // http.DefaultTransport that keeps enough idle connections per host for
 // workers fetches at once, with its dialer guarded (DenyPrivateNetworks;
 // configured are the sources' own URLs, whose endpoints stay allowed).
+// It sets no ResponseHeaderTimeout: each request through it is bounded
+// whole, from before it is sent, by o.RequestTimeout (a Fetcher's
+// context; the Timeout of the robots.txt and WebSub clients), which
+// fires first; a header timeout would only cost a timer a request.
 func NewTransport(o Options, workers int, configured []string, log *slog.Logger) *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns = max(100, 4*workers)
 	t.MaxIdleConnsPerHost = max(workers, o.PerHostParallelism, 2)
-	t.ResponseHeaderTimeout = o.RequestTimeout
 	d := &net.Dialer{Timeout: min(o.RequestTimeout, 30*time.Second), KeepAlive: 30 * time.Second}
 	return newNetGuard(o.DenyPrivateNetworks, configured, log).transport(t, d)
 }
