@@ -202,4 +202,3 @@ func readPartitions(t *testing.T) map[string]string {
 	}
 	return out
 }
-
