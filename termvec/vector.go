@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Weights are how much a term counts by where it is and what it is.
@@ -110,12 +111,16 @@ type Doc struct {
 // twice and never in lower case ("TSMC" heading the title and a
 // sentence); its occurrences then count as a name's.
 func NewDoc(title, summary, lead string, w Weights) Doc {
-	d := Doc{Counts: make(map[string]float64)}
-	occ, cjk, latin := occurrences(title, summary, lead, w)
-	isName := nameTest(occ)
+	sc := scratchPool.Get().(*scratch)
+	defer sc.release()
+	occ, cjk, latin := occurrences(sc.occ[:0], title, summary, lead, w)
+	sc.occ = occ
+	// about two occurrences a distinct term: the map seldom grows
+	d := Doc{Counts: make(map[string]float64, len(occ)/2)}
+	isName := nameTest(sc.words, occ)
 	var bigrams map[string]int
 	if cjk > latin {
-		bigrams = titleBigrams(occ, cjk)
+		bigrams = titleBigrams(sc.bigrams, occ)
 	}
 	for _, o := range occ {
 		x := o.w
@@ -178,11 +183,35 @@ func NewDoc(title, summary, lead string, w Weights) Doc {
 	return d
 }
 
+// scratch is what NewDoc builds and drops for each article, kept for
+// the next one (scratchPool): the occurrences and the maps over them.
+type scratch struct {
+	occ     []occurrence
+	words   map[string]wordSeen
+	bigrams map[string]int
+}
+
+var scratchPool = sync.Pool{New: func() any {
+	return &scratch{words: make(map[string]wordSeen, 256), bigrams: make(map[string]int, 32)}
+}}
+
+// release empties sc (no term of an article is kept by it) and gives it
+// back to the pool.
+func (sc *scratch) release() {
+	clear(sc.occ)
+	clear(sc.words)
+	clear(sc.bigrams)
+	if cap(sc.occ) > 1<<14 {
+		sc.occ = nil // an article far longer than most: not kept
+	}
+	scratchPool.Put(sc)
+}
+
 // occurrences tokenises an article's title, summary and lead (the lead
 // cut at w.MaxLead, on a rune's boundary) into its terms' occurrences,
-// each weighed by its field, and counts the title's CJK bigrams and its
-// other terms.
-func occurrences(title, summary, lead string, w Weights) (occ []occurrence, cjk, latin int) {
+// each weighed by its field, appended to occ, and counts the title's
+// CJK bigrams and its other terms.
+func occurrences(occ []occurrence, title, summary, lead string, w Weights) (_ []occurrence, cjk, latin int) {
 	if w.MaxLead > 0 && len(lead) > w.MaxLead {
 		lead = lead[:w.MaxLead]
 		for len(lead) > 0 && lead[len(lead)-1]&0xc0 == 0x80 {
@@ -190,7 +219,7 @@ func occurrences(title, summary, lead string, w Weights) (occ []occurrence, cjk,
 		}
 	}
 	// about a term every 5 bytes of Latin text, every 3 of CJK
-	occ = make([]occurrence, 0, (len(title)+len(summary)+len(lead))/4+8)
+	occ = slices.Grow(occ, (len(title)+len(summary)+len(lead))/4+8)
 	for _, f := range []struct {
 		text  string
 		w     float64
@@ -210,10 +239,9 @@ func occurrences(title, summary, lead string, w Weights) (occ []occurrence, cjk,
 	return occ, cjk, latin
 }
 
-// titleBigrams counts how often the article writes each bigram of its
-// CJK title (n of them), in any field.
-func titleBigrams(occ []occurrence, n int) map[string]int {
-	bigrams := make(map[string]int, n)
+// titleBigrams counts in bigrams (empty) how often the article writes
+// each bigram of its CJK title, in any field, and returns it.
+func titleBigrams(bigrams map[string]int, occ []occurrence) map[string]int {
 	for _, o := range occ {
 		if o.kind == Bigram && o.title {
 			bigrams[o.term] = 0
@@ -260,14 +288,16 @@ type occurrence struct {
 	title bool
 }
 
-// nameTest returns whether a word of the article's occurrences is a
-// name: written as one somewhere, or capitalised at least twice where
-// any word is (heading sentences, a title in title case) and never in
+// wordSeen is how often a word is written as a name, at a start, in
 // lower case.
-func nameTest(occ []occurrence) func(string) bool {
-	// how each word is written: as a name, at a start, in lower case
-	type seen struct{ name, initial, lower int32 }
-	words := make(map[string]seen, len(occ)/2)
+type wordSeen struct{ name, initial, lower int32 }
+
+// nameTest returns, words (empty) filled with how each word of the
+// article's occurrences is written, whether such a word is a name:
+// written as one somewhere, or capitalised at least twice where any
+// word is (heading sentences, a title in title case) and never in lower
+// case.
+func nameTest(words map[string]wordSeen, occ []occurrence) func(string) bool {
 	for _, o := range occ {
 		if o.kind != Word && o.kind != Initial && o.kind != Name {
 			continue
