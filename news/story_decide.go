@@ -159,7 +159,9 @@ func (s *Store) decide(calls []ingestCall, made [][]int, r *planRead, at map[int
 	runs := make([]chunkRun, len(made))
 	for c, part := range made {
 		run := &runs[c]
-		changed := make(map[string]bool) // leads, and "\x00" + terms
+		run.ds = make([]grouping.Decision, 0, len(part))
+		changed := make(map[string]bool)    // leads
+		changedKey := make(map[string]bool) // terms
 		var leads []string
 		for _, i := range part {
 			t := at[i]
@@ -170,8 +172,8 @@ func (s *Store) decide(calls []ingestCall, made [][]int, r *planRead, at map[int
 				leads = append(leads, d.Story)
 			}
 			for _, k := range d.Keys {
-				if !changed["\x00"+k] {
-					changed["\x00"+k] = true
+				if !changedKey[k] {
+					changedKey[k] = true
 					run.terms = append(run.terms, k)
 				}
 			}
