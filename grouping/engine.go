@@ -329,6 +329,10 @@ type MemFreq struct {
 	Window time.Duration
 	now    int64 // the day of the latest article
 	days   map[int64]*day
+	// window: the days of the window before now that have articles
+	// (each), made again when now moves or a day is added
+	window []*day
+	stale  bool
 }
 
 type day struct {
@@ -353,11 +357,25 @@ func WindowDays(window time.Duration) int64 {
 }
 
 func (f *MemFreq) each(fn func(*day)) {
-	n := WindowDays(f.Window)
-	for d := f.now - n + 1; d <= f.now; d++ {
-		if x := f.days[d]; x != nil {
-			fn(x)
+	if f.stale || f.window == nil {
+		f.window = f.window[:0]
+		n := WindowDays(f.Window)
+		for d := f.now - n + 1; d <= f.now; d++ {
+			if x := f.days[d]; x != nil {
+				f.window = append(f.window, x)
+			}
 		}
+		f.stale = false
+	}
+	for _, x := range f.window {
+		fn(x)
+	}
+}
+
+// setNow moves f's latest day to d, when later.
+func (f *MemFreq) setNow(d int64) {
+	if d > f.now {
+		f.now, f.stale = d, true
 	}
 }
 
@@ -377,16 +395,17 @@ func (f *MemFreq) Docs() int {
 
 // At reads the frequencies of the window before t (and after, an
 // article posted later than the latest).
-func (f *MemFreq) At(t int64) { f.now = max(f.now, Day(t)) }
+func (f *MemFreq) At(t int64) { f.setNow(Day(t)) }
 
 // Add counts an article posted at t.
 func (f *MemFreq) Add(terms map[string]float64, t int64) {
 	d := Day(t)
-	f.now = max(f.now, d)
+	f.setNow(d)
 	x := f.days[d]
 	if x == nil {
 		x = &day{terms: make(map[string]int)}
 		f.days[d] = x
+		f.stale = true
 	}
 	x.docs++
 	for term := range terms {
