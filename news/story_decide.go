@@ -257,10 +257,11 @@ func (s *Store) planChunks(calls []ingestCall, made [][]int, e *grouping.Engine,
 // articles) and how many of them have it, and to b the counts of each
 // term after the batch (what the cache takes).
 func (s *Store) planDF(calls []ingestCall, b *batchPlan, r *planRead) {
-	b.df = make(map[string]*termDF)
+	b.df = make(map[string]*termDF, len(r.terms))
 	for c, part := range b.made {
 		p := &b.chunks[c]
 		at := make(map[int64]int) // day → its dfDelta in p.dfs
+		sizeDF(calls, part, r, p, at)
 		count := func(x *batchTerm, day int64, d *dfDelta) {
 			if x.out == nil {
 				x.out = newTermDF(x.df.from, len(x.df.n), x.df.n)
@@ -280,17 +281,50 @@ func (s *Store) planDF(calls []ingestCall, b *batchPlan, r *planRead) {
 		}
 		for _, i := range part {
 			day := grouping.Day(calls[i].post)
-			k, ok := at[day]
-			if !ok {
-				k = len(p.dfs)
-				at[day] = k
-				p.dfs = append(p.dfs, dfDelta{day: day})
-			}
-			d := &p.dfs[k]
+			d := &p.dfs[at[day]]
 			count(r.articles, day, d)
 			for _, x := range r.byCall[i] {
 				count(x, day, d)
 			}
+		}
+	}
+}
+
+// sizeDF puts in p.dfs (empty) a dfDelta per day of the created articles
+// of part (at: day → its index), each with room for the terms planDF
+// lists in it: a term is listed once per run of articles of one day
+// that have it. The terms' marks (batchTerm.chunk, day) are left as no
+// chunk's.
+func sizeDF(calls []ingestCall, part []int, r *planRead, p *chunkPlan, at map[int64]int) {
+	var sizes []int
+	const sizing = -2 // no chunk's number, nor the mark left after
+	mark := func(x *batchTerm, day int64, k int) {
+		if x.chunk != sizing || x.day != day {
+			x.chunk, x.day = sizing, day
+			sizes[k]++
+		}
+	}
+	for _, i := range part {
+		day := grouping.Day(calls[i].post)
+		k, ok := at[day]
+		if !ok {
+			k = len(sizes)
+			at[day] = k
+			sizes = append(sizes, 0)
+		}
+		mark(r.articles, day, k)
+		for _, x := range r.byCall[i] {
+			mark(x, day, k)
+		}
+	}
+	p.dfs = make([]dfDelta, len(sizes))
+	for day, k := range at {
+		p.dfs[k] = dfDelta{day: day, terms: make([]string, 0, sizes[k]), ns: make([]int32, 0, sizes[k])}
+	}
+	r.articles.chunk = -1
+	for _, i := range part {
+		for _, x := range r.byCall[i] {
+			x.chunk = -1
 		}
 	}
 }
