@@ -148,7 +148,12 @@ type ArticleTerms struct {
 // its post time.
 func (e *Engine) Terms(a Article) ArticleTerms {
 	e.DF.At(a.Time)
-	v := e.P.vector(a.Doc, e.DF)
+	return e.TermsOf(a, e.P.vector(a.Doc, e.DF))
+}
+
+// TermsOf is Terms with a's vector given, weighed as Terms weighs it
+// (Params.WeighTerms of a's terms on the same frequencies).
+func (e *Engine) TermsOf(a Article, v termvec.Vector) ArticleTerms {
 	look := Keys(v, max(e.P.Keys, e.P.LookupKeys))
 	t := ArticleTerms{Vector: v, Keys: slices.Clone(look[:min(len(look), e.P.Keys)]), Look: look}
 	if e.P.KeyFacts {

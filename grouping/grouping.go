@@ -174,6 +174,17 @@ func (p Params) vector(d termvec.Doc, df termvec.DocFreq) termvec.Vector {
 	return d.Weigh(df, p.MaxTerms, u, !p.DatesOut)
 }
 
+// WeighTerms is an article's vector (as Terms weighs its Doc) from its
+// n terms, each with its count and document frequency in docs articles
+// as at gives them (termvec.WeighTerms).
+func (p Params) WeighTerms(n int, at func(i int) (term string, count float64, df int), docs int) termvec.Vector {
+	u := p.Unseen
+	if u == 0 {
+		u = 1
+	}
+	return termvec.WeighTerms(n, at, docs, p.MaxTerms, u, !p.DatesOut)
+}
+
 // Story is a story as the grouping sees it.
 type Story struct {
 	// Lead is the id of its first article, which names the story.

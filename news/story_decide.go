@@ -114,10 +114,17 @@ func (s *Store) articleTerms(calls []ingestCall, made [][]int, r *planRead) (map
 	at := make(map[int]grouping.ArticleTerms)
 	var keys []string
 	seen := make(map[string]bool)
+	p := s.opts.grouping()
 	for _, part := range made {
 		for _, i := range part {
 			a := groupingArticle(&calls[i])
-			t := e.Terms(a)
+			// the article's terms weighed on what r read, looked up by
+			// none: r holds each with its frequencies (byCall)
+			xs, cs := r.byCall[i], r.counts[i]
+			v := p.WeighTerms(len(xs), func(j int) (string, float64, int) {
+				return xs[j].term, cs[j], xs[j].df.sum + xs[j].added
+			}, f.Docs())
+			t := e.TermsOf(a, v)
 			f.add(i)
 			at[i] = t
 			for _, k := range t.Look {

@@ -28,9 +28,12 @@ type planRead struct {
 	// without story terms); articles: "*" in r.terms
 	byCall   [][]*batchTerm
 	articles *batchTerm
-	lists    map[string][]string // index lists (none when empty)
-	stories  map[string]*grouping.Story
-	absent   map[string]bool // leads that are no story's
+	// counts: per call, its article's count of each of its terms
+	// (termvec.Doc.Counts), in byCall's order
+	counts  [][]float64
+	lists   map[string][]string // index lists (none when empty)
+	stories map[string]*grouping.Story
+	absent  map[string]bool // leads that are no story's
 	// oldest: a cached story whose lead was posted before it is read
 	// again (storyCache.story)
 	oldest int64
@@ -105,8 +108,10 @@ func (r *planRead) batchTerms(calls []ingestCall, parts [][]int) []string {
 	terms := make([]string, 0, n/2)
 	var block []batchTerm // r.terms points into blocks, never moved
 	byCall := make([]*batchTerm, 0, n)
+	counts := make([]float64, 0, n)
 	r.terms = make(map[string]*batchTerm, n/2)
 	r.byCall = make([][]*batchTerm, len(calls))
+	r.counts = make([][]float64, len(calls))
 	add := func(t string) *batchTerm {
 		x := r.terms[t]
 		if x == nil {
@@ -125,10 +130,12 @@ func (r *planRead) batchTerms(calls []ingestCall, parts [][]int) []string {
 		for _, i := range part {
 			if d := calls[i].story; d != nil {
 				from := len(byCall)
-				for t := range d.Counts {
+				for t, c := range d.Counts {
 					byCall = append(byCall, add(t))
+					counts = append(counts, c)
 				}
 				r.byCall[i] = byCall[from:len(byCall):len(byCall)]
+				r.counts[i] = counts[from:len(counts):len(counts)]
 			}
 		}
 	}

@@ -358,23 +358,47 @@ func (d Doc) Weigh(df DocFreq, max int, unseen float64, dates bool) Vector {
 	v := make(Vector, 0, len(d.Counts))
 	docs := df.Docs()
 	for t, c := range d.Counts {
-		if c > 1 {
-			c = 1 + math.Log(c)
+		if weighed(t, dates) {
+			v = append(v, Entry{t, weight(c, df.DF(t), docs, unseen)})
 		}
-		if _, ok := WeekdayOf(t); ok {
-			continue // every story of a day has it
-		}
-		if !dates && strings.HasPrefix(t, "@d") {
-			continue
-		}
-		n := df.DF(t)
-		x := c * IDF(n, docs)
-		if n == 0 {
-			x *= unseen
-		}
-		v = append(v, Entry{t, x})
 	}
 	return v.top(max).unit()
+}
+
+// WeighTerms is Weigh of a Doc whose n terms at gives, each with its
+// count (Doc.Counts) and document frequency in docs articles: a caller
+// that holds the frequencies of an article's terms along with them
+// looks none up.
+func WeighTerms(n int, at func(i int) (term string, count float64, df int), docs, max int, unseen float64, dates bool) Vector {
+	v := make(Vector, 0, n)
+	for i := range n {
+		if t, c, df := at(i); weighed(t, dates) {
+			v = append(v, Entry{t, weight(c, df, docs, unseen)})
+		}
+	}
+	return v.top(max).unit()
+}
+
+// weighed tells whether term t is weighed into a vector (Weigh):
+// weekdays never are, dates when dates is set.
+func weighed(t string, dates bool) bool {
+	if _, ok := WeekdayOf(t); ok {
+		return false // every story of a day has it
+	}
+	return dates || !strings.HasPrefix(t, "@d")
+}
+
+// weight is the weight of a term of count c in an article, in df of
+// docs articles (Weigh).
+func weight(c float64, df, docs int, unseen float64) float64 {
+	if c > 1 {
+		c = 1 + math.Log(c)
+	}
+	x := c * IDF(df, docs)
+	if df == 0 {
+		x *= unseen
+	}
+	return x
 }
 
 // top keeps the max entries of most weight (ties by term), sorted by

@@ -103,3 +103,45 @@ type fixedDF struct{}
 
 func (fixedDF) DF(string) int { return 0 }
 func (fixedDF) Docs() int     { return 100 }
+
+// hashDF is a DocFreq of 500 articles that gives each term a frequency
+// of its own (from its bytes), 0 for one term in five.
+type hashDF struct{}
+
+func (hashDF) DF(t string) int {
+	h := 7
+	for i := 0; i < len(t); i++ {
+		h = h*31 + int(t[i])
+	}
+	if h = h & 0x7fffffff % 100; h < 20 {
+		return 0
+	}
+	return h
+}
+func (hashDF) Docs() int { return 500 }
+
+// TestWeighTerms: WeighTerms of a Doc's terms, given in any order, is
+// Weigh of the Doc, weight for weight.
+func TestWeighTerms(t *testing.T) {
+	set, err := coverage.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range set.Articles {
+		d := NewDoc(a.Title, a.Summary, a.Lead, DefaultWeights)
+		terms := make([]string, 0, len(d.Counts))
+		for term := range d.Counts {
+			terms = append(terms, term)
+		}
+		slices.Reverse(terms)
+		for _, dates := range []bool{false, true} {
+			want := d.Weigh(hashDF{}, 48, 0.5, dates)
+			got := WeighTerms(len(terms), func(i int) (string, float64, int) {
+				return terms[i], d.Counts[terms[i]], hashDF{}.DF(terms[i])
+			}, hashDF{}.Docs(), 48, 0.5, dates)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s:%d dates %t: WeighTerms %v, Weigh %v", a.File, a.Line, dates, got, want)
+			}
+		}
+	}
+}
