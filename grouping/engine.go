@@ -142,6 +142,9 @@ func (e *Engine) Decide(a Article) Decision {
 type ArticleTerms struct {
 	Vector     termvec.Vector
 	Keys, Look []string
+	// lookW: the weight in Vector of each term of Look (0: none), when
+	// as long as Look
+	lookW []float64
 }
 
 // Terms returns article a's terms against e's document frequencies at
@@ -173,7 +176,19 @@ func (e *Engine) TermsOf(a Article, v termvec.Vector) ArticleTerms {
 			}
 		}
 	}
+	t.lookW = make([]float64, len(t.Look))
+	for i, k := range t.Look {
+		t.lookW[i] = weightIn(v, k)
+	}
 	return t
+}
+
+// weightIn is term k's weight in v, 0 when v has no such term.
+func weightIn(v termvec.Vector, k string) float64 {
+	if i, ok := slices.BinarySearchFunc(v, k, func(x termvec.Entry, t string) int { return strings.Compare(x.Term, t) }); ok {
+		return v[i].W
+	}
+	return 0
 }
 
 // keyFacts returns the terms of vector v that article d is filed under
@@ -209,7 +224,14 @@ func keyFacts(d termvec.Doc, v termvec.Vector) []string {
 func (e *Engine) DecideTerms(a Article, t ArticleTerms) Decision {
 	v := t.Vector
 	d := Decision{Story: a.ID, Vector: v, Keys: t.Keys}
-	cands := e.candidates(a.ID, v, t.Look)
+	lookW := t.lookW
+	if len(lookW) != len(t.Look) {
+		lookW = make([]float64, len(t.Look))
+		for i, k := range t.Look {
+			lookW[i] = weightIn(v, k)
+		}
+	}
+	cands := e.candidates(a.ID, t.Look, lookW)
 	cutoff := a.Time - int64(e.Window/time.Second)
 	best := 0.0
 	days := new(articleDays)
@@ -236,21 +258,18 @@ func (e *Engine) DecideTerms(a Article, t ArticleTerms) Decision {
 }
 
 // candidates returns the stories the index lists under keys (an
-// article's, of vector v) that are not id's own, those whose shared keys
+// article's, each of weights in its vector) that are not id's own, those whose shared keys
 // weigh most first (ties: the first met), all of them: Decide compares
 // the first Candidates. A key missing from the index is noted (Complete
 // false). The slice is e's, valid until the next call.
-func (e *Engine) candidates(id string, v termvec.Vector, keys []string) []candidate {
+func (e *Engine) candidates(id string, keys []string, weights []float64) []candidate {
 	if e.candAt == nil {
 		e.candAt = make(map[string]int, len(keys)*e.P.PerKey)
 	}
 	cands, at := e.candBuf[:0], e.candAt
 	clear(at)
-	for _, k := range keys {
-		w := 0.0 // k's weight in v
-		if i, ok := slices.BinarySearchFunc(v, k, func(x termvec.Entry, t string) int { return strings.Compare(x.Term, t) }); ok {
-			w = v[i].W
-		}
+	for j, k := range keys {
+		w := weights[j] // k's weight in the article's vector
 		l, ok := e.lists[k]
 		if !ok && !e.Complete {
 			e.missingKeys = append(e.missingKeys, k)
