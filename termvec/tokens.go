@@ -100,7 +100,10 @@ func Tokens(text string, emit func(term string, k Kind)) {
 			tk.endRun()
 			tk.endWords()
 			if tk.prev != 0 {
-				tk.emit(string([]rune{tk.prev, r}), Bigram)
+				var b [2 * utf8.UTFMax]byte
+				n := utf8.EncodeRune(b[:], tk.prev)
+				n += utf8.EncodeRune(b[n:], r)
+				tk.emit(string(b[:n]), Bigram)
 				if d := tk.weekday; d != 0 && !notWeekdayAfter(tk.prev, r) {
 					tk.emit(weekdayTerm(d), Weekday)
 				}
@@ -380,7 +383,15 @@ func isASCII(s string) bool {
 // isCJK reports whether r is written without spaces between words: Han,
 // kana, Hangul.
 func isCJK(r rune) bool {
-	return r >= 0x2e80 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+	switch {
+	case r < 0x2e80:
+		return false
+	case 0x4e00 <= r && r <= 0x9fff || 0xac00 <= r && r <= 0xd7a3:
+		// the CJK Unified Ideographs and the Hangul syllables, all Han
+		// or Hangul: most of a CJK text, found without the tables
+		return true
+	}
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
 
 // stopWords are English words too common to tell two stories apart.
