@@ -87,8 +87,9 @@ func (c *storyCache) term(t string) *cacheTerm {
 }
 
 // termDF is a term's document frequencies (TermDF) on the days of a
-// window, from day from on, and their sum. It is not changed once read
-// or written (the cache and plans share it).
+// window, from day from on, and their sum. It is not changed once
+// written, nor once read by a plan but by that plan's planDF (the cache
+// and plans share it; batchTerm.own).
 type termDF struct {
 	from int64
 	n    []int32

@@ -271,8 +271,12 @@ func (s *Store) planDF(calls []ingestCall, b *batchPlan, r *planRead) {
 		sizeDF(calls, part, r, p, at)
 		count := func(x *batchTerm, day int64, d *dfDelta) {
 			if x.out == nil {
-				x.out = newTermDF(x.df.from, len(x.df.n), x.df.n)
-				x.out.sum = x.df.sum
+				if x.own {
+					x.out = x.df // no earlier plan's: counted into as is
+				} else {
+					x.out = newTermDF(x.df.from, len(x.df.n), x.df.n)
+					x.out.sum = x.df.sum
+				}
 				b.df[x.term] = x.out
 			}
 			x.out.n[day-x.out.from]++

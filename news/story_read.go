@@ -43,6 +43,10 @@ type planRead struct {
 type batchTerm struct {
 	term string
 	df   *termDF // its document frequencies as read
+	// own: df was read from Redis by this plan, which the cache holds
+	// only while the plan is run (it is dropped when the plan is not
+	// written as planned): planDF counts the batch into df itself
+	own bool
 	// added: the batch's articles with it that the Engine counted so far
 	// (readFreq)
 	added int
@@ -239,7 +243,8 @@ func (r *planRead) fromCacheFirst(c *storyCache, terms []string, from int64) (as
 	for _, t := range terms {
 		ct, ok := c.terms.get(t)
 		if ok && ct.df != nil && ct.df.from == from {
-			r.terms[t].df = ct.df
+			x := r.terms[t]
+			x.df, x.own = ct.df, false
 			hits = append(hits, t)
 		} else {
 			ask = append(ask, t)
@@ -325,7 +330,8 @@ func (r *planRead) takeDF(c *storyCache, days []int64, terms []string, dfs []*re
 	}
 	for i, t := range terms {
 		c.df.addTo(t, xs[i])
-		r.terms[t].df = xs[i]
+		x := r.terms[t]
+		x.df, x.own = xs[i], true
 		c.term(t).df = xs[i]
 	}
 }
