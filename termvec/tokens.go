@@ -51,7 +51,7 @@ func (k Kind) IsFact() bool { return k >= Name && k != Phrase }
 // each time it does: see Kind for what the terms are.
 func Tokens(text string, emit func(term string, k Kind)) {
 	if !isASCII(text) {
-		text = norm.NFKC.String(text)
+		text = nfkc(text)
 	}
 	tk := tokenizer{emit: emit, start: true}
 	tk.cjkText = isCJKText(text)
@@ -369,6 +369,44 @@ func undouble(w string) string {
 		return w[:n-1]
 	}
 	return w
+}
+
+// nfkc is norm.NFKC.String(text). A CJK text writes punctuation and
+// figures in their full-width forms ("，", "（", "１２％"), each of which
+// NFKC makes the ASCII character it is the form of: nfkc writes those
+// itself, in one pass over the bytes, and leaves NFKC only what is left
+// (most often nothing: the rest is normal already, which it tells fast).
+// NFKC decomposes a full-width form to its ASCII character before it
+// composes, so composing the text written so is the same.
+func nfkc(text string) string {
+	var b []byte
+	from := 0 // text[from:] is not copied to b yet
+	for i := 0; i+2 < len(text); i++ {
+		c0 := text[i]
+		if c0 != 0xef && c0 != 0xe3 {
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		var ascii byte
+		switch {
+		case 0xff01 <= r && r <= 0xff5e:
+			ascii = byte(r - 0xff01 + '!')
+		case r == 0x3000: // the ideographic space
+			ascii = ' '
+		default:
+			continue
+		}
+		if b == nil {
+			b = make([]byte, 0, len(text))
+		}
+		b = append(append(b, text[from:i]...), ascii)
+		from = i + size
+		i += size - 1
+	}
+	if b != nil {
+		text = string(append(b, text[from:]...))
+	}
+	return norm.NFKC.String(text)
 }
 
 func isASCII(s string) bool {
