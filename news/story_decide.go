@@ -22,7 +22,7 @@ type batchPlan struct {
 	// cv) reads back (termvec.Vector.Stored): what a read of it gives
 	stories map[string]grouping.Story
 	lists   map[string][]string // the index lists the batch wrote
-	df      map[string]*termDF  // the document frequencies the batch wrote
+	df      []*batchTerm        // the terms whose document frequencies the batch wrote (their out)
 }
 
 // noFreq is the document frequencies of an Engine given every article's
@@ -264,7 +264,7 @@ func (s *Store) planChunks(calls []ingestCall, made [][]int, e *grouping.Engine,
 // articles) and how many of them have it, and to b the counts of each
 // term after the batch (what the cache takes).
 func (s *Store) planDF(calls []ingestCall, b *batchPlan, r *planRead) {
-	b.df = make(map[string]*termDF, len(r.terms))
+	b.df = make([]*batchTerm, 0, len(r.terms))
 	for c, part := range b.made {
 		p := &b.chunks[c]
 		at := make(map[int64]int) // day → its dfDelta in p.dfs
@@ -277,7 +277,7 @@ func (s *Store) planDF(calls []ingestCall, b *batchPlan, r *planRead) {
 					x.out = newTermDF(x.df.from, len(x.df.n), x.df.n)
 					x.out.sum = x.df.sum
 				}
-				b.df[x.term] = x.out
+				b.df = append(b.df, x)
 			}
 			x.out.n[day-x.out.from]++
 			x.out.sum++

@@ -50,6 +50,10 @@ type batchTerm struct {
 	// added: the batch's articles with it that the Engine counted so far
 	// (readFreq)
 	added int
+	// ct: the cache's entry of it as found at the cache's generation gen
+	// (storyCache.termOf), or nil
+	ct  *cacheTerm
+	gen uint64
 	// out: its frequencies after the batch's articles, and where it was
 	// last listed to be written (planDF)
 	out        *termDF
@@ -242,8 +246,11 @@ func (s *Store) readPlanOnce(ctx context.Context, calls []ingestCall, parts [][]
 func (r *planRead) fromCacheFirst(c *storyCache, terms []string, from int64) (ask, hits, lists []string) {
 	for _, t := range terms {
 		ct, ok := c.terms.get(t)
+		x := r.terms[t]
+		if ok {
+			x.ct, x.gen = ct, c.terms.gen
+		}
 		if ok && ct.df != nil && ct.df.from == from {
-			x := r.terms[t]
 			x.df, x.own = ct.df, false
 			hits = append(hits, t)
 		} else {
@@ -332,7 +339,7 @@ func (r *planRead) takeDF(c *storyCache, days []int64, terms []string, dfs []*re
 		c.df.addTo(t, xs[i])
 		x := r.terms[t]
 		x.df, x.own = xs[i], true
-		c.term(t).df = xs[i]
+		c.termOf(x).df = xs[i]
 	}
 }
 
