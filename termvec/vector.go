@@ -474,7 +474,18 @@ func (v Vector) Norm() float64 {
 func Dot(a, b Vector) float64 {
 	s := 0.0
 	for i, j := 0, 0; i < len(a) && j < len(b); {
-		switch c := strings.Compare(a[i].Term, b[j].Term); {
+		x, y := a[i].Term, b[j].Term
+		// most terms met in the walk differ in their first byte: told
+		// without a call
+		if len(x) > 0 && len(y) > 0 && x[0] != y[0] {
+			if x[0] < y[0] {
+				i++
+			} else {
+				j++
+			}
+			continue
+		}
+		switch c := strings.Compare(x, y); {
 		case c < 0:
 			i++
 		case c > 0:
@@ -500,7 +511,16 @@ func Cosine(a, b Vector) float64 {
 // Shared calls fn with each term a and b share and its weights.
 func Shared(a, b Vector, fn func(term string, wa, wb float64)) {
 	for i, j := 0, 0; i < len(a) && j < len(b); {
-		switch c := strings.Compare(a[i].Term, b[j].Term); {
+		x, y := a[i].Term, b[j].Term
+		if len(x) > 0 && len(y) > 0 && x[0] != y[0] { // as in Dot
+			if x[0] < y[0] {
+				i++
+			} else {
+				j++
+			}
+			continue
+		}
+		switch c := strings.Compare(x, y); {
 		case c < 0:
 			i++
 		case c > 0:

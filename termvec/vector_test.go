@@ -145,3 +145,48 @@ func TestWeighTerms(t *testing.T) {
 		}
 	}
 }
+
+// TestDotWalk: Dot and Shared, which tell most terms apart by their
+// first byte, give what a walk comparing whole terms gives, sum for sum
+// (the same order of additions), on the coverage set's vectors and
+// their running sums.
+func TestDotWalk(t *testing.T) {
+	set, err := coverage.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	walk := func(a, b Vector) (s float64, shared []string) {
+		for i, j := 0, 0; i < len(a) && j < len(b); {
+			switch c := strings.Compare(a[i].Term, b[j].Term); {
+			case c < 0:
+				i++
+			case c > 0:
+				j++
+			default:
+				s += a[i].W * b[j].W
+				shared = append(shared, a[i].Term)
+				i, j = i+1, j+1
+			}
+		}
+		return s, shared
+	}
+	var vs []Vector
+	var sum Vector
+	for i, a := range set.Articles {
+		v := NewDoc(a.Title, a.Summary, a.Lead, DefaultWeights).Weigh(hashDF{}, 48, 0.5, i%2 == 0)
+		sum = Add(sum, v, 128)
+		if i%5 == 0 {
+			vs = append(vs, v, sum)
+		}
+	}
+	for _, a := range vs {
+		for _, b := range vs {
+			want, wantShared := walk(a, b)
+			var shared []string
+			Shared(a, b, func(t string, _, _ float64) { shared = append(shared, t) })
+			if got := Dot(a, b); got != want || !slices.Equal(shared, wantShared) {
+				t.Fatalf("Dot %v, shared %q; a walk gives %v, %q", got, shared, want, wantShared)
+			}
+		}
+	}
+}
