@@ -538,20 +538,52 @@ func Shared(a, b Vector, fn func(term string, wa, wb float64)) {
 func Add(c, v Vector, max int) Vector {
 	out := make(Vector, 0, len(c)+len(v))
 	i, j := 0, 0
-	for i < len(c) || j < len(v) {
+	for i < len(c) && j < len(v) {
+		x, y := c[i].Term, v[j].Term
+		d := 0
+		if len(x) > 0 && len(y) > 0 && x[0] != y[0] { // as in Dot
+			d = int(x[0]) - int(y[0])
+		} else {
+			d = strings.Compare(x, y)
+		}
 		switch {
-		case j == len(v) || i < len(c) && c[i].Term < v[j].Term:
+		case d < 0:
 			out = append(out, c[i])
 			i++
-		case i == len(c) || v[j].Term < c[i].Term:
+		case d > 0:
 			out = append(out, v[j])
 			j++
 		default:
-			out = append(out, Entry{c[i].Term, c[i].W + v[j].W})
+			out = append(out, Entry{x, c[i].W + v[j].W})
 			i, j = i+1, j+1
 		}
 	}
-	return out.top(max)
+	out = append(append(out, c[i:]...), v[j:]...)
+	return out.topSorted(max)
+}
+
+// topSorted is top of v sorted by term: the max entries of most weight
+// kept in their order, found on a copy, v not sorted again.
+func (v Vector) topSorted(max int) Vector {
+	if max <= 0 || len(v) <= max {
+		return v
+	}
+	var buf [256]Entry
+	w := append(buf[:0], v...)
+	selectHeaviest(w, max)
+	least := w[0] // the lightest of the max heaviest
+	for _, e := range w[1:max] {
+		if heavier(least, e) {
+			least = e
+		}
+	}
+	out := v[:0]
+	for _, e := range v {
+		if !heavier(least, e) { // least itself, or heavier
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // String encodes v as "term weight term weight ...", weights with 4

@@ -190,3 +190,43 @@ func TestDotWalk(t *testing.T) {
 		}
 	}
 }
+
+// TestAddKeepsHeaviest: Add, which walks terms by their first byte and
+// keeps the heaviest of a sum sorted already (topSorted), gives what a
+// whole-term merge and top give, at every size kept.
+func TestAddKeepsHeaviest(t *testing.T) {
+	set, err := coverage.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	merge := func(c, v Vector) Vector {
+		var out Vector
+		i, j := 0, 0
+		for i < len(c) || j < len(v) {
+			switch {
+			case j == len(v) || i < len(c) && c[i].Term < v[j].Term:
+				out = append(out, c[i])
+				i++
+			case i == len(c) || v[j].Term < c[i].Term:
+				out = append(out, v[j])
+				j++
+			default:
+				out = append(out, Entry{c[i].Term, c[i].W + v[j].W})
+				i, j = i+1, j+1
+			}
+		}
+		return out
+	}
+	var sum Vector
+	for i, a := range set.Articles[:120] {
+		v := NewDoc(a.Title, a.Summary, a.Lead, DefaultWeights).Weigh(hashDF{}, 48, 0.5, false)
+		all := merge(sum, v)
+		for _, k := range []int{0, 1, 2, 47, 128, len(all) - 1, len(all), len(all) + 1} {
+			want := slices.Clone(all).top(k)
+			if got := Add(sum, v, k); !slices.Equal(got, want) {
+				t.Fatalf("article %d, %d kept: Add %v, want %v", i, k, got, want)
+			}
+		}
+		sum = Add(sum, v, 128)
+	}
+}
