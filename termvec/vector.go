@@ -408,7 +408,13 @@ func (v Vector) top(max int) Vector {
 		selectHeaviest(v, max)
 		v = v[:max]
 	}
-	slices.SortFunc(v, func(a, b Entry) int { return strings.Compare(a.Term, b.Term) })
+	slices.SortFunc(v, func(a, b Entry) int {
+		x, y := a.Term, b.Term
+		if len(x) > 0 && len(y) > 0 && x[0] != y[0] { // as in Dot
+			return int(x[0]) - int(y[0])
+		}
+		return strings.Compare(x, y)
+	})
 	return v
 }
 
