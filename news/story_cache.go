@@ -97,9 +97,11 @@ func (c *storyCache) term(t string) *cacheTerm {
 }
 
 // termDF is a term's document frequencies (TermDF) on the days of a
-// window, from day from on, and their sum. It is not changed once
-// written, nor once read by a plan but by that plan's planDF (the cache
-// and plans share it; batchTerm.own).
+// window, from day from on, and their sum. The cache and the plan that
+// reads it share it, and the plan's planDF counts the batch into it
+// (batchTerm.out): one plan runs at a time, after the previous one's
+// decisions, and the cache, with the counts, is dropped unless the plan
+// is written as planned (runStoryIngest).
 type termDF struct {
 	from int64
 	n    []int32

@@ -271,12 +271,9 @@ func (s *Store) planDF(calls []ingestCall, b *batchPlan, r *planRead) {
 		sizeDF(calls, part, r, p, at)
 		count := func(x *batchTerm, day int64, d *dfDelta) {
 			if x.out == nil {
-				if x.own {
-					x.out = x.df // no earlier plan's: counted into as is
-				} else {
-					x.out = newTermDF(x.df.from, len(x.df.n), x.df.n)
-					x.out.sum = x.df.sum
-				}
+				// counted into as is: the plan's frequencies are the cache's,
+				// which is dropped unless the plan is written as planned
+				x.out = x.df
 				b.df = append(b.df, x)
 			}
 			x.out.n[day-x.out.from]++

@@ -43,10 +43,6 @@ type planRead struct {
 type batchTerm struct {
 	term string
 	df   *termDF // its document frequencies as read
-	// own: df was read from Redis by this plan, which the cache holds
-	// only while the plan is run (it is dropped when the plan is not
-	// written as planned): planDF counts the batch into df itself
-	own bool
 	// added: the batch's articles with it that the Engine counted so far
 	// (readFreq)
 	added int
@@ -251,7 +247,7 @@ func (r *planRead) fromCacheFirst(c *storyCache, terms []string, from int64) (as
 			x.ct, x.gen = ct, c.terms.gen
 		}
 		if ok && ct.df != nil && ct.df.from == from {
-			x.df, x.own = ct.df, false
+			x.df = ct.df
 			hits = append(hits, t)
 		} else {
 			ask = append(ask, t)
@@ -338,7 +334,7 @@ func (r *planRead) takeDF(c *storyCache, days []int64, terms []string, dfs []*re
 	for i, t := range terms {
 		c.df.addTo(t, xs[i])
 		x := r.terms[t]
-		x.df, x.own = xs[i], true
+		x.df = xs[i]
 		c.termOf(x).df = xs[i]
 	}
 }
