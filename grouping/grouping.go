@@ -203,6 +203,28 @@ type Story struct {
 	Actor      string
 	// Object is the lead's title's object (termvec.Doc.Object).
 	Object string
+
+	// norm is the length of the centroid whose first entry is at normOf,
+	// of normLen entries (CentroidNorm)
+	norm    float64
+	normOf  *termvec.Entry
+	normLen int
+}
+
+// CentroidNorm is the length of s's centroid (termvec.Vector.Norm),
+// computed once for each centroid s is given: a story is compared with
+// article after article. A centroid is never changed in place (Add makes
+// a new one), so one at the same place and of the same length is the
+// same.
+func (s *Story) CentroidNorm() float64 {
+	c := s.Centroid
+	if len(c) == 0 {
+		return 0
+	}
+	if s.normOf != &c[0] || s.normLen != len(c) {
+		s.norm, s.normOf, s.normLen = c.Norm(), &c[0], len(c)
+	}
+	return s.norm
 }
 
 // Article is an article to group.
@@ -238,6 +260,17 @@ type articleDays struct {
 	// latinDone
 	latin     termvec.Vector
 	latinDone bool
+	// norm: its vector's length, when normDone
+	norm     float64
+	normDone bool
+}
+
+// normOf is the length of the article's vector v.
+func (d *articleDays) normOf(v termvec.Vector) float64 {
+	if !d.normDone {
+		d.norm, d.normDone = v.Norm(), true
+	}
+	return d.norm
 }
 
 // titleWords is words of the article's title names.
@@ -314,7 +347,10 @@ func (p Params) score(a Article, v termvec.Vector, s *Story, days *articleDays) 
 	if a.Doc.CJK != s.CJK {
 		sim = p.crossScore(days.latinOf(v), latin(s.Centroid))
 	} else {
-		sim = termvec.Cosine(v, s.Centroid)
+		// termvec.Cosine, the lengths computed once
+		if na, nb := days.normOf(v), s.CentroidNorm(); na != 0 && nb != 0 {
+			sim = termvec.Dot(v, s.Centroid) / (na * nb)
+		}
 	}
 	sim *= penalty
 	// Both decays look at times, not at the order of arrival: a crawl

@@ -384,6 +384,7 @@ func (r *planRead) story(c *storyCache, lead string) (*grouping.Story, bool) {
 			return nil, ok
 		}
 	}
+	st.CentroidNorm() // computed once, on the story r or c keeps: the copies have it
 	cp := *st
 	return &cp, true
 }
