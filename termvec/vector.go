@@ -622,20 +622,22 @@ func (v Vector) encode(at []int) (string, []int) {
 	for _, e := range v {
 		n += len(e.Term) + 12
 	}
-	b := make([]byte, 0, n)
+	var b strings.Builder // its String is no copy
+	b.Grow(n)
+	var f [32]byte
 	for i, e := range v {
 		if i > 0 {
-			b = append(b, ' ')
+			b.WriteByte(' ')
 		}
-		b = append(b, e.Term...)
-		b = append(b, ' ')
-		from := len(b)
-		b = strconv.AppendFloat(b, e.W, 'g', 4, 64)
+		b.WriteString(e.Term)
+		b.WriteByte(' ')
+		from := b.Len()
+		b.Write(strconv.AppendFloat(f[:0], e.W, 'g', 4, 64))
 		if at != nil {
-			at = append(at, from, len(b))
+			at = append(at, from, b.Len())
 		}
 	}
-	return string(b), at
+	return b.String(), at
 }
 
 // Parse decodes a Vector that String encoded.
