@@ -258,9 +258,9 @@ func (e *Engine) DecideTerms(a Article, t ArticleTerms) Decision {
 }
 
 // candidates returns the stories the index lists under keys (an
-// article's, each of weights in its vector) that are not id's own, those whose shared keys
-// weigh most first (ties: the first met), all of them: Decide compares
-// the first Candidates. A key missing from the index is noted (Complete
+// article's, each of weights in its vector) that are not id's own,
+// those whose shared keys weigh most first (ties: the first met), all
+// of them: Decide compares the first Candidates. A key missing from the index is noted (Complete
 // false). The slice is e's, valid until the next call.
 func (e *Engine) candidates(id string, keys []string, weights []float64) []candidate {
 	if e.candAt == nil {

@@ -100,10 +100,7 @@ func Tokens(text string, emit func(term string, k Kind)) {
 			tk.endRun()
 			tk.endWords()
 			if tk.prev != 0 {
-				var b [2 * utf8.UTFMax]byte
-				n := utf8.EncodeRune(b[:], tk.prev)
-				n += utf8.EncodeRune(b[n:], r)
-				tk.emit(string(b[:n]), Bigram)
+				tk.emit(bigram(tk.prev, r), Bigram)
 				if d := tk.weekday; d != 0 && !notWeekdayAfter(tk.prev, r) {
 					tk.emit(weekdayTerm(d), Weekday)
 				}
@@ -129,6 +126,15 @@ func Tokens(text string, emit func(term string, k Kind)) {
 	}
 	tk.flushRun()
 	tk.endSentence()
+}
+
+// bigram is the term of CJK characters a and b, written one after the
+// other.
+func bigram(a, b rune) string {
+	var buf [2 * utf8.UTFMax]byte
+	n := utf8.EncodeRune(buf[:], a)
+	n += utf8.EncodeRune(buf[n:], b)
+	return string(buf[:n])
 }
 
 // isCJKText tells whether text is written in CJK: its Latin words are
