@@ -142,13 +142,21 @@ func (e *Engine) Decide(a Article) Decision {
 type ArticleTerms struct {
 	Vector     termvec.Vector
 	Keys, Look []string
+	// lookW: the weight in Vector of each term of Look (0: none), when
+	// as long as Look
+	lookW []float64
 }
 
 // Terms returns article a's terms against e's document frequencies at
 // its post time.
 func (e *Engine) Terms(a Article) ArticleTerms {
 	e.DF.At(a.Time)
-	v := e.P.vector(a.Doc, e.DF)
+	return e.TermsOf(a, e.P.vector(a.Doc, e.DF))
+}
+
+// TermsOf is Terms with a's vector given, weighed as Terms weighs it
+// (Params.WeighTerms of a's terms on the same frequencies).
+func (e *Engine) TermsOf(a Article, v termvec.Vector) ArticleTerms {
 	look := Keys(v, max(e.P.Keys, e.P.LookupKeys))
 	t := ArticleTerms{Vector: v, Keys: slices.Clone(look[:min(len(look), e.P.Keys)]), Look: look}
 	if e.P.KeyFacts {
@@ -168,7 +176,19 @@ func (e *Engine) Terms(a Article) ArticleTerms {
 			}
 		}
 	}
+	t.lookW = make([]float64, len(t.Look))
+	for i, k := range t.Look {
+		t.lookW[i] = weightIn(v, k)
+	}
 	return t
+}
+
+// weightIn is term k's weight in v, 0 when v has no such term.
+func weightIn(v termvec.Vector, k string) float64 {
+	if i, ok := slices.BinarySearchFunc(v, k, func(x termvec.Entry, t string) int { return strings.Compare(x.Term, t) }); ok {
+		return v[i].W
+	}
+	return 0
 }
 
 // keyFacts returns the terms of vector v that article d is filed under
@@ -204,7 +224,14 @@ func keyFacts(d termvec.Doc, v termvec.Vector) []string {
 func (e *Engine) DecideTerms(a Article, t ArticleTerms) Decision {
 	v := t.Vector
 	d := Decision{Story: a.ID, Vector: v, Keys: t.Keys}
-	cands := e.candidates(a.ID, v, t.Look)
+	lookW := t.lookW
+	if len(lookW) != len(t.Look) {
+		lookW = make([]float64, len(t.Look))
+		for i, k := range t.Look {
+			lookW[i] = weightIn(v, k)
+		}
+	}
+	cands := e.candidates(a.ID, t.Look, lookW)
 	cutoff := a.Time - int64(e.Window/time.Second)
 	best := 0.0
 	days := new(articleDays)
@@ -231,21 +258,18 @@ func (e *Engine) DecideTerms(a Article, t ArticleTerms) Decision {
 }
 
 // candidates returns the stories the index lists under keys (an
-// article's, of vector v) that are not id's own, those whose shared keys
-// weigh most first (ties: the first met), all of them: Decide compares
-// the first Candidates. A key missing from the index is noted (Complete
+// article's, each of weights in its vector) that are not id's own,
+// those whose shared keys weigh most first (ties: the first met), all
+// of them: Decide compares the first Candidates. A key missing from the index is noted (Complete
 // false). The slice is e's, valid until the next call.
-func (e *Engine) candidates(id string, v termvec.Vector, keys []string) []candidate {
+func (e *Engine) candidates(id string, keys []string, weights []float64) []candidate {
 	if e.candAt == nil {
 		e.candAt = make(map[string]int, len(keys)*e.P.PerKey)
 	}
 	cands, at := e.candBuf[:0], e.candAt
 	clear(at)
-	for _, k := range keys {
-		w := 0.0 // k's weight in v
-		if i, ok := slices.BinarySearchFunc(v, k, func(x termvec.Entry, t string) int { return strings.Compare(x.Term, t) }); ok {
-			w = v[i].W
-		}
+	for j, k := range keys {
+		w := weights[j] // k's weight in the article's vector
 		l, ok := e.lists[k]
 		if !ok && !e.Complete {
 			e.missingKeys = append(e.missingKeys, k)
@@ -329,6 +353,10 @@ type MemFreq struct {
 	Window time.Duration
 	now    int64 // the day of the latest article
 	days   map[int64]*day
+	// window: the days of the window before now that have articles
+	// (each), made again when now moves or a day is added
+	window []*day
+	stale  bool
 }
 
 type day struct {
@@ -353,11 +381,25 @@ func WindowDays(window time.Duration) int64 {
 }
 
 func (f *MemFreq) each(fn func(*day)) {
-	n := WindowDays(f.Window)
-	for d := f.now - n + 1; d <= f.now; d++ {
-		if x := f.days[d]; x != nil {
-			fn(x)
+	if f.stale || f.window == nil {
+		f.window = f.window[:0]
+		n := WindowDays(f.Window)
+		for d := f.now - n + 1; d <= f.now; d++ {
+			if x := f.days[d]; x != nil {
+				f.window = append(f.window, x)
+			}
 		}
+		f.stale = false
+	}
+	for _, x := range f.window {
+		fn(x)
+	}
+}
+
+// setNow moves f's latest day to d, when later.
+func (f *MemFreq) setNow(d int64) {
+	if d > f.now {
+		f.now, f.stale = d, true
 	}
 }
 
@@ -377,16 +419,17 @@ func (f *MemFreq) Docs() int {
 
 // At reads the frequencies of the window before t (and after, an
 // article posted later than the latest).
-func (f *MemFreq) At(t int64) { f.now = max(f.now, Day(t)) }
+func (f *MemFreq) At(t int64) { f.setNow(Day(t)) }
 
 // Add counts an article posted at t.
 func (f *MemFreq) Add(terms map[string]float64, t int64) {
 	d := Day(t)
-	f.now = max(f.now, d)
+	f.setNow(d)
 	x := f.days[d]
 	if x == nil {
 		x = &day{terms: make(map[string]int)}
 		f.days[d] = x
+		f.stale = true
 	}
 	x.docs++
 	for term := range terms {

@@ -98,3 +98,29 @@ func TestKeyFacts(t *testing.T) {
 		}
 	}
 }
+
+// TestCentroidNorm: a story's centroid's length, kept, is the centroid's
+// Norm for every centroid the story is given, and copies keep it.
+func TestCentroidNorm(t *testing.T) {
+	a := termvec.Vector{{Term: "a", W: 3}, {Term: "b", W: 4}}
+	b := termvec.Vector{{Term: "a", W: 1}}
+	s := &Story{Centroid: a}
+	if got := s.CentroidNorm(); got != 5 {
+		t.Fatalf("norm %v, want 5", got)
+	}
+	cp := *s
+	s.Centroid = b
+	if got := s.CentroidNorm(); got != 1 {
+		t.Errorf("after a new centroid: norm %v, want 1", got)
+	}
+	s.Centroid = a[:1]
+	if got := s.CentroidNorm(); got != 3 {
+		t.Errorf("a shorter centroid at the same place: norm %v, want 3", got)
+	}
+	if got := cp.CentroidNorm(); got != 5 {
+		t.Errorf("a copy: norm %v, want 5", got)
+	}
+	if got := (&Story{}).CentroidNorm(); got != 0 {
+		t.Errorf("no centroid: norm %v", got)
+	}
+}

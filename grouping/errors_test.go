@@ -78,7 +78,7 @@ func diagnose(s *coverage.Set, p Params, log func(string)) diagnosis {
 		terms := e.Terms(art)
 		v, keys := terms.Vector, terms.Look
 		// a copy: candidates' slice is e's, which Decide reuses
-		cands := slices.Clone(e.candidates(id, v, keys))
+		cands := slices.Clone(e.candidates(id, keys, terms.lookW))
 		// the story of most of the event's earlier reports in a's language
 		count := make(map[string]int)
 		for x, st := range story {

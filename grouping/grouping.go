@@ -174,6 +174,17 @@ func (p Params) vector(d termvec.Doc, df termvec.DocFreq) termvec.Vector {
 	return d.Weigh(df, p.MaxTerms, u, !p.DatesOut)
 }
 
+// WeighTerms is an article's vector (as Terms weighs its Doc) from its
+// n terms, each with its count and document frequency in docs articles
+// as at gives them (termvec.WeighTerms).
+func (p Params) WeighTerms(n int, at func(i int) (term string, count float64, df int), docs int) termvec.Vector {
+	u := p.Unseen
+	if u == 0 {
+		u = 1
+	}
+	return termvec.WeighTerms(n, at, docs, p.MaxTerms, u, !p.DatesOut)
+}
+
 // Story is a story as the grouping sees it.
 type Story struct {
 	// Lead is the id of its first article, which names the story.
@@ -192,6 +203,28 @@ type Story struct {
 	Actor      string
 	// Object is the lead's title's object (termvec.Doc.Object).
 	Object string
+
+	// norm is the length of the centroid whose first entry is at normOf,
+	// of normLen entries (CentroidNorm)
+	norm    float64
+	normOf  *termvec.Entry
+	normLen int
+}
+
+// CentroidNorm is the length of s's centroid (termvec.Vector.Norm),
+// computed once for each centroid s is given: a story is compared with
+// article after article. A centroid is never changed in place (Add makes
+// a new one), so one at the same place and of the same length is the
+// same.
+func (s *Story) CentroidNorm() float64 {
+	c := s.Centroid
+	if len(c) == 0 {
+		return 0
+	}
+	if s.normOf != &c[0] || s.normLen != len(c) {
+		s.norm, s.normOf, s.normLen = c.Norm(), &c[0], len(c)
+	}
+	return s.norm
 }
 
 // Article is an article to group.
@@ -212,13 +245,48 @@ func (p Params) Score(a Article, v termvec.Vector, s *Story) float64 {
 	return p.score(a, v, s, new(articleDays))
 }
 
-// articleDays is DayBegins of an article, computed once for the stories
-// it is compared with.
+// articleDays is DayBegins of an article, and what else score reads of
+// it whatever the story, computed once for the stories it is compared
+// with.
 type articleDays struct {
 	done, ok           bool
 	begin              int64
 	titleDone, titleOK bool
 	title              int64
+	// names: words of the article's title names (words), when namesDone
+	names     []string
+	namesDone bool
+	// latin: its vector's terms that are no CJK bigram (latin), when
+	// latinDone
+	latin     termvec.Vector
+	latinDone bool
+	// norm: its vector's length, when normDone
+	norm     float64
+	normDone bool
+}
+
+// normOf is the length of the article's vector v.
+func (d *articleDays) normOf(v termvec.Vector) float64 {
+	if !d.normDone {
+		d.norm, d.normDone = v.Norm(), true
+	}
+	return d.norm
+}
+
+// titleWords is words of the article's title names.
+func (d *articleDays) titleWords(a Article) []string {
+	if !d.namesDone {
+		d.names, d.namesDone = words(a.Doc.TitleNames), true
+	}
+	return d.names
+}
+
+// latinOf is latin of the article's vector v.
+func (d *articleDays) latinOf(v termvec.Vector) termvec.Vector {
+	if !d.latinDone {
+		d.latin, d.latinDone = latin(v), true
+	}
+	return d.latin
 }
 
 // ofTitle is DayBegins of the article's title's days alone.
@@ -254,7 +322,7 @@ func (p Params) score(a Article, v termvec.Vector, s *Story, days *articleDays) 
 		}
 	}
 	if p.NameVeto {
-		an, sn := words(a.Doc.TitleNames), words(s.TitleNames)
+		an, sn := days.titleWords(a), words(s.TitleNames)
 		if len(an) > 0 && len(sn) > 0 && !anyIn(an, s.Centroid) && !p.prominent(sn, a.Doc) {
 			return -1
 		}
@@ -277,9 +345,12 @@ func (p Params) score(a Article, v termvec.Vector, s *Story, days *articleDays) 
 		penalty = p.FigurePenalty
 	}
 	if a.Doc.CJK != s.CJK {
-		sim = p.CrossScore(v, s.Centroid)
+		sim = p.crossScore(days.latinOf(v), latin(s.Centroid))
 	} else {
-		sim = termvec.Cosine(v, s.Centroid)
+		// termvec.Cosine, the lengths computed once
+		if na, nb := days.normOf(v), s.CentroidNorm(); na != 0 && nb != 0 {
+			sim = termvec.Dot(v, s.Centroid) / (na * nb)
+		}
 	}
 	sim *= penalty
 	// Both decays look at times, not at the order of arrival: a crawl
@@ -327,6 +398,9 @@ func daysBegin(terms iter.Seq[string], t int64) (begin int64, ok bool) {
 	today := time.Date(post.Year(), post.Month(), post.Day(), 0, 0, 0, 0, time.UTC)
 	slack := int64(DaySlack / time.Second)
 	for term := range terms {
+		if term == "" || term[0] != '@' {
+			continue // no weekday nor date
+		}
 		var day time.Time
 		if w, isDay := termvec.WeekdayOf(term); isDay {
 			back := (int(today.Weekday()) - w%7 + 7) % 7
@@ -372,7 +446,11 @@ func abs(x int64) int64 {
 // they share fewer than CrossMinShared terms, no fact besides names, or
 // fewer than CrossMinFigures telling figures (Telling).
 func (p Params) CrossScore(a, b termvec.Vector) float64 {
-	a, b = latin(a), latin(b)
+	return p.crossScore(latin(a), latin(b))
+}
+
+// crossScore is CrossScore of vectors of no CJK bigram (latin).
+func (p Params) crossScore(a, b termvec.Vector) float64 {
 	n, facts, telling := 0, 0, 0
 	termvec.Shared(a, b, func(t string, _, _ float64) {
 		n++
@@ -407,11 +485,25 @@ func Telling(t string) bool {
 	return n >= 100 && (n < 1900 || n > 2100)
 }
 
-// latin returns the entries of v that are no CJK bigram.
+// latin returns the entries of v that are no CJK bigram
+// (v itself when all are: the caller changes neither).
 func latin(v termvec.Vector) termvec.Vector {
-	out := make(termvec.Vector, 0, len(v))
+	isLatin := func(t string) bool {
+		r, _ := utf8.DecodeRuneInString(t)
+		return t != "" && r < 0x2e80
+	}
+	n := 0
 	for _, e := range v {
-		if r := []rune(e.Term); len(r) > 0 && r[0] < 0x2e80 {
+		if isLatin(e.Term) {
+			n++
+		}
+	}
+	if n == len(v) {
+		return v
+	}
+	out := make(termvec.Vector, 0, n)
+	for _, e := range v {
+		if isLatin(e.Term) {
 			out = append(out, e)
 		}
 	}

@@ -76,6 +76,16 @@ type cacheTerm struct {
 	listed bool
 }
 
+// termOf returns c's entry of x's term (term), found again only when
+// the entry x found (batchTerm.ct) may have left c; x then keeps it.
+func (c *storyCache) termOf(x *batchTerm) *cacheTerm {
+	if x.ct == nil || x.gen != c.terms.gen {
+		x.ct = c.term(x.term)
+		x.gen = c.terms.gen
+	}
+	return x.ct
+}
+
 // term returns c's entry of t, a new one when c has none.
 func (c *storyCache) term(t string) *cacheTerm {
 	if ct, ok := c.terms.get(t); ok {
@@ -87,8 +97,11 @@ func (c *storyCache) term(t string) *cacheTerm {
 }
 
 // termDF is a term's document frequencies (TermDF) on the days of a
-// window, from day from on, and their sum. It is not changed once read
-// or written (the cache and plans share it).
+// window, from day from on, and their sum. The cache and the plan that
+// reads it share it, and the plan's planDF counts the batch into it
+// (batchTerm.out): one plan runs at a time, after the previous one's
+// decisions, and the cache, with the counts, is dropped unless the plan
+// is written as planned (runStoryIngest).
 type termDF struct {
 	from int64
 	n    []int32
@@ -179,8 +192,8 @@ func (c *storyCache) update(b *batchPlan, res []IngestResult) {
 		ct := c.term(k)
 		ct.list, ct.listed = l, true
 	}
-	for t, x := range b.df {
-		c.term(t).df = x
+	for _, x := range b.df {
+		c.termOf(x).df = x.out
 	}
 	last := b.chunks[len(b.chunks)-1]
 	c.valid, c.n, c.by = true, last.count+1, last.name
@@ -201,10 +214,14 @@ func (c *storyCache) story(lead string, oldest int64) (*grouping.Story, bool) {
 type gens[K comparable, V any] struct {
 	cur, old map[K]V
 	max      int
+	// gen counts the times the map was emptied or its generations
+	// moved: an entry found at gen n is in the map while gen is n
+	gen uint64
 }
 
 func (g *gens[K, V]) init(max int) {
 	g.cur, g.old, g.max = make(map[K]V), nil, max
+	g.gen++
 }
 
 func (g *gens[K, V]) get(k K) (V, bool) {
@@ -221,6 +238,7 @@ func (g *gens[K, V]) get(k K) (V, bool) {
 func (g *gens[K, V]) put(k K, v V) {
 	if _, ok := g.cur[k]; !ok && len(g.cur) >= g.max/2 {
 		g.old, g.cur = g.cur, make(map[K]V, len(g.cur))
+		g.gen++
 	}
 	g.cur[k] = v
 }

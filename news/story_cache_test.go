@@ -275,3 +275,28 @@ func TestStoryCacheExpiredLead(t *testing.T) {
 	}
 	diffState(t, "the cache kept", states[0], states[1])
 }
+
+// TestStoryCacheTermOf: a batch's term keeps the cache's entry it found
+// only while the cache keeps it; once the generations moved, or the
+// cache was dropped, termOf finds (or makes) the entry the cache holds.
+func TestStoryCacheTermOf(t *testing.T) {
+	c := newStoryCache(4, 4)
+	x := &batchTerm{term: "a"}
+	ct := c.termOf(x)
+	if c.termOf(x) != ct || c.term("a") != ct {
+		t.Fatal("a term's entry found twice is two entries")
+	}
+	c.term("b") // the newer generation is full (2 of 4)
+	c.term("c") // moves: "a" is in the older one
+	if got := c.termOf(x); got != ct {
+		t.Error("an entry of the older generation not found again")
+	}
+	c.reset()
+	got := c.termOf(x)
+	if got == ct {
+		t.Fatal("after a reset, termOf gave the dropped entry")
+	}
+	if c.term("a") != got {
+		t.Error("termOf's entry after a reset is not the cache's")
+	}
+}

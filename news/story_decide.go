@@ -22,7 +22,7 @@ type batchPlan struct {
 	// cv) reads back (termvec.Vector.Stored): what a read of it gives
 	stories map[string]grouping.Story
 	lists   map[string][]string // the index lists the batch wrote
-	df      map[string]*termDF  // the document frequencies the batch wrote
+	df      []*batchTerm        // the terms whose document frequencies the batch wrote (their out)
 }
 
 // noFreq is the document frequencies of an Engine given every article's
@@ -114,10 +114,17 @@ func (s *Store) articleTerms(calls []ingestCall, made [][]int, r *planRead) (map
 	at := make(map[int]grouping.ArticleTerms)
 	var keys []string
 	seen := make(map[string]bool)
+	p := s.opts.grouping()
 	for _, part := range made {
 		for _, i := range part {
 			a := groupingArticle(&calls[i])
-			t := e.Terms(a)
+			// the article's terms weighed on what r read, looked up by
+			// none: r holds each with its frequencies (byCall)
+			xs, cs := r.byCall[i], r.counts[i]
+			v := p.WeighTerms(len(xs), func(j int) (string, float64, int) {
+				return xs[j].term, cs[j], xs[j].df.sum + xs[j].added
+			}, f.Docs())
+			t := e.TermsOf(a, v)
 			f.add(i)
 			at[i] = t
 			for _, k := range t.Look {
@@ -159,7 +166,9 @@ func (s *Store) decide(calls []ingestCall, made [][]int, r *planRead, at map[int
 	runs := make([]chunkRun, len(made))
 	for c, part := range made {
 		run := &runs[c]
-		changed := make(map[string]bool) // leads, and "\x00" + terms
+		run.ds = make([]grouping.Decision, 0, len(part))
+		changed := make(map[string]bool)    // leads
+		changedKey := make(map[string]bool) // terms
 		var leads []string
 		for _, i := range part {
 			t := at[i]
@@ -170,8 +179,8 @@ func (s *Store) decide(calls []ingestCall, made [][]int, r *planRead, at map[int
 				leads = append(leads, d.Story)
 			}
 			for _, k := range d.Keys {
-				if !changed["\x00"+k] {
-					changed["\x00"+k] = true
+				if !changedKey[k] {
+					changedKey[k] = true
 					run.terms = append(run.terms, k)
 				}
 			}
@@ -255,15 +264,17 @@ func (s *Store) planChunks(calls []ingestCall, made [][]int, e *grouping.Engine,
 // articles) and how many of them have it, and to b the counts of each
 // term after the batch (what the cache takes).
 func (s *Store) planDF(calls []ingestCall, b *batchPlan, r *planRead) {
-	b.df = make(map[string]*termDF)
+	b.df = make([]*batchTerm, 0, len(r.terms))
 	for c, part := range b.made {
 		p := &b.chunks[c]
 		at := make(map[int64]int) // day → its dfDelta in p.dfs
+		sizeDF(calls, part, r, p, at)
 		count := func(x *batchTerm, day int64, d *dfDelta) {
 			if x.out == nil {
-				x.out = newTermDF(x.df.from, len(x.df.n), x.df.n)
-				x.out.sum = x.df.sum
-				b.df[x.term] = x.out
+				// counted into as is: the plan's frequencies are the cache's,
+				// which is dropped unless the plan is written as planned
+				x.out = x.df
+				b.df = append(b.df, x)
 			}
 			x.out.n[day-x.out.from]++
 			x.out.sum++
@@ -278,17 +289,50 @@ func (s *Store) planDF(calls []ingestCall, b *batchPlan, r *planRead) {
 		}
 		for _, i := range part {
 			day := grouping.Day(calls[i].post)
-			k, ok := at[day]
-			if !ok {
-				k = len(p.dfs)
-				at[day] = k
-				p.dfs = append(p.dfs, dfDelta{day: day})
-			}
-			d := &p.dfs[k]
+			d := &p.dfs[at[day]]
 			count(r.articles, day, d)
 			for _, x := range r.byCall[i] {
 				count(x, day, d)
 			}
+		}
+	}
+}
+
+// sizeDF puts in p.dfs (empty) a dfDelta per day of the created articles
+// of part (at: day → its index), each with room for the terms planDF
+// lists in it: a term is listed once per run of articles of one day
+// that have it. The terms' marks (batchTerm.chunk, day) are left as no
+// chunk's.
+func sizeDF(calls []ingestCall, part []int, r *planRead, p *chunkPlan, at map[int64]int) {
+	var sizes []int
+	const sizing = -2 // no chunk's number, nor the mark left after
+	mark := func(x *batchTerm, day int64, k int) {
+		if x.chunk != sizing || x.day != day {
+			x.chunk, x.day = sizing, day
+			sizes[k]++
+		}
+	}
+	for _, i := range part {
+		day := grouping.Day(calls[i].post)
+		k, ok := at[day]
+		if !ok {
+			k = len(sizes)
+			at[day] = k
+			sizes = append(sizes, 0)
+		}
+		mark(r.articles, day, k)
+		for _, x := range r.byCall[i] {
+			mark(x, day, k)
+		}
+	}
+	p.dfs = make([]dfDelta, len(sizes))
+	for day, k := range at {
+		p.dfs[k] = dfDelta{day: day, terms: make([]string, 0, sizes[k]), ns: make([]int32, 0, sizes[k])}
+	}
+	r.articles.chunk = -1
+	for _, i := range part {
+		for _, x := range r.byCall[i] {
+			x.chunk = -1
 		}
 	}
 }

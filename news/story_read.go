@@ -28,9 +28,12 @@ type planRead struct {
 	// without story terms); articles: "*" in r.terms
 	byCall   [][]*batchTerm
 	articles *batchTerm
-	lists    map[string][]string // index lists (none when empty)
-	stories  map[string]*grouping.Story
-	absent   map[string]bool // leads that are no story's
+	// counts: per call, its article's count of each of its terms
+	// (termvec.Doc.Counts), in byCall's order
+	counts  [][]float64
+	lists   map[string][]string // index lists (none when empty)
+	stories map[string]*grouping.Story
+	absent  map[string]bool // leads that are no story's
 	// oldest: a cached story whose lead was posted before it is read
 	// again (storyCache.story)
 	oldest int64
@@ -43,6 +46,10 @@ type batchTerm struct {
 	// added: the batch's articles with it that the Engine counted so far
 	// (readFreq)
 	added int
+	// ct: the cache's entry of it as found at the cache's generation gen
+	// (storyCache.termOf), or nil
+	ct  *cacheTerm
+	gen uint64
 	// out: its frequencies after the batch's articles, and where it was
 	// last listed to be written (planDF)
 	out        *termDF
@@ -105,8 +112,10 @@ func (r *planRead) batchTerms(calls []ingestCall, parts [][]int) []string {
 	terms := make([]string, 0, n/2)
 	var block []batchTerm // r.terms points into blocks, never moved
 	byCall := make([]*batchTerm, 0, n)
+	counts := make([]float64, 0, n)
 	r.terms = make(map[string]*batchTerm, n/2)
 	r.byCall = make([][]*batchTerm, len(calls))
+	r.counts = make([][]float64, len(calls))
 	add := func(t string) *batchTerm {
 		x := r.terms[t]
 		if x == nil {
@@ -125,10 +134,12 @@ func (r *planRead) batchTerms(calls []ingestCall, parts [][]int) []string {
 		for _, i := range part {
 			if d := calls[i].story; d != nil {
 				from := len(byCall)
-				for t := range d.Counts {
+				for t, c := range d.Counts {
 					byCall = append(byCall, add(t))
+					counts = append(counts, c)
 				}
 				r.byCall[i] = byCall[from:len(byCall):len(byCall)]
+				r.counts[i] = counts[from:len(counts):len(counts)]
 			}
 		}
 	}
@@ -231,8 +242,12 @@ func (s *Store) readPlanOnce(ctx context.Context, calls []ingestCall, parts [][]
 func (r *planRead) fromCacheFirst(c *storyCache, terms []string, from int64) (ask, hits, lists []string) {
 	for _, t := range terms {
 		ct, ok := c.terms.get(t)
+		x := r.terms[t]
+		if ok {
+			x.ct, x.gen = ct, c.terms.gen
+		}
 		if ok && ct.df != nil && ct.df.from == from {
-			r.terms[t].df = ct.df
+			x.df = ct.df
 			hits = append(hits, t)
 		} else {
 			ask = append(ask, t)
@@ -318,8 +333,9 @@ func (r *planRead) takeDF(c *storyCache, days []int64, terms []string, dfs []*re
 	}
 	for i, t := range terms {
 		c.df.addTo(t, xs[i])
-		r.terms[t].df = xs[i]
-		c.term(t).df = xs[i]
+		x := r.terms[t]
+		x.df = xs[i]
+		c.termOf(x).df = xs[i]
 	}
 }
 
@@ -368,6 +384,7 @@ func (r *planRead) story(c *storyCache, lead string) (*grouping.Story, bool) {
 			return nil, ok
 		}
 	}
+	st.CentroidNorm() // computed once, on the story r or c keeps: the copies have it
 	cp := *st
 	return &cp, true
 }

@@ -51,7 +51,7 @@ func (k Kind) IsFact() bool { return k >= Name && k != Phrase }
 // each time it does: see Kind for what the terms are.
 func Tokens(text string, emit func(term string, k Kind)) {
 	if !isASCII(text) {
-		text = norm.NFKC.String(text)
+		text = nfkc(text)
 	}
 	tk := tokenizer{emit: emit, start: true}
 	tk.cjkText = isCJKText(text)
@@ -100,7 +100,7 @@ func Tokens(text string, emit func(term string, k Kind)) {
 			tk.endRun()
 			tk.endWords()
 			if tk.prev != 0 {
-				tk.emit(string([]rune{tk.prev, r}), Bigram)
+				tk.emit(bigram(tk.prev, r), Bigram)
 				if d := tk.weekday; d != 0 && !notWeekdayAfter(tk.prev, r) {
 					tk.emit(weekdayTerm(d), Weekday)
 				}
@@ -126,6 +126,15 @@ func Tokens(text string, emit func(term string, k Kind)) {
 	}
 	tk.flushRun()
 	tk.endSentence()
+}
+
+// bigram is the term of CJK characters a and b, written one after the
+// other.
+func bigram(a, b rune) string {
+	var buf [2 * utf8.UTFMax]byte
+	n := utf8.EncodeRune(buf[:], a)
+	n += utf8.EncodeRune(buf[n:], b)
+	return string(buf[:n])
 }
 
 // isCJKText tells whether text is written in CJK: its Latin words are
@@ -368,6 +377,44 @@ func undouble(w string) string {
 	return w
 }
 
+// nfkc is norm.NFKC.String(text). A CJK text writes punctuation and
+// figures in their full-width forms ("，", "（", "１２％"), each of which
+// NFKC makes the ASCII character it is the form of: nfkc writes those
+// itself, in one pass over the bytes, and leaves NFKC only what is left
+// (most often nothing: the rest is normal already, which it tells fast).
+// NFKC decomposes a full-width form to its ASCII character before it
+// composes, so composing the text written so is the same.
+func nfkc(text string) string {
+	var b []byte
+	from := 0 // text[from:] is not copied to b yet
+	for i := 0; i+2 < len(text); i++ {
+		c0 := text[i]
+		if c0 != 0xef && c0 != 0xe3 {
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		var ascii byte
+		switch {
+		case 0xff01 <= r && r <= 0xff5e:
+			ascii = byte(r - 0xff01 + '!')
+		case r == 0x3000: // the ideographic space
+			ascii = ' '
+		default:
+			continue
+		}
+		if b == nil {
+			b = make([]byte, 0, len(text))
+		}
+		b = append(append(b, text[from:i]...), ascii)
+		from = i + size
+		i += size - 1
+	}
+	if b != nil {
+		text = string(append(b, text[from:]...))
+	}
+	return norm.NFKC.String(text)
+}
+
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= 0x80 {
@@ -380,7 +427,15 @@ func isASCII(s string) bool {
 // isCJK reports whether r is written without spaces between words: Han,
 // kana, Hangul.
 func isCJK(r rune) bool {
-	return r >= 0x2e80 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+	switch {
+	case r < 0x2e80:
+		return false
+	case 0x4e00 <= r && r <= 0x9fff || 0xac00 <= r && r <= 0xd7a3:
+		// the CJK Unified Ideographs and the Hangul syllables, all Han
+		// or Hangul: most of a CJK text, found without the tables
+		return true
+	}
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
 
 // stopWords are English words too common to tell two stories apart.

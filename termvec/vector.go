@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Weights are how much a term counts by where it is and what it is.
@@ -110,12 +111,16 @@ type Doc struct {
 // twice and never in lower case ("TSMC" heading the title and a
 // sentence); its occurrences then count as a name's.
 func NewDoc(title, summary, lead string, w Weights) Doc {
-	d := Doc{Counts: make(map[string]float64)}
-	occ, cjk, latin := occurrences(title, summary, lead, w)
-	isName := nameTest(occ)
+	sc := scratchPool.Get().(*scratch)
+	defer sc.release()
+	occ, cjk, latin := occurrences(sc.occ[:0], title, summary, lead, w)
+	sc.occ = occ
+	// about two occurrences a distinct term: the map seldom grows
+	d := Doc{Counts: make(map[string]float64, len(occ)/2)}
+	isName := nameTest(sc.words, occ)
 	var bigrams map[string]int
 	if cjk > latin {
-		bigrams = titleBigrams(occ, cjk)
+		bigrams = titleBigrams(sc.bigrams, occ)
 	}
 	for _, o := range occ {
 		x := o.w
@@ -178,11 +183,35 @@ func NewDoc(title, summary, lead string, w Weights) Doc {
 	return d
 }
 
+// scratch is what NewDoc builds and drops for each article, kept for
+// the next one (scratchPool): the occurrences and the maps over them.
+type scratch struct {
+	occ     []occurrence
+	words   map[string]wordSeen
+	bigrams map[string]int
+}
+
+var scratchPool = sync.Pool{New: func() any {
+	return &scratch{words: make(map[string]wordSeen, 256), bigrams: make(map[string]int, 32)}
+}}
+
+// release empties sc (no term of an article is kept by it) and gives it
+// back to the pool.
+func (sc *scratch) release() {
+	clear(sc.occ)
+	clear(sc.words)
+	clear(sc.bigrams)
+	if cap(sc.occ) > 1<<14 {
+		sc.occ = nil // an article far longer than most: not kept
+	}
+	scratchPool.Put(sc)
+}
+
 // occurrences tokenises an article's title, summary and lead (the lead
 // cut at w.MaxLead, on a rune's boundary) into its terms' occurrences,
-// each weighed by its field, and counts the title's CJK bigrams and its
-// other terms.
-func occurrences(title, summary, lead string, w Weights) (occ []occurrence, cjk, latin int) {
+// each weighed by its field, appended to occ, and counts the title's
+// CJK bigrams and its other terms.
+func occurrences(occ []occurrence, title, summary, lead string, w Weights) (_ []occurrence, cjk, latin int) {
 	if w.MaxLead > 0 && len(lead) > w.MaxLead {
 		lead = lead[:w.MaxLead]
 		for len(lead) > 0 && lead[len(lead)-1]&0xc0 == 0x80 {
@@ -190,7 +219,7 @@ func occurrences(title, summary, lead string, w Weights) (occ []occurrence, cjk,
 		}
 	}
 	// about a term every 5 bytes of Latin text, every 3 of CJK
-	occ = make([]occurrence, 0, (len(title)+len(summary)+len(lead))/4+8)
+	occ = slices.Grow(occ, (len(title)+len(summary)+len(lead))/4+8)
 	for _, f := range []struct {
 		text  string
 		w     float64
@@ -210,10 +239,9 @@ func occurrences(title, summary, lead string, w Weights) (occ []occurrence, cjk,
 	return occ, cjk, latin
 }
 
-// titleBigrams counts how often the article writes each bigram of its
-// CJK title (n of them), in any field.
-func titleBigrams(occ []occurrence, n int) map[string]int {
-	bigrams := make(map[string]int, n)
+// titleBigrams counts in bigrams (empty) how often the article writes
+// each bigram of its CJK title, in any field, and returns it.
+func titleBigrams(bigrams map[string]int, occ []occurrence) map[string]int {
 	for _, o := range occ {
 		if o.kind == Bigram && o.title {
 			bigrams[o.term] = 0
@@ -260,14 +288,16 @@ type occurrence struct {
 	title bool
 }
 
-// nameTest returns whether a word of the article's occurrences is a
-// name: written as one somewhere, or capitalised at least twice where
-// any word is (heading sentences, a title in title case) and never in
+// wordSeen is how often a word is written as a name, at a start, in
 // lower case.
-func nameTest(occ []occurrence) func(string) bool {
-	// how each word is written: as a name, at a start, in lower case
-	type seen struct{ name, initial, lower int32 }
-	words := make(map[string]seen, len(occ)/2)
+type wordSeen struct{ name, initial, lower int32 }
+
+// nameTest returns, words (empty) filled with how each word of the
+// article's occurrences is written, whether such a word is a name:
+// written as one somewhere, or capitalised at least twice where any
+// word is (heading sentences, a title in title case) and never in lower
+// case.
+func nameTest(words map[string]wordSeen, occ []occurrence) func(string) bool {
 	for _, o := range occ {
 		if o.kind != Word && o.kind != Initial && o.kind != Name {
 			continue
@@ -328,23 +358,47 @@ func (d Doc) Weigh(df DocFreq, max int, unseen float64, dates bool) Vector {
 	v := make(Vector, 0, len(d.Counts))
 	docs := df.Docs()
 	for t, c := range d.Counts {
-		if c > 1 {
-			c = 1 + math.Log(c)
+		if weighed(t, dates) {
+			v = append(v, Entry{t, weight(c, df.DF(t), docs, unseen)})
 		}
-		if _, ok := WeekdayOf(t); ok {
-			continue // every story of a day has it
-		}
-		if !dates && strings.HasPrefix(t, "@d") {
-			continue
-		}
-		n := df.DF(t)
-		x := c * IDF(n, docs)
-		if n == 0 {
-			x *= unseen
-		}
-		v = append(v, Entry{t, x})
 	}
 	return v.top(max).unit()
+}
+
+// WeighTerms is Weigh of a Doc whose n terms at gives, each with its
+// count (Doc.Counts) and document frequency in docs articles: a caller
+// that holds the frequencies of an article's terms along with them
+// looks none up.
+func WeighTerms(n int, at func(i int) (term string, count float64, df int), docs, max int, unseen float64, dates bool) Vector {
+	v := make(Vector, 0, n)
+	for i := range n {
+		if t, c, df := at(i); weighed(t, dates) {
+			v = append(v, Entry{t, weight(c, df, docs, unseen)})
+		}
+	}
+	return v.top(max).unit()
+}
+
+// weighed tells whether term t is weighed into a vector (Weigh):
+// weekdays never are, dates when dates is set.
+func weighed(t string, dates bool) bool {
+	if _, ok := WeekdayOf(t); ok {
+		return false // every story of a day has it
+	}
+	return dates || !strings.HasPrefix(t, "@d")
+}
+
+// weight is the weight of a term of count c in an article, in df of
+// docs articles (Weigh).
+func weight(c float64, df, docs int, unseen float64) float64 {
+	if c > 1 {
+		c = 1 + math.Log(c)
+	}
+	x := c * IDF(df, docs)
+	if df == 0 {
+		x *= unseen
+	}
+	return x
 }
 
 // top keeps the max entries of most weight (ties by term), sorted by
@@ -354,7 +408,13 @@ func (v Vector) top(max int) Vector {
 		selectHeaviest(v, max)
 		v = v[:max]
 	}
-	slices.SortFunc(v, func(a, b Entry) int { return strings.Compare(a.Term, b.Term) })
+	slices.SortFunc(v, func(a, b Entry) int {
+		x, y := a.Term, b.Term
+		if len(x) > 0 && len(y) > 0 && x[0] != y[0] { // as in Dot
+			return int(x[0]) - int(y[0])
+		}
+		return strings.Compare(x, y)
+	})
 	return v
 }
 
@@ -420,7 +480,18 @@ func (v Vector) Norm() float64 {
 func Dot(a, b Vector) float64 {
 	s := 0.0
 	for i, j := 0, 0; i < len(a) && j < len(b); {
-		switch c := strings.Compare(a[i].Term, b[j].Term); {
+		x, y := a[i].Term, b[j].Term
+		// most terms met in the walk differ in their first byte: told
+		// without a call
+		if len(x) > 0 && len(y) > 0 && x[0] != y[0] {
+			if x[0] < y[0] {
+				i++
+			} else {
+				j++
+			}
+			continue
+		}
+		switch c := strings.Compare(x, y); {
 		case c < 0:
 			i++
 		case c > 0:
@@ -446,7 +517,16 @@ func Cosine(a, b Vector) float64 {
 // Shared calls fn with each term a and b share and its weights.
 func Shared(a, b Vector, fn func(term string, wa, wb float64)) {
 	for i, j := 0, 0; i < len(a) && j < len(b); {
-		switch c := strings.Compare(a[i].Term, b[j].Term); {
+		x, y := a[i].Term, b[j].Term
+		if len(x) > 0 && len(y) > 0 && x[0] != y[0] { // as in Dot
+			if x[0] < y[0] {
+				i++
+			} else {
+				j++
+			}
+			continue
+		}
+		switch c := strings.Compare(x, y); {
 		case c < 0:
 			i++
 		case c > 0:
@@ -464,20 +544,52 @@ func Shared(a, b Vector, fn func(term string, wa, wb float64)) {
 func Add(c, v Vector, max int) Vector {
 	out := make(Vector, 0, len(c)+len(v))
 	i, j := 0, 0
-	for i < len(c) || j < len(v) {
+	for i < len(c) && j < len(v) {
+		x, y := c[i].Term, v[j].Term
+		d := 0
+		if len(x) > 0 && len(y) > 0 && x[0] != y[0] { // as in Dot
+			d = int(x[0]) - int(y[0])
+		} else {
+			d = strings.Compare(x, y)
+		}
 		switch {
-		case j == len(v) || i < len(c) && c[i].Term < v[j].Term:
+		case d < 0:
 			out = append(out, c[i])
 			i++
-		case i == len(c) || v[j].Term < c[i].Term:
+		case d > 0:
 			out = append(out, v[j])
 			j++
 		default:
-			out = append(out, Entry{c[i].Term, c[i].W + v[j].W})
+			out = append(out, Entry{x, c[i].W + v[j].W})
 			i, j = i+1, j+1
 		}
 	}
-	return out.top(max)
+	out = append(append(out, c[i:]...), v[j:]...)
+	return out.topSorted(max)
+}
+
+// topSorted is top of v sorted by term: the max entries of most weight
+// kept in their order, found on a copy, v not sorted again.
+func (v Vector) topSorted(max int) Vector {
+	if max <= 0 || len(v) <= max {
+		return v
+	}
+	var buf [256]Entry
+	w := append(buf[:0], v...)
+	selectHeaviest(w, max)
+	least := w[0] // the lightest of the max heaviest
+	for _, e := range w[1:max] {
+		if heavier(least, e) {
+			least = e
+		}
+	}
+	out := v[:0]
+	for _, e := range v {
+		if !heavier(least, e) { // least itself, or heavier
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // String encodes v as "term weight term weight ...", weights with 4
@@ -510,20 +622,22 @@ func (v Vector) encode(at []int) (string, []int) {
 	for _, e := range v {
 		n += len(e.Term) + 12
 	}
-	b := make([]byte, 0, n)
+	var b strings.Builder // its String is no copy
+	b.Grow(n)
+	var f [32]byte
 	for i, e := range v {
 		if i > 0 {
-			b = append(b, ' ')
+			b.WriteByte(' ')
 		}
-		b = append(b, e.Term...)
-		b = append(b, ' ')
-		from := len(b)
-		b = strconv.AppendFloat(b, e.W, 'g', 4, 64)
+		b.WriteString(e.Term)
+		b.WriteByte(' ')
+		from := b.Len()
+		b.Write(strconv.AppendFloat(f[:0], e.W, 'g', 4, 64))
 		if at != nil {
-			at = append(at, from, len(b))
+			at = append(at, from, b.Len())
 		}
 	}
-	return string(b), at
+	return b.String(), at
 }
 
 // Parse decodes a Vector that String encoded.

@@ -103,3 +103,130 @@ type fixedDF struct{}
 
 func (fixedDF) DF(string) int { return 0 }
 func (fixedDF) Docs() int     { return 100 }
+
+// hashDF is a DocFreq of 500 articles that gives each term a frequency
+// of its own (from its bytes), 0 for one term in five.
+type hashDF struct{}
+
+func (hashDF) DF(t string) int {
+	h := 7
+	for i := 0; i < len(t); i++ {
+		h = h*31 + int(t[i])
+	}
+	if h = h & 0x7fffffff % 100; h < 20 {
+		return 0
+	}
+	return h
+}
+func (hashDF) Docs() int { return 500 }
+
+// TestWeighTerms: WeighTerms of a Doc's terms, given in any order, is
+// Weigh of the Doc, weight for weight.
+func TestWeighTerms(t *testing.T) {
+	set, err := coverage.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range set.Articles {
+		d := NewDoc(a.Title, a.Summary, a.Lead, DefaultWeights)
+		terms := make([]string, 0, len(d.Counts))
+		for term := range d.Counts {
+			terms = append(terms, term)
+		}
+		slices.Reverse(terms)
+		for _, dates := range []bool{false, true} {
+			want := d.Weigh(hashDF{}, 48, 0.5, dates)
+			got := WeighTerms(len(terms), func(i int) (string, float64, int) {
+				return terms[i], d.Counts[terms[i]], hashDF{}.DF(terms[i])
+			}, hashDF{}.Docs(), 48, 0.5, dates)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s:%d dates %t: WeighTerms %v, Weigh %v", a.File, a.Line, dates, got, want)
+			}
+		}
+	}
+}
+
+// TestDotWalk: Dot and Shared, which tell most terms apart by their
+// first byte, give what a walk comparing whole terms gives, sum for sum
+// (the same order of additions), on the coverage set's vectors and
+// their running sums.
+func TestDotWalk(t *testing.T) {
+	set, err := coverage.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	walk := func(a, b Vector) (s float64, shared []string) {
+		for i, j := 0, 0; i < len(a) && j < len(b); {
+			switch c := strings.Compare(a[i].Term, b[j].Term); {
+			case c < 0:
+				i++
+			case c > 0:
+				j++
+			default:
+				s += a[i].W * b[j].W
+				shared = append(shared, a[i].Term)
+				i, j = i+1, j+1
+			}
+		}
+		return s, shared
+	}
+	var vs []Vector
+	var sum Vector
+	for i, a := range set.Articles {
+		v := NewDoc(a.Title, a.Summary, a.Lead, DefaultWeights).Weigh(hashDF{}, 48, 0.5, i%2 == 0)
+		sum = Add(sum, v, 128)
+		if i%5 == 0 {
+			vs = append(vs, v, sum)
+		}
+	}
+	for _, a := range vs {
+		for _, b := range vs {
+			want, wantShared := walk(a, b)
+			var shared []string
+			Shared(a, b, func(t string, _, _ float64) { shared = append(shared, t) })
+			if got := Dot(a, b); got != want || !slices.Equal(shared, wantShared) {
+				t.Fatalf("Dot %v, shared %q; a walk gives %v, %q", got, shared, want, wantShared)
+			}
+		}
+	}
+}
+
+// TestAddKeepsHeaviest: Add, which walks terms by their first byte and
+// keeps the heaviest of a sum sorted already (topSorted), gives what a
+// whole-term merge and top give, at every size kept.
+func TestAddKeepsHeaviest(t *testing.T) {
+	set, err := coverage.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	merge := func(c, v Vector) Vector {
+		var out Vector
+		i, j := 0, 0
+		for i < len(c) || j < len(v) {
+			switch {
+			case j == len(v) || i < len(c) && c[i].Term < v[j].Term:
+				out = append(out, c[i])
+				i++
+			case i == len(c) || v[j].Term < c[i].Term:
+				out = append(out, v[j])
+				j++
+			default:
+				out = append(out, Entry{c[i].Term, c[i].W + v[j].W})
+				i, j = i+1, j+1
+			}
+		}
+		return out
+	}
+	var sum Vector
+	for i, a := range set.Articles[:120] {
+		v := NewDoc(a.Title, a.Summary, a.Lead, DefaultWeights).Weigh(hashDF{}, 48, 0.5, false)
+		all := merge(sum, v)
+		for _, k := range []int{0, 1, 2, 47, 128, len(all) - 1, len(all), len(all) + 1} {
+			want := slices.Clone(all).top(k)
+			if got := Add(sum, v, k); !slices.Equal(got, want) {
+				t.Fatalf("article %d, %d kept: Add %v, want %v", i, k, got, want)
+			}
+		}
+		sum = Add(sum, v, 128)
+	}
+}

@@ -18,7 +18,24 @@ var weekdays = map[string]int{"monday": 1, "tuesday": 2, "wednesday": 3, "thursd
 	"saturday": 6, "sunday": 7}
 
 // weekdayTerm returns the term of weekday d (1 Monday … 7 Sunday).
-func weekdayTerm(d int) string { return "@w" + string(rune('0'+d)) }
+func weekdayTerm(d int) string {
+	if 1 <= d && d <= 7 {
+		return weekdayTerms[d]
+	}
+	return "@w" + string(rune('0'+d))
+}
+
+// weekdayTerms and monthTerms are the terms of the weekdays (1..7) and
+// the months (1..12), made once.
+var weekdayTerms, monthTerms = func() (w [8]string, m [13]string) {
+	for d := 1; d <= 7; d++ {
+		w[d] = "@w" + string(rune('0'+d))
+	}
+	for i := 1; i <= 12; i++ {
+		m[i] = "@m" + itoa(i)
+	}
+	return w, m
+}()
 
 // cjkWeekday is the weekday (1..7) the CJK pair a b ends ("周五",
 // "星期五" read from its last two characters "期五", "礼拜五" from "拜五"),
@@ -73,7 +90,12 @@ func dateTerm(m, d int) string {
 
 // monthTerm is the term of month m (1..12), the same in every language:
 // "March" and "3月" are "@m3".
-func monthTerm(m int) string { return "@m" + itoa(m) }
+func monthTerm(m int) string {
+	if 1 <= m && m <= 12 {
+		return monthTerms[m]
+	}
+	return "@m" + itoa(m)
+}
 
 func itoa(n int) string {
 	if n < 10 {
