@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -115,15 +117,14 @@ func (s *Store) prepare(a Article, now time.Time) (ingestCall, error) {
 	}
 	votes := float64(a.Comments) * s.opts.CommentWeight
 	score := s.formula.Score(time.Unix(pt, 0), votes, now)
-	k := s.keys
-	keys := []string{k.Article(id)}
+	keys := make([]string, 1, 1+3*len(a.Groups))
+	keys[0] = s.keys.Article(id)
 	var groups []any
 	for _, g := range a.Groups {
 		if slices.Contains(groups, any(g)) {
 			continue
 		}
-		keys = append(keys, k.Group(g))
-		keys = append(keys, k.groupCaches(g)...)
+		keys = append(keys, s.groupKeysOf(g)...)
 		groups = append(groups, g)
 	}
 	var opt []any
@@ -141,6 +142,32 @@ func (s *Store) prepare(a Article, now time.Time) (ingestCall, error) {
 	args = append(args, opt...)
 	args = append(args, groups...)
 	return ingestCall{id: id, keys: keys, args: args, votes: votes, score: score, story: st, post: pt}, nil
+}
+
+// groupKeyCache holds the keys of the groups that ingests name: a group
+// and its caches (keyspace.GroupWithCaches), made once a group rather
+// than at every article (each names its source's groups). It holds up to
+// maxCachedGroups groups; the keys of others are made each time.
+type groupKeyCache struct {
+	m sync.Map // group name → []string
+	n atomic.Int32
+}
+
+const maxCachedGroups = 1024
+
+// groupKeysOf is keyspace.GroupWithCaches(g), cached. The slice is
+// shared: the caller copies it (append) and does not change it.
+func (s *Store) groupKeysOf(g string) []string {
+	if v, ok := s.groupKeys.m.Load(g); ok {
+		return v.([]string)
+	}
+	ks := s.keys.GroupWithCaches(g)
+	if s.groupKeys.n.Load() < maxCachedGroups {
+		if _, loaded := s.groupKeys.m.LoadOrStore(g, ks); !loaded {
+			s.groupKeys.n.Add(1)
+		}
+	}
+	return ks
 }
 
 // Ingest stores a crawled article, or refreshes it when its URL is known:

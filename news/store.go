@@ -41,6 +41,8 @@ type Store struct {
 	// planned, when set (tests), runs after each story plan and before
 	// its chunks run (runStoryIngest)
 	planned func()
+	// groupKeys: the keys of the groups ingests name (groupKeysOf)
+	groupKeys groupKeyCache
 }
 
 // Option configures a Store.

@@ -6,6 +6,8 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/andybalholm/cascadia"
+
+	"github.com/newsrank/newsrank/internal/textspace"
 )
 
 // Selectors of the date elements, compiled once.
@@ -133,5 +135,6 @@ func attr(s *goquery.Selection, name string) string {
 	return strings.TrimSpace(s.AttrOr(name, ""))
 }
 
-// collapse trims s and folds runs of white space into one space.
-func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
+// collapse trims s and folds runs of white space into one space
+// (textspace.Collapse: s itself when it needs no folding).
+func collapse(s string) string { return textspace.Collapse(s) }

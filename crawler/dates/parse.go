@@ -137,7 +137,7 @@ func Parse(s string, layouts []string, loc *time.Location, now time.Time) (time.
 	if loc == nil {
 		loc = time.UTC
 	}
-	s = strings.Join(strings.Fields(s), " ")
+	s = collapse(s)
 	if s == "" || len(s) > 200 {
 		return time.Time{}, false
 	}

@@ -1,10 +1,9 @@
 package extract
 
 import (
-	"strings"
-	"unicode"
-
 	"golang.org/x/net/html"
+
+	"github.com/newsrank/newsrank/internal/textspace"
 )
 
 // collapsedCount counts the characters of a text as collapse would leave
@@ -40,41 +39,11 @@ func (c *collapsedCount) text(s string) {
 	}
 }
 
-// isSpace is unicode.IsSpace, sooner for ASCII and for the characters
-// past U+3000 (CJK text), none of which is white space.
-func isSpace(r rune) bool {
-	switch {
-	case r < 0x80:
-		return r == ' ' || '\t' <= r && r <= '\r'
-	case r > 0x3000:
-		return false
-	}
-	return unicode.IsSpace(r)
-}
+// isSpace is unicode.IsSpace, sooner (textspace.IsSpace).
+func isSpace(r rune) bool { return textspace.IsSpace(r) }
 
 func (c *collapsedCount) len() int { return c.runes + max(c.words-1, 0) }
 
-// collapse trims s and folds runs of white space into one space.
-func collapse(s string) string {
-	if isCollapsed(s) {
-		return s
-	}
-	return strings.Join(strings.Fields(s), " ")
-}
-
-// isCollapsed reports whether collapse would return s unchanged: no white
-// space but single ' ' between words.
-func isCollapsed(s string) bool {
-	space := true // at the start, as after a space: a leading one fails
-	for _, r := range s {
-		if !isSpace(r) {
-			space = false
-			continue
-		}
-		if r != ' ' || space {
-			return false
-		}
-		space = true
-	}
-	return !space || s == ""
-}
+// collapse trims s and folds runs of white space into one space
+// (textspace.Collapse).
+func collapse(s string) string { return textspace.Collapse(s) }

@@ -103,20 +103,30 @@ func (s Selector) text(doc *goquery.Document) string {
 	if s.css == nil {
 		return ""
 	}
-	sel := first(doc, s.css)
-	if sel.Length() == 0 {
+	n := firstNode(doc, s.css)
+	if n == nil {
 		return ""
 	}
 	if s.attr != "" {
-		return strings.TrimSpace(attr(sel, s.attr))
+		v, _ := nodeAttr(n, s.attr)
+		return strings.TrimSpace(v)
 	}
-	return collapse(sel.Text())
+	return collapse(nodeText(n))
 }
 
 // first is the first element of the document that sel matches, in
 // document order (doc.FindMatcher(sel).First(), but the walk stops at the
 // match and builds no list of every match); an empty selection if none.
 func first(doc *goquery.Document, sel cascadia.Matcher) *goquery.Selection {
+	if n := firstNode(doc, sel); n != nil {
+		return &goquery.Selection{Nodes: []*html.Node{n}}
+	}
+	return &goquery.Selection{}
+}
+
+// firstNode is first's element, or nil: a field's text is read from it
+// without a selection made for it.
+func firstNode(doc *goquery.Document, sel cascadia.Matcher) *html.Node {
 	// FindMatcher looks at the element children of the document node and
 	// their descendants: so does this.
 	for _, root := range doc.Nodes {
@@ -129,11 +139,32 @@ func first(doc *goquery.Document, sel cascadia.Matcher) *goquery.Selection {
 				n = cascadia.Query(c, sel)
 			}
 			if n != nil {
-				return &goquery.Selection{Nodes: []*html.Node{n}}
+				return n
 			}
 		}
 	}
-	return &goquery.Selection{}
+	return nil
+}
+
+// nodeText is goquery's Text of n's selection: the data of n's text
+// nodes and its descendants', in document order; an element holding one
+// text node (a title, a date) gives its data as it is, without a copy.
+func nodeText(n *html.Node) string {
+	if c := n.FirstChild; c != nil && c.NextSibling == nil && c.Type == html.TextNode && n.Type != html.TextNode {
+		return c.Data
+	}
+	var b strings.Builder
+	var f func(*html.Node)
+	f = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			f(c)
+		}
+	}
+	f(n)
+	return b.String()
 }
 
 func (s Selector) selectAll(doc *goquery.Document) *goquery.Selection {

@@ -664,7 +664,12 @@ func (c *Collector) scrape(u, method string, depth int, requestData io.Reader, c
 		}
 	}
 
-	req, err := http.NewRequest(method, parsedURL.String(), requestData)
+	// newsrank: the request is made with its context (no copy of it by
+	// WithContext), and a URL that net/url writes back as it was given
+	// is not parsed again (see newRequest); parsedURL's serialisation is
+	// made once.
+	s := parsedURL.String()
+	req, err := newRequest(context.WithValue(c.Context, CheckRevisitKey, checkRevisit), method, u, s, parsedURL, requestData)
 	if err != nil {
 		return err
 	}
@@ -674,14 +679,11 @@ func (c *Collector) scrape(u, method string, depth int, requestData io.Reader, c
 	if hostHeader := hdr.Get("Host"); hostHeader != "" {
 		req.Host = hostHeader
 	}
-	// note: once 1.13 is minimum supported Go version,
-	// replace this with http.NewRequestWithContext
-	req = req.WithContext(context.WithValue(c.Context, CheckRevisitKey, checkRevisit))
 
-	if err := c.requestCheck(parsedURL, method, req.GetBody, depth, checkRevisit); err != nil {
+	if err := c.requestCheck(parsedURL, s, method, req.GetBody, depth, checkRevisit); err != nil {
 		return err
 	}
-	u = parsedURL.String()
+	u = s
 	c.wg.Add(1)
 	if c.Async {
 		go c.fetch(u, method, depth, requestData, ctx, hdr, req)
@@ -773,8 +775,9 @@ func (c *Collector) fetch(u, method string, depth int, requestData io.Reader, ct
 	return err
 }
 
-func (c *Collector) requestCheck(parsedURL *url.URL, method string, getBody func() (io.ReadCloser, error), depth int, checkRevisit bool) error {
-	u := parsedURL.String()
+// requestCheck checks a request about to be made; u is parsedURL.String()
+// (newsrank: made once by the caller).
+func (c *Collector) requestCheck(parsedURL *url.URL, u, method string, getBody func() (io.ReadCloser, error), depth int, checkRevisit bool) error {
 	if c.MaxDepth > 0 && c.MaxDepth < depth {
 		return ErrMaxDepth
 	}

@@ -214,7 +214,8 @@ func (h *httpBackend) Do(request *http.Request, bodySize int, checkRequestHeader
 		}
 		defer bodyReader.(*gzip.Reader).Close()
 	}
-	body, err := io.ReadAll(bodyReader)
+	// newsrank: the buffer is sized from Content-Length (readBody).
+	body, err := readBody(bodyReader, res.ContentLength, bodySize)
 	if err != nil {
 		return nil, err
 	}
