@@ -303,6 +303,9 @@ func (e *Engine) Apply(a Article, d Decision) {
 	} else {
 		e.stories[a.ID] = &Story{Lead: a.ID, Centroid: d.Vector, First: a.Time, Last: a.Time,
 			Facts: a.Doc.Facts, CJK: a.Doc.CJK, TitleNames: a.Doc.TitleNames, Actor: a.Doc.Actor, Object: a.Doc.Object}
+		if e.P.EarlierDayVeto {
+			e.stories[a.ID].Day = TellsOf(a.Doc, a.Time)
+		}
 		d.Story = a.ID
 	}
 	for _, k := range d.Keys {

@@ -96,6 +96,13 @@ type Params struct {
 	// later event, though its text writes an earlier day too ("after
 	// Monday's injection, the central bank drained ... on Tuesday").
 	TitleDayVeto bool
+	// EarlierDayVeto: the day vetoes the other way round, for an
+	// article that comes after the story it is of a later event than (a
+	// crawl brings reports in no order): a story whose lead tells of a
+	// day (Story.Day) that begins after the article was posted tells of a
+	// later event, unless the article writes the lead's title day or
+	// states a day of the lead's title.
+	EarlierDayVeto bool
 	// FigureRescue: the figure veto does not apply to an article and a
 	// story that share at least so many figures besides (0: none does):
 	// copies that put other stats of one match in their titles.
@@ -157,6 +164,7 @@ var DefaultParams = Params{
 	WeekdayVeto:          true,
 	DayVeto:              true,
 	TitleDayVeto:         true,
+	EarlierDayVeto:       true,
 	FigureRescue:         2,
 	NameVeto:             true,
 	ActorVeto:            true,
@@ -192,6 +200,23 @@ type Story struct {
 	Actor      string
 	// Object is the lead's title's object (termvec.Doc.Object).
 	Object string
+	// Day is when the day the lead tells of begins (TellsOf; 0: none).
+	Day int64
+}
+
+// TellsOf returns when the day an article posted at t (Unix s) tells
+// of begins: the earliest its title states (dates, weekdays), else the
+// earliest its text states (DayBegins); 0 when it states none. A title
+// that states a day puts its event there, though its text may write an
+// earlier one ("after Monday's injection, ... on Tuesday").
+func TellsOf(d termvec.Doc, t int64) int64 {
+	if b, ok := daysBegin(slices.Values(d.Facts), t); ok {
+		return b
+	}
+	if b, ok := DayBegins(d, t); ok {
+		return b
+	}
+	return 0
 }
 
 // Article is an article to group.
@@ -205,7 +230,7 @@ type Article struct {
 // of v and s's centroid, lowered when a is more than Stale away from s's
 // reports (before its first or after its latest) or when s with a would
 // span more than Span; -1 when a veto
-// applies (WeekdayVeto, DayVeto, TitleDayVeto, NameVeto, ActorVeto,
+// applies (WeekdayVeto, DayVeto, TitleDayVeto, EarlierDayVeto, NameVeto, ActorVeto,
 // ObjectVeto, FigureVeto). Between
 // languages it is CrossScore.
 func (p Params) Score(a Article, v termvec.Vector, s *Story) float64 {
@@ -252,6 +277,9 @@ func (p Params) score(a Article, v termvec.Vector, s *Story, days *articleDays) 
 		if b, ok := days.ofTitle(a); ok && b > s.First {
 			return -1
 		}
+	}
+	if p.EarlierDayVeto && s.Day > a.Time && !sharesDay(a.Doc.Counts, s.Facts) && !sharesTitleDay(a.Doc.Facts, s.Facts) {
+		return -1
 	}
 	if p.NameVeto {
 		an, sn := words(a.Doc.TitleNames), words(s.TitleNames)
