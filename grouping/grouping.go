@@ -103,6 +103,12 @@ type Params struct {
 	// later event, unless the article writes the lead's title day or
 	// states a day of the lead's title.
 	EarlierDayVeto bool
+	// YearsOut: the figure veto leaves years and ranges of years out of
+	// the titles' figures: a year in a title tells when, not what ("TSMC
+	// raises 2026 growth outlook", "2023–2025 Tundra, Sequoia recalled"
+	// are copies of reports whose titles give the event's figures), and
+	// the reports of many events write it.
+	YearsOut bool
 	// FigureRescue: the figure veto does not apply to an article and a
 	// story that share at least so many figures besides (0: none does):
 	// copies that put other stats of one match in their titles.
@@ -165,6 +171,7 @@ var DefaultParams = Params{
 	DayVeto:              true,
 	TitleDayVeto:         true,
 	EarlierDayVeto:       true,
+	YearsOut:             true,
 	FigureRescue:         2,
 	NameVeto:             true,
 	ActorVeto:            true,
@@ -265,7 +272,7 @@ func (d *articleDays) of(a Article) (int64, bool) {
 
 // score is Score, the article's DayBegins taken from days.
 func (p Params) score(a Article, v termvec.Vector, s *Story, days *articleDays) float64 {
-	if !agree(a.Doc.Facts, s.Facts, false, p.WeekdayVeto) {
+	if !agree(a.Doc.Facts, s.Facts, false, p.WeekdayVeto, false) {
 		return -1
 	}
 	if p.DayVeto && !sharesDay(a.Doc.Counts, s.Facts) {
@@ -297,7 +304,7 @@ func (p Params) score(a Article, v termvec.Vector, s *Story, days *articleDays) 
 	var sim float64
 	penalty := 1.0
 	cross := crossFigures(a.Doc.Facts, s.Centroid) || crossFigures(s.Facts, v)
-	if !agree(a.Doc.Facts, s.Facts, true, false) && !cross &&
+	if !agree(a.Doc.Facts, s.Facts, true, false, p.YearsOut) && !cross &&
 		(p.FigureRescue == 0 || sharedFigures(v, s.Centroid) < p.FigureRescue) {
 		if p.FigureVeto {
 			return -1
@@ -435,6 +442,21 @@ func Telling(t string) bool {
 	return n >= 100 && (n < 1900 || n > 2100)
 }
 
+// IsYears tells a figure that is a year (1900 to 2100) or a range of
+// years ("2023.2025" of "2023–2025", "2025.26" is no range of years).
+func IsYears(t string) bool {
+	for part := range strings.SplitSeq(t, ".") {
+		if len(part) != 4 {
+			return false
+		}
+		n, err := strconv.Atoi(part)
+		if err != nil || n < 1900 || n > 2100 {
+			return false
+		}
+	}
+	return true
+}
+
 // latin returns the entries of v that are no CJK bigram.
 func latin(v termvec.Vector) termvec.Vector {
 	out := make(termvec.Vector, 0, len(v))
@@ -454,14 +476,18 @@ func isFact(t string) bool {
 // agree tells whether two lists of title facts, sorted, agree: they
 // share one, or either has none; facts of one kind only are compared
 // (a weekday with weekdays, a figure or date with figures and dates),
-// figures when figures is set, weekdays when weekdays is.
-func agree(a, b []string, figures, weekdays bool) bool {
+// figures when figures is set (years and ranges of years left out with
+// noYears: IsYears), weekdays when weekdays is.
+func agree(a, b []string, figures, weekdays, noYears bool) bool {
 	for _, weekday := range []bool{false, true} {
 		if weekday && !weekdays || !weekday && !figures {
 			continue
 		}
 		na, nb, both := 0, 0, 0
 		for _, x := range a {
+			if !weekday && noYears && IsYears(x) {
+				continue
+			}
 			if isWeekday(x) == weekday {
 				na++
 				if slices.Contains(b, x) {
@@ -470,6 +496,9 @@ func agree(a, b []string, figures, weekdays bool) bool {
 			}
 		}
 		for _, x := range b {
+			if !weekday && noYears && IsYears(x) {
+				continue
+			}
 			if isWeekday(x) == weekday {
 				nb++
 			}

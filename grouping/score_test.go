@@ -208,6 +208,38 @@ func TestEarlierDayVeto(t *testing.T) {
 	}
 }
 
+// TestYearsOut: a title's year, or range of model years, tells when,
+// not what: a recall's copy that puts the model years in its title is
+// still a copy of the report that gives the count of vehicles, while
+// the same maker's other recall, of another count, stays apart.
+func TestYearsOut(t *testing.T) {
+	p := DefaultParams
+	e, s := storyOf(t, p, article("count", at(3, 14, 0), "Ford recalls 1.2 million Explorer SUVs over rear axle bolts", "",
+		"Ford Motor is recalling about 1.2 million Explorer SUVs in the United States because a rear axle bolt can fracture, "+
+			"the National Highway Traffic Safety Administration said. Dealers will replace the bolts for free."))
+	years := article("years", at(3, 18, 0), "2020–2022 Ford Explorer recalled because rear axle bolt can snap", "",
+		"Owners of Ford Explorer SUVs from the 2020 through 2022 model years are being told their rear axle bolt can snap, "+
+			"according to a recall notice from the National Highway Traffic Safety Administration. Dealers will replace it.")
+	if sc := score(e, p, years, s); sc < p.MinSimilarity {
+		t.Errorf("the copy with model years in its title scores %.3f, want %.2f at least", sc, p.MinSimilarity)
+	}
+	other := article("other", at(3, 19, 0), "Ford recalls 300,000 Bronco SUVs over rear axle bolts", "",
+		"Ford Motor is recalling about 300,000 Bronco SUVs in the United States because a rear axle bolt can fracture, "+
+			"the National Highway Traffic Safety Administration said. Dealers will replace the bolts for free.")
+	if sc := score(e, p, other, s); sc != -1 {
+		t.Errorf("the other recall scores %.3f, want the veto (-1)", sc)
+	}
+	p.YearsOut = false
+	if sc := score(e, p, years, s); sc != -1 {
+		t.Errorf("with years as figures the copy scores %.3f, want the veto (-1): the test shows nothing", sc)
+	}
+	for f, want := range map[string]bool{"2026": true, "2023.2025": true, "2025.26": false, "46": false, "1.2": false, "1899": false} {
+		if IsYears(f) != want {
+			t.Errorf("IsYears(%q) = %v, want %v", f, !want, want)
+		}
+	}
+}
+
 // TestNameVeto: two reports of one kind on other companies share the
 // template's words, not the names of their titles, even when one names
 // the other in passing; a copy that names another actor in its title
