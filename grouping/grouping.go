@@ -104,10 +104,10 @@ type Params struct {
 	// states a day of the lead's title.
 	EarlierDayVeto bool
 	// YearsOut: the figure veto leaves years and ranges of years out of
-	// the titles' figures: a year in a title tells when, not what ("TSMC
-	// raises 2026 growth outlook", "2023–2025 Tundra, Sequoia recalled"
-	// are copies of reports whose titles give the event's figures), and
-	// the reports of many events write it.
+	// the titles' figures: a year in a title tells when, not what
+	// ("2020–2022 Ford Explorer recalled ..." is a copy of "Ford recalls
+	// 1.2 million Explorer SUVs ..."), and the reports of many events
+	// write it.
 	YearsOut bool
 	// FigureRescue: the figure veto does not apply to an article and a
 	// story that share at least so many figures besides (0: none does):
