@@ -262,6 +262,17 @@ func (d *articleDays) ofTitle(a Article) (int64, bool) {
 	return d.title, d.titleOK
 }
 
+// tellsOf is TellsOf of the article.
+func (d *articleDays) tellsOf(a Article) int64 {
+	if b, ok := d.ofTitle(a); ok {
+		return b
+	}
+	if b, ok := d.of(a); ok {
+		return b
+	}
+	return 0
+}
+
 func (d *articleDays) of(a Article) (int64, bool) {
 	if !d.done {
 		d.begin, d.ok = DayBegins(a.Doc, a.Time)

@@ -174,8 +174,8 @@ func TestEarlierDayVeto(t *testing.T) {
 	race := article("race", at(8, 6, 35), "Norris wins in Melbourne on Sunday as Russell settles for second",
 		"", "Lando Norris won the Grand Prix at Albert Park on Sunday, beating George Russell, who started from pole.")
 	e, s := storyOf(t, p, race)
-	if s.Day == 0 || s.Day > race.Time {
-		t.Fatalf("the race's story tells of day %d, want Sunday's begin, before its post time %d", s.Day, race.Time)
+	if s.Day == 0 || s.Day > race.Time || s.Day != TellsOf(race.Doc, race.Time) {
+		t.Fatalf("the race's story tells of day %d, want Sunday's begin (TellsOf: %d), before its post time %d", s.Day, TellsOf(race.Doc, race.Time), race.Time)
 	}
 	pole := article("pole", at(7, 6, 20), "Russell beats Norris to pole in Melbourne", "",
 		"George Russell claimed pole position for the Grand Prix at Albert Park, edging Lando Norris by 0.091 seconds.")
