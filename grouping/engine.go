@@ -118,6 +118,10 @@ type Decision struct {
 	// which its story is filed.
 	Vector termvec.Vector
 	Keys   []string
+	// day: TellsOf of an article that starts a story (EarlierDayVeto),
+	// from what its comparisons computed; dayKnown when set
+	day      int64
+	dayKnown bool
 }
 
 // Joined tells whether the article joined another article's story.
@@ -254,6 +258,9 @@ func (e *Engine) DecideTerms(a Article, t ArticleTerms) Decision {
 			best, d.Story, d.Score = sc, c.lead, sc
 		}
 	}
+	if e.P.EarlierDayVeto && d.Story == a.ID {
+		d.day, d.dayKnown = days.tellsOf(a), true
+	}
 	return d
 }
 
@@ -327,6 +334,12 @@ func (e *Engine) Apply(a Article, d Decision) {
 	} else {
 		e.stories[a.ID] = &Story{Lead: a.ID, Centroid: d.Vector, First: a.Time, Last: a.Time,
 			Facts: a.Doc.Facts, CJK: a.Doc.CJK, TitleNames: a.Doc.TitleNames, Actor: a.Doc.Actor, Object: a.Doc.Object}
+		if e.P.EarlierDayVeto {
+			if !d.dayKnown {
+				d.day = TellsOf(a.Doc, a.Time)
+			}
+			e.stories[a.ID].Day = d.day
+		}
 		d.Story = a.ID
 	}
 	for _, k := range d.Keys {

@@ -96,6 +96,19 @@ type Params struct {
 	// later event, though its text writes an earlier day too ("after
 	// Monday's injection, the central bank drained ... on Tuesday").
 	TitleDayVeto bool
+	// EarlierDayVeto: the day vetoes the other way round, for an
+	// article that comes after the story it is of a later event than (a
+	// crawl brings reports in no order): a story whose lead tells of a
+	// day (Story.Day) that begins after the article was posted tells of a
+	// later event, unless the article writes the lead's title day or
+	// states a day of the lead's title.
+	EarlierDayVeto bool
+	// YearsOut: the figure veto leaves years and ranges of years out of
+	// the titles' figures: a year in a title tells when, not what
+	// ("2020–2022 Ford Explorer recalled ..." is a copy of "Ford recalls
+	// 1.2 million Explorer SUVs ..."), and the reports of many events
+	// write it.
+	YearsOut bool
 	// FigureRescue: the figure veto does not apply to an article and a
 	// story that share at least so many figures besides (0: none does):
 	// copies that put other stats of one match in their titles.
@@ -157,6 +170,8 @@ var DefaultParams = Params{
 	WeekdayVeto:          true,
 	DayVeto:              true,
 	TitleDayVeto:         true,
+	EarlierDayVeto:       true,
+	YearsOut:             true,
 	FigureRescue:         2,
 	NameVeto:             true,
 	ActorVeto:            true,
@@ -203,6 +218,8 @@ type Story struct {
 	Actor      string
 	// Object is the lead's title's object (termvec.Doc.Object).
 	Object string
+	// Day is when the day the lead tells of begins (TellsOf; 0: none).
+	Day int64
 
 	// norm is the length of the centroid whose first entry is at normOf,
 	// of normLen entries (CentroidNorm)
@@ -227,6 +244,21 @@ func (s *Story) CentroidNorm() float64 {
 	return s.norm
 }
 
+// TellsOf returns when the day an article posted at t (Unix s) tells
+// of begins: the earliest its title states (dates, weekdays), else the
+// earliest its text states (DayBegins); 0 when it states none. A title
+// that states a day puts its event there, though its text may write an
+// earlier one ("after Monday's injection, ... on Tuesday").
+func TellsOf(d termvec.Doc, t int64) int64 {
+	if b, ok := daysBegin(slices.Values(d.Facts), t); ok {
+		return b
+	}
+	if b, ok := DayBegins(d, t); ok {
+		return b
+	}
+	return 0
+}
+
 // Article is an article to group.
 type Article struct {
 	ID   string
@@ -238,7 +270,7 @@ type Article struct {
 // of v and s's centroid, lowered when a is more than Stale away from s's
 // reports (before its first or after its latest) or when s with a would
 // span more than Span; -1 when a veto
-// applies (WeekdayVeto, DayVeto, TitleDayVeto, NameVeto, ActorVeto,
+// applies (WeekdayVeto, DayVeto, TitleDayVeto, EarlierDayVeto, NameVeto, ActorVeto,
 // ObjectVeto, FigureVeto). Between
 // languages it is CrossScore.
 func (p Params) Score(a Article, v termvec.Vector, s *Story) float64 {
@@ -298,6 +330,17 @@ func (d *articleDays) ofTitle(a Article) (int64, bool) {
 	return d.title, d.titleOK
 }
 
+// tellsOf is TellsOf of the article.
+func (d *articleDays) tellsOf(a Article) int64 {
+	if b, ok := d.ofTitle(a); ok {
+		return b
+	}
+	if b, ok := d.of(a); ok {
+		return b
+	}
+	return 0
+}
+
 func (d *articleDays) of(a Article) (int64, bool) {
 	if !d.done {
 		d.begin, d.ok = DayBegins(a.Doc, a.Time)
@@ -308,7 +351,7 @@ func (d *articleDays) of(a Article) (int64, bool) {
 
 // score is Score, the article's DayBegins taken from days.
 func (p Params) score(a Article, v termvec.Vector, s *Story, days *articleDays) float64 {
-	if !agree(a.Doc.Facts, s.Facts, false, p.WeekdayVeto) {
+	if !agree(a.Doc.Facts, s.Facts, false, p.WeekdayVeto, false) {
 		return -1
 	}
 	if p.DayVeto && !sharesDay(a.Doc.Counts, s.Facts) {
@@ -320,6 +363,9 @@ func (p Params) score(a Article, v termvec.Vector, s *Story, days *articleDays) 
 		if b, ok := days.ofTitle(a); ok && b > s.First {
 			return -1
 		}
+	}
+	if p.EarlierDayVeto && s.Day > a.Time && !sharesDay(a.Doc.Counts, s.Facts) && !sharesTitleDay(a.Doc.Facts, s.Facts) {
+		return -1
 	}
 	if p.NameVeto {
 		an, sn := days.titleWords(a), words(s.TitleNames)
@@ -337,7 +383,7 @@ func (p Params) score(a Article, v termvec.Vector, s *Story, days *articleDays) 
 	var sim float64
 	penalty := 1.0
 	cross := crossFigures(a.Doc.Facts, s.Centroid) || crossFigures(s.Facts, v)
-	if !agree(a.Doc.Facts, s.Facts, true, false) && !cross &&
+	if !agree(a.Doc.Facts, s.Facts, true, false, p.YearsOut) && !cross &&
 		(p.FigureRescue == 0 || sharedFigures(v, s.Centroid) < p.FigureRescue) {
 		if p.FigureVeto {
 			return -1
@@ -485,6 +531,21 @@ func Telling(t string) bool {
 	return n >= 100 && (n < 1900 || n > 2100)
 }
 
+// IsYears tells a figure that is a year (1900 to 2100) or a range of
+// years ("2023.2025" of "2023–2025", "2025.26" is no range of years).
+func IsYears(t string) bool {
+	for part := range strings.SplitSeq(t, ".") {
+		if len(part) != 4 {
+			return false
+		}
+		n, err := strconv.Atoi(part)
+		if err != nil || n < 1900 || n > 2100 {
+			return false
+		}
+	}
+	return true
+}
+
 // latin returns the entries of v that are no CJK bigram
 // (v itself when all are: the caller changes neither).
 func latin(v termvec.Vector) termvec.Vector {
@@ -518,14 +579,18 @@ func isFact(t string) bool {
 // agree tells whether two lists of title facts, sorted, agree: they
 // share one, or either has none; facts of one kind only are compared
 // (a weekday with weekdays, a figure or date with figures and dates),
-// figures when figures is set, weekdays when weekdays is.
-func agree(a, b []string, figures, weekdays bool) bool {
+// figures when figures is set (years and ranges of years left out with
+// noYears: IsYears), weekdays when weekdays is.
+func agree(a, b []string, figures, weekdays, noYears bool) bool {
 	for _, weekday := range []bool{false, true} {
 		if weekday && !weekdays || !weekday && !figures {
 			continue
 		}
 		na, nb, both := 0, 0, 0
 		for _, x := range a {
+			if !weekday && noYears && IsYears(x) {
+				continue
+			}
 			if isWeekday(x) == weekday {
 				na++
 				if slices.Contains(b, x) {
@@ -534,6 +599,9 @@ func agree(a, b []string, figures, weekdays bool) bool {
 			}
 		}
 		for _, x := range b {
+			if !weekday && noYears && IsYears(x) {
+				continue
+			}
 			if isWeekday(x) == weekday {
 				nb++
 			}

@@ -63,6 +63,9 @@ type Member struct {
 	Facts         []string
 	CJK           bool
 	Actor, Object string
+	// Day is when the day it tells of begins (TellsOf; 0: none), kept
+	// for an article that started a story.
+	Day int64
 }
 
 // Cluster is a story and its articles, its lead first; an article alone
@@ -188,7 +191,7 @@ func (c *rcluster) lead() *Member { return &c.members[0] }
 // story returns c as the Engine's Story.
 func (c *rcluster) story() *Story {
 	l := c.lead()
-	return &Story{Lead: l.ID, Centroid: c.cent, First: c.first, Last: c.last, Facts: l.Facts, CJK: l.CJK, Actor: l.Actor, Object: l.Object}
+	return &Story{Lead: l.ID, Centroid: c.cent, First: c.first, Last: c.last, Facts: l.Facts, CJK: l.CJK, Actor: l.Actor, Object: l.Object, Day: l.Day}
 }
 
 // article returns m as the Engine's Article (its Doc holds what Score
@@ -293,7 +296,7 @@ func (r *regrouper) rest(c *rcluster, m *Member) *Story {
 		head = top(c.sum, r.p.MaxCentroid+len(m.Vector))
 	}
 	l := c.lead()
-	s := &Story{Lead: l.ID, Centroid: top(less(head, m.Vector), r.p.MaxCentroid), First: c.first, Last: c.first, Facts: l.Facts, CJK: l.CJK, Actor: l.Actor, Object: l.Object}
+	s := &Story{Lead: l.ID, Centroid: top(less(head, m.Vector), r.p.MaxCentroid), First: c.first, Last: c.first, Facts: l.Facts, CJK: l.CJK, Actor: l.Actor, Object: l.Object, Day: l.Day}
 	for _, o := range c.members {
 		if o.ID != m.ID {
 			s.Last = max(s.Last, o.Time)

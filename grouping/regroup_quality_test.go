@@ -30,8 +30,12 @@ func onlinePass(s *coverage.Set, p Params) ([]string, []Cluster) {
 		if _, ok := members[d.Story]; !ok {
 			leads = append(leads, d.Story)
 		}
-		members[d.Story] = append(members[d.Story], Member{ID: id, Time: a.Published.Unix(),
-			Vector: d.Vector, Facts: doc.Facts, CJK: doc.CJK, Actor: doc.Actor, Object: doc.Object})
+		m := Member{ID: id, Time: a.Published.Unix(),
+			Vector: d.Vector, Facts: doc.Facts, CJK: doc.CJK, Actor: doc.Actor, Object: doc.Object}
+		if !d.Joined(id) {
+			m.Day = e.Story(id).Day // as the store keeps it (td)
+		}
+		members[d.Story] = append(members[d.Story], m)
 	}
 	cs := make([]Cluster, 0, len(leads))
 	for _, l := range leads {

@@ -246,3 +246,26 @@ func TestRegroupIsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestRegroupEarlierDay: the regroup job weighs the day a story's lead
+// tells of as the ingest does: an article posted before that day began
+// is of an earlier event (Monday's operation, alone, and Tuesday's, led
+// by a report whose text states Tuesday) and stays apart.
+func TestRegroupEarlierDay(t *testing.T) {
+	p := testParams()
+	tue := at(10, 1, 40)
+	tueDay := at(10, 0, 0) - int64(DaySlack/time.Second)
+	lead := m("tue", tue, "pboc:3 repo:3 drain:2 liquidity")
+	lead.Day = tueDay
+	cs := []Cluster{
+		cluster(lead, m("tue2", tue+hour, "pboc:3 repo:3 drain:2 liquidity")),
+		cluster(m("mon", at(9, 1, 30), "pboc:3 repo:3 drain:2 liquidity")),
+	}
+	if got := kinds(p.Regroup(cs, testOpts)); len(got) != 0 {
+		t.Errorf("steps %q, want none", got)
+	}
+	cs[0].Members[0].Day = 0
+	if got := kinds(p.Regroup(cs, testOpts)); len(got) == 0 {
+		t.Error("without the day Tuesday's lead tells of, Monday's article stays apart too: the test shows nothing")
+	}
+}

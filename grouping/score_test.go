@@ -163,6 +163,83 @@ func TestTitleDayVeto(t *testing.T) {
 	}
 }
 
+// TestEarlierDayVeto: a crawl may bring the later event first. The day
+// vetoes then apply the other way round: a story led by Sunday's race
+// (or Tuesday's operation) does not take Saturday's qualifying (or
+// Monday's operation), which was posted before the day its lead tells
+// of began; a copy of the race posted after the race does join, and so
+// does one posted before its lead's day that states that day.
+func TestEarlierDayVeto(t *testing.T) {
+	p := DefaultParams
+	race := article("race", at(8, 6, 35), "Norris wins in Melbourne on Sunday as Russell settles for second",
+		"", "Lando Norris won the Grand Prix at Albert Park on Sunday, beating George Russell, who started from pole.")
+	e, s := storyOf(t, p, race)
+	if s.Day == 0 || s.Day > race.Time || s.Day != TellsOf(race.Doc, race.Time) {
+		t.Fatalf("the race's story tells of day %d, want Sunday's begin (TellsOf: %d), before its post time %d", s.Day, TellsOf(race.Doc, race.Time), race.Time)
+	}
+	pole := article("pole", at(7, 6, 20), "Russell beats Norris to pole in Melbourne", "",
+		"George Russell claimed pole position for the Grand Prix at Albert Park, edging Lando Norris by 0.091 seconds.")
+	if sc := score(e, p, pole, s); sc != -1 {
+		t.Errorf("Saturday's qualifying scores %.3f against Sunday's race, want the veto (-1)", sc)
+	}
+	copy := article("copy", at(8, 9, 0), "Norris takes the Melbourne win from Russell", "",
+		"Lando Norris won the Grand Prix at Albert Park, with George Russell second after starting from pole.")
+	if sc := score(e, p, copy, s); sc <= 0 {
+		t.Errorf("a copy posted after the race scores %.3f, want a score", sc)
+	}
+	p.EarlierDayVeto = false
+	if sc := score(e, p, pole, s); sc == -1 {
+		t.Error("without the veto the qualifying is still vetoed: the test shows nothing")
+	}
+	// Tuesday's operation first, then Monday's, then a copy of Tuesday's
+	// posted early on Tuesday in Asia, still Monday in UTC
+	p = DefaultParams
+	e, s = storyOf(t, p, article("tue", at(10, 1, 40), "PBOC drains cash via 7-day reverse repos on Tuesday", "",
+		"After Monday's injection, the People's Bank of China drained a net 40.5 billion yuan from the banking system through 7-day reverse repurchase agreements at 1.40%, as more repos matured."))
+	mon := article("mon", at(9, 1, 30), "PBOC injects cash via 7-day reverse repos", "",
+		"The People's Bank of China injected a net 52.5 billion yuan into the banking system through 7-day reverse repurchase agreements at 1.40%, according to Reuters calculations.")
+	if sc := score(e, p, mon, s); sc != -1 {
+		t.Errorf("Monday's operation scores %.3f against Tuesday's, want the veto (-1)", sc)
+	}
+	early := article("early", at(9, 23, 50), "PBOC drains a net 40.5 billion yuan on Tuesday", "",
+		"The People's Bank of China drained a net 40.5 billion yuan on Tuesday through 7-day reverse repurchase agreements at 1.40%.")
+	if sc := score(e, p, early, s); sc < p.MinSimilarity {
+		t.Errorf("a copy stating Tuesday, posted late on Monday in UTC, scores %.3f, want %.2f at least", sc, p.MinSimilarity)
+	}
+}
+
+// TestYearsOut: a title's year, or range of model years, tells when,
+// not what: a recall's copy that puts the model years in its title is
+// still a copy of the report that gives the count of vehicles, while
+// the same maker's other recall, of another count, stays apart.
+func TestYearsOut(t *testing.T) {
+	p := DefaultParams
+	e, s := storyOf(t, p, article("count", at(3, 14, 0), "Ford recalls 1.2 million Explorer SUVs over rear axle bolts", "",
+		"Ford Motor is recalling about 1.2 million Explorer SUVs in the United States because a rear axle bolt can fracture, "+
+			"the National Highway Traffic Safety Administration said. Dealers will replace the bolts for free."))
+	years := article("years", at(3, 18, 0), "2020–2022 Ford Explorer recalled because rear axle bolt can snap", "",
+		"Owners of Ford Explorer SUVs from the 2020 through 2022 model years are being told their rear axle bolt can snap, "+
+			"according to a recall notice from the National Highway Traffic Safety Administration. Dealers will replace it.")
+	if sc := score(e, p, years, s); sc < p.MinSimilarity {
+		t.Errorf("the copy with model years in its title scores %.3f, want %.2f at least", sc, p.MinSimilarity)
+	}
+	other := article("other", at(3, 19, 0), "Ford recalls 300,000 Bronco SUVs over rear axle bolts", "",
+		"Ford Motor is recalling about 300,000 Bronco SUVs in the United States because a rear axle bolt can fracture, "+
+			"the National Highway Traffic Safety Administration said. Dealers will replace the bolts for free.")
+	if sc := score(e, p, other, s); sc != -1 {
+		t.Errorf("the other recall scores %.3f, want the veto (-1)", sc)
+	}
+	p.YearsOut = false
+	if sc := score(e, p, years, s); sc != -1 {
+		t.Errorf("with years as figures the copy scores %.3f, want the veto (-1): the test shows nothing", sc)
+	}
+	for f, want := range map[string]bool{"2026": true, "2023.2025": true, "2025.26": false, "46": false, "1.2": false, "1899": false} {
+		if IsYears(f) != want {
+			t.Errorf("IsYears(%q) = %v, want %v", f, !want, want)
+		}
+	}
+}
+
 // TestNameVeto: two reports of one kind on other companies share the
 // template's words, not the names of their titles, even when one names
 // the other in passing; a copy that names another actor in its title

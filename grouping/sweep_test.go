@@ -67,6 +67,8 @@ func TestSweep(t *testing.T) {
 			p.Weights.CJKObject, p.Weights.CJKShortAdjacent, p.Weights.ActorWords, p.Weights.ObjectClause = false, false, 0, false
 		}},
 		{"key facts, keys 15", func(p *Params) { p.Keys = 15 }},
+		{"no earlier-day veto", func(p *Params) { p.EarlierDayVeto = false }},
+		{"years in the figure veto", func(p *Params) { p.YearsOut = false }},
 
 		{"no figure rescue", func(p *Params) { p.FigureRescue = 0 }},
 		{"no figure veto", func(p *Params) { p.FigureVeto = false }},

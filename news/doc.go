@@ -40,9 +40,11 @@
 // The article hash holds title, url, source, summary, image, user (who
 // posted it; empty for crawled articles), time (post time, Unix seconds),
 // crawled (crawl time, Unix seconds), comments, up, down and votes; with
-// rank_by story also tv, tk, tf, cjk, tn and ta (its term vector, its
+// rank_by story also tv, tk, tf, cjk, tn, ta and to (its term vector, its
 // index terms, its title's figures and weekdays, "1" when it is in CJK,
-// its title's names, the name its title puts first), on a
+// its title's names, the name its title puts first and the one after),
+// on an article that started a story td (when the day it tells of
+// begins, Unix seconds, when it states one: grouping.TellsOf), on a
 // story's lead cv and slast (the story's centroid and latest member's
 // post time),
 // story (its story's lead) and, on a lead, svotes (the story's votes:

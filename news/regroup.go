@@ -179,7 +179,7 @@ type regroupArt struct {
 }
 
 // regroupFields are the hash fields Regroup reads of an article.
-var regroupFields = []string{"time", "tv", "tf", "cjk", "story", "title", "source", "votes", "svotes", "ta", "to"}
+var regroupFields = []string{"time", "tv", "tf", "cjk", "story", "title", "source", "votes", "svotes", "ta", "to", "td"}
 
 // Regroup revisits the stories whose lead was posted within o.Span
 // (Regrouping above): it merges the stories the ingest split, moves the
@@ -358,6 +358,7 @@ func (s *Store) regroupArt(id string, v []any, rd *regroupRead) (grouping.Member
 		return grouping.Member{}, false
 	}
 	m := grouping.Member{ID: id, Time: t, Facts: strings.Fields(str(v[2])), CJK: str(v[3]) == "1", Actor: str(v[9]), Object: str(v[10])}
+	m.Day, _ = strconv.ParseInt(str(v[11]), 10, 64) // none: 0
 	if m.Vector, err = termvec.Parse(str(v[1])); err != nil {
 		s.log.Warn("regroup: unreadable term vector: the article is compared with nothing", "id", id, "err", err)
 		m.Vector = nil

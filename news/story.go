@@ -28,7 +28,8 @@ import (
 // article starts one. A story's id is its lead's id: the first article
 // of it the store saw. The article's hash keeps its vector (tv), its
 // index terms (tk), its title's facts (tf) and names (tn) and its
-// language (cjk); a lead's hash keeps its story's centroid (cv) and its
+// language (cjk), and one that starts a story the day it tells of (td);
+// a lead's hash keeps its story's centroid (cv) and its
 // latest member's post time (slast). The store plans this in Go against a version of the
 // index, and the ingest script checks the version before it writes
 // (story_plan.go, ingestPlanCmd), so two copies ingested at once cannot

@@ -232,6 +232,9 @@ func (s *Store) planChunks(calls []ingestCall, made [][]int, e *grouping.Engine,
 			if call.story.Object != "" {
 				f = append(f, "to", call.story.Object)
 			}
+			if st := e.Story(call.id); st != nil && st.Day != 0 {
+				f = append(f, "td", strconv.FormatInt(st.Day, 10))
+			}
 			p.fields[i] = f
 			if d.Joined(call.id) {
 				p.joins = append(p.joins, call.id, d.Story)

@@ -400,7 +400,7 @@ func (s *Store) readMore(ctx context.Context, keys, leads []string, r *planRead)
 	}
 	cmds := make([]*redis.SliceCmd, len(leads))
 	for i, id := range leads {
-		cmds[i] = pipe.HMGet(ctx, s.keys.Article(id), "tv", "cv", "time", "slast", "tf", "cjk", "story", "tn", "ta", "to")
+		cmds[i] = pipe.HMGet(ctx, s.keys.Article(id), "tv", "cv", "time", "slast", "tf", "cjk", "story", "tn", "ta", "to", "td")
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return fmt.Errorf("read %d index lists and %d stories: %w", len(keys), len(leads), err)
@@ -424,10 +424,11 @@ func (s *Store) readMore(ctx context.Context, keys, leads []string, r *planRead)
 }
 
 // storyOf is the story led by id from its hash's fields tv, cv, time,
-// slast, tf, cjk, story, tn, ta, to; nil when there is none.
+// slast, tf, cjk, story, tn, ta, to, td; nil when there is none.
 func storyOf(id string, v []any) (*grouping.Story, error) {
 	str := func(i int) string { x, _ := v[i].(string); return x }
 	tv, cv, ts, slast, tf, cjk, story, tn, ta, to := str(0), str(1), str(2), str(3), str(4), str(5), str(6), str(7), str(8), str(9)
+	day, _ := strconv.ParseInt(str(10), 10, 64) // none: 0
 	t, err := strconv.ParseInt(ts, 10, 64)
 	if tv == "" || err != nil || story != "" && story != id {
 		return nil, nil
@@ -445,5 +446,5 @@ func storyOf(id string, v []any) (*grouping.Story, error) {
 		last = l
 	}
 	return &grouping.Story{Lead: id, Centroid: cen, First: t, Last: last, Facts: strings.Fields(tf), CJK: cjk == "1",
-		TitleNames: strings.Fields(tn), Actor: ta, Object: to}, nil
+		TitleNames: strings.Fields(tn), Actor: ta, Object: to, Day: day}, nil
 }
