@@ -160,10 +160,11 @@ func (s *Store) runStoryIngest(ctx context.Context, as []Article, calls []ingest
 	defer func() { unlock() }()
 	for attempt := 1; ; attempt++ {
 		if attempt == PlanAttempts+1 {
-			var err error
-			if unlock, err = s.lockStories(ctx); err != nil {
+			release, err := s.lockStories(ctx)
+			if err != nil {
 				return err
 			}
+			unlock = release
 			s.log.Debug("story index busy: planning under the lock", "chunks", len(parts))
 		}
 		b, err := s.planStories(ctx, calls, parts, now)

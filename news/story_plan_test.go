@@ -2,6 +2,7 @@ package news
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -233,3 +234,35 @@ func TestStoryPlanConcurrent(t *testing.T) {
 // planBatch is TestStoryPlanSame's batch: three chunks of the ingest
 // script (IngestChunk).
 const planBatch = 250
+
+// TestStoryLockWaitEnds: an ingest whose context ends while it waits for
+// the story lock that another process holds returns the context's error
+// and stores nothing; the lock it never took is not released (the wait
+// once left its release unset, and the deferred call panicked).
+func TestStoryLockWaitEnds(t *testing.T) {
+	c := redistest.Start(t).Client()
+	now := time.Date(2025, 3, 3, 12, 0, 0, 0, time.UTC)
+	s := storyStoreOn(t, c, "lockwait:", now)
+	toLock(t, s)
+	if err := c.Set(context.Background(), s.keys.StoryLock(), "another process", time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	stale0 := counter(t, metrics.StoryChunks.WithLabelValues("stale"))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	a := storyArticle("https://a.example.com/lock", "Harbour workers strike over pay as container ships queue outside Rotterdam",
+		"Dock unions said the walkout would last until talks resume.", "A", now.Add(-time.Hour))
+	if _, err := s.IngestBatch(ctx, []Article{a}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("ingest waiting for a held lock: %v, want the context's deadline", err)
+	}
+	if d := counter(t, metrics.StoryChunks.WithLabelValues("stale")) - stale0; d != PlanAttempts {
+		t.Errorf("%v stale plans before the lock, want %d (the wait was not reached)", d, PlanAttempts)
+	}
+	bg := context.Background()
+	if ks := c.Keys(bg, s.keys.ArticlePrefix()+"*").Val(); len(ks) != 0 || c.Exists(bg, s.keys.Time()).Val() != 0 {
+		t.Errorf("articles stored: %v, or the time index written", ks)
+	}
+	if v := c.Get(bg, s.keys.StoryLock()).Val(); v != "another process" {
+		t.Errorf("the other process's lock is %q", v)
+	}
+}
