@@ -117,6 +117,15 @@ type consumeRun struct {
 	nextQueue int
 	dry       map[*queue.Queue]bool // RunOnce: queues to skip (pass)
 
+	// The second claimer (claimAhead): the queue the dispatcher last
+	// claimed URLs from, a signal that it did, and the claims under way
+	// whose URLs are not in flight yet. claimHook, when set (tests), is
+	// called before each claim of either claimer with its size.
+	hotQueue  atomic.Pointer[queue.Queue]
+	claimed   chan struct{}
+	claiming  atomic.Int64
+	claimHook func(n int)
+
 	// waitRetries: see RunOptions.WaitRetries; idleSince is when nothing
 	// but retries was first left, retryDue (unix ns) the retry waited for.
 	waitRetries time.Duration
@@ -145,6 +154,7 @@ func (c *Crawler) newRun(srcs []*source, untilIdle bool) *consumeRun {
 	}
 	r.prod.pushed = make(chan struct{}, 1)
 	r.left = make(chan struct{}, 1)
+	r.claimed = make(chan struct{}, 1)
 	r.slots = make(chan struct{}, 2*c.cfg.Workers) // fetching or read, and as many ahead
 	start := cap(r.slots)
 	if untilIdle {
@@ -230,32 +240,33 @@ func (r *consumeRun) run(ctx context.Context) error {
 }
 
 // dispatch claims URLs for idle workers until ctx ends or, untilIdle,
-// until the queues are drained.
+// until the queues are drained. A second claimer (claimAhead) claims from
+// the queue it last claimed from meanwhile; dispatch returns once both
+// have stopped.
 func (r *consumeRun) dispatch(ctx context.Context) error {
+	done, ahead := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ahead)
+		r.claimAhead(ctx, done)
+	}()
+	defer func() {
+		close(done)
+		<-ahead
+	}()
 	lease := r.c.qopt.Lease
 	batch := max(r.c.qopt.ClaimBatch, 1)
 	errDelay := r.c.qopt.IdlePoll
 	for {
 		// Take one idle worker (waiting for one), then any others idle now.
-		select {
-		case <-r.slots:
-		case <-ctx.Done():
+		n, ok := r.takeSlots(ctx.Done(), batch)
+		if !ok {
 			return ctx.Err()
 		}
-		n := 1
-	more:
-		for n < batch {
-			select {
-			case <-r.slots:
-				n++
-			default:
-				break more
-			}
+		if r.claimHook != nil {
+			r.claimHook(n)
 		}
 		q, entries, err := r.claim(ctx, n, lease)
-		for range n - len(entries) {
-			r.slots <- struct{}{}
-		}
+		r.giveSlots(n - len(entries))
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return ctx.Err()
@@ -275,16 +286,106 @@ func (r *consumeRun) dispatch(ctx context.Context) error {
 		if len(entries) == 0 {
 			continue
 		}
-		s := r.byQueue[q]
-		items := r.c.claimedFields(ctx, s, entries)
-		r.mu.Lock()
-		for _, e := range entries {
-			r.inflight[s][e.URL] = true
+		r.handOut(r.hold(ctx, q, entries))
+		r.hotQueue.Store(q)
+		select {
+		case r.claimed <- struct{}{}:
+		default:
 		}
-		r.mu.Unlock()
-		for i, e := range entries {
-			r.jobs <- job{s: s, url: e.URL, item: items[i]}
+	}
+}
+
+// claimAhead is the dispatcher's second claimer. A claim is a round trip
+// to Redis during which its claimer does nothing else: with one claimer,
+// the fetch slots wait for the claims' round trips one batch after the
+// other, and empty faster than they fill when Redis is slow to answer.
+// Each time the dispatcher has claimed URLs, claimAhead claims from the
+// same queue too, batch after batch while it gets full ones, so that one
+// claim's URLs are handed out while the next is under way. It takes its
+// URLs' slots first, as the dispatcher does: what is claimed and not read
+// yet stays bounded by them. It leaves every other decision (which queue,
+// waiting for the producer or the workers, the end of the run, Redis
+// errors) to the dispatcher, and stops when done is closed.
+func (r *consumeRun) claimAhead(ctx context.Context, done <-chan struct{}) {
+	lease := r.c.qopt.Lease
+	batch := max(r.c.qopt.ClaimBatch, 1)
+	for {
+		select {
+		case <-r.claimed:
+		case <-done:
+			return
 		}
+		for q := r.hotQueue.Load(); ; {
+			n, ok := r.takeSlots(done, batch)
+			if !ok {
+				return
+			}
+			if r.claimHook != nil {
+				r.claimHook(n)
+			}
+			r.claiming.Add(1)
+			entries, err := q.TryClaimEntries(ctx, n, lease)
+			r.giveSlots(n - len(entries))
+			var jobs []job
+			if len(entries) > 0 {
+				jobs = r.hold(ctx, q, entries)
+			}
+			r.claiming.Add(-1)
+			r.signalLeft() // a dispatcher waiting for the workers looks again
+			r.handOut(jobs)
+			if err != nil || len(entries) < n {
+				break
+			}
+		}
+	}
+}
+
+// takeSlots waits for one idle slot, then takes any others idle now, up
+// to batch; false when stop is closed first.
+func (r *consumeRun) takeSlots(stop <-chan struct{}, batch int) (int, bool) {
+	select {
+	case <-r.slots:
+	case <-stop:
+		return 0, false
+	}
+	n := 1
+	for n < batch {
+		select {
+		case <-r.slots:
+			n++
+		default:
+			return n, true
+		}
+	}
+	return n, true
+}
+
+// giveSlots returns n slots that were taken for URLs not claimed.
+func (r *consumeRun) giveSlots(n int) {
+	for range n {
+		r.slots <- struct{}{}
+	}
+}
+
+// hold puts claimed URLs in flight and returns their jobs.
+func (r *consumeRun) hold(ctx context.Context, q *queue.Queue, entries []queue.Entry) []job {
+	s := r.byQueue[q]
+	items := r.c.claimedFields(ctx, s, entries)
+	jobs := make([]job, len(entries))
+	r.mu.Lock()
+	for i, e := range entries {
+		r.inflight[s][e.URL] = true
+		jobs[i] = job{s: s, url: e.URL, item: items[i]}
+	}
+	r.mu.Unlock()
+	return jobs
+}
+
+// handOut gives jobs to the workers (one is idle for each: its slot was
+// taken for it).
+func (r *consumeRun) handOut(jobs []job) {
+	for _, j := range jobs {
+		r.jobs <- j
 	}
 }
 
@@ -456,10 +557,12 @@ func (r *consumeRun) busy(ctx context.Context) (bool, error) {
 	return false, nil
 }
 
+// inflightCount is the number of claimed URLs not finished yet, a claim
+// of claimAhead's under way counting as one.
 func (r *consumeRun) inflightCount() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	n := 0
+	n := int(r.claiming.Load())
 	for _, m := range r.inflight {
 		n += len(m)
 	}
@@ -483,6 +586,11 @@ func (r *consumeRun) finished(j job) {
 	delete(r.inflight[j.s], j.url)
 	r.mu.Unlock()
 	r.prod.openFirst()
+	r.signalLeft()
+}
+
+// signalLeft wakes a dispatcher waiting for the workers (waitWorkers).
+func (r *consumeRun) signalLeft() {
 	select {
 	case r.left <- struct{}{}:
 	default:

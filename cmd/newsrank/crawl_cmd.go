@@ -62,7 +62,7 @@ func (s *sourceList) Set(v string) error {
 const defaultRetryWait = 5 * time.Minute
 
 func runCrawl(ctx context.Context, std *stdio, args []string) error {
-	fs := newFlags(std, "crawl", "crawl [-once [-wait-retries [-wait 5m]]] [-source NAME] [-cpuprofile FILE] [-memprofile FILE] [-config FILE] [flags]", crawlAbout)
+	fs := newFlags(std, "crawl", "crawl [-once [-wait-retries [-wait 5m]]] [-source NAME] [-cpuprofile FILE] [-memprofile FILE] [-trace FILE] [-config FILE] [flags]", crawlAbout)
 	common := addCommon(fs)
 	once := fs.Bool("once", false, "produce, consume until done, print a summary and exit")
 	var sources sourceList
@@ -73,6 +73,7 @@ func runCrawl(ctx context.Context, std *stdio, args []string) error {
 	wait := fs.Duration("wait", defaultRetryWait, "with -wait-retries: how long to wait for retries once nothing else is left")
 	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the crawl to `FILE` (for go tool pprof)")
 	memProfile := fs.String("memprofile", "", "write a Go allocations profile of the crawl to `FILE` at its end (go tool pprof -sample_index=alloc_space)")
+	tracePath := fs.String("trace", "", "write a Go execution trace of the crawl to `FILE` (for go tool trace)")
 	if err := parse(fs, args, false); err != nil {
 		return err
 	}
@@ -101,8 +102,8 @@ func runCrawl(ctx context.Context, std *stdio, args []string) error {
 	}
 	embeddedNotice(std.err, "crawl", cfg.Redis)
 	tuneCrawlGC(cfg.Redis.Mode() == "embedded")
-	if *cpuProfile != "" || *memProfile != "" {
-		stop, err := startProfiles(*cpuProfile, *memProfile)
+	if *cpuProfile != "" || *memProfile != "" || *tracePath != "" {
+		stop, err := startProfiles(*cpuProfile, *memProfile, *tracePath)
 		if err != nil {
 			return err
 		}

@@ -5,14 +5,17 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 )
 
-// startProfiles starts what crawl -cpuprofile and -memprofile ask for
-// (an empty path: not that one): a Go CPU profile written to cpuPath, and
-// the allocations profile (every allocation since the start, sampled:
-// go tool pprof -sample_index=alloc_space) written to memPath when the
-// returned function is called, which also stops the CPU profile.
-func startProfiles(cpuPath, memPath string) (func(), error) {
+// startProfiles starts what crawl -cpuprofile, -memprofile and -trace ask
+// for (an empty path: not that one): a Go CPU profile written to cpuPath,
+// an execution trace (go tool trace: which goroutine waits on what, and
+// when) to tracePath, and the allocations profile (every allocation since
+// the start, sampled: go tool pprof -sample_index=alloc_space) written to
+// memPath when the returned function is called, which also stops the CPU
+// profile and the trace.
+func startProfiles(cpuPath, memPath, tracePath string) (func(), error) {
 	stopCPU := func() {}
 	if cpuPath != "" {
 		f, err := os.Create(cpuPath)
@@ -28,16 +31,35 @@ func startProfiles(cpuPath, memPath string) (func(), error) {
 			f.Close()
 		}
 	}
+	stopTrace := func() {}
+	if tracePath != "" {
+		f, err := os.Create(tracePath)
+		if err == nil {
+			if err = trace.Start(f); err != nil {
+				f.Close()
+			}
+		}
+		if err != nil {
+			stopCPU()
+			return nil, fmt.Errorf("-trace: %w", err)
+		}
+		stopTrace = func() {
+			trace.Stop()
+			f.Close()
+		}
+	}
 	var mem *os.File
 	if memPath != "" {
 		var err error
 		if mem, err = os.Create(memPath); err != nil {
 			stopCPU()
+			stopTrace()
 			return nil, fmt.Errorf("-memprofile: %w", err)
 		}
 	}
 	return func() {
 		stopCPU()
+		stopTrace()
 		if mem == nil {
 			return
 		}

@@ -12,12 +12,13 @@ import (
 
 // TestStartProfiles: -cpuprofile and -memprofile each write a profile (a
 // gzipped protocol buffer, as runtime/pprof writes them) when the crawl
-// ends, the allocations profile with its alloc_space sample type; a
-// path that cannot be created is an error naming the flag.
+// ends, the allocations profile with its alloc_space sample type; -trace
+// writes an execution trace (its "go 1.N trace" header); a path that
+// cannot be created is an error naming the flag.
 func TestStartProfiles(t *testing.T) {
 	dir := t.TempDir()
-	cpu, mem := filepath.Join(dir, "cpu.prof"), filepath.Join(dir, "mem.prof")
-	stop, err := startProfiles(cpu, mem)
+	cpu, mem, tr := filepath.Join(dir, "cpu.prof"), filepath.Join(dir, "mem.prof"), filepath.Join(dir, "crawl.trace")
+	stop, err := startProfiles(cpu, mem, tr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,13 @@ func TestStartProfiles(t *testing.T) {
 		}
 	}
 	_ = keep
-	if _, err := startProfiles("", filepath.Join(dir, "no", "such", "dir", "mem.prof")); err == nil || !strings.Contains(err.Error(), "-memprofile") {
+	if b, err := os.ReadFile(tr); err != nil || !bytes.HasPrefix(b, []byte("go 1.")) || !bytes.Contains(b[:16], []byte(" trace")) {
+		t.Errorf("crawl.trace: no trace header (%d bytes, %v)", len(b), err)
+	}
+	if _, err := startProfiles("", filepath.Join(dir, "no", "such", "dir", "mem.prof"), ""); err == nil || !strings.Contains(err.Error(), "-memprofile") {
 		t.Errorf("bad -memprofile path: %v", err)
+	}
+	if _, err := startProfiles("", "", filepath.Join(dir, "no", "such", "dir", "x.trace")); err == nil || !strings.Contains(err.Error(), "-trace") {
+		t.Errorf("bad -trace path: %v", err)
 	}
 }
