@@ -31,6 +31,8 @@ package extract
 import (
 	"regexp"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -367,11 +369,43 @@ func cutAt(p string, width int) string {
 // furnitureAttr reports whether n's class or id says furniture.
 func furnitureAttr(n *html.Node) bool {
 	for _, at := range n.Attr {
-		if (at.Key == "class" || at.Key == "id") && furnitureClass.MatchString(at.Val) {
+		if (at.Key == "class" || at.Key == "id") && furnitureValue(at.Val) {
 			return true
 		}
 	}
 	return false
+}
+
+// furnitureMemo remembers furnitureClass's answer for class and id
+// values: a site's pages repeat the same values, element after element
+// and page after page, and the expression, many alternatives under
+// (?i), costs microseconds a value where a look-up costs tens of
+// nanoseconds. It keeps about furnitureMemoMax values (a few more when
+// pages are read at once) of at most furnitureMemoWidth bytes: others
+// are matched each time, as before.
+var (
+	furnitureMemo    sync.Map // string -> bool
+	furnitureMemoLen atomic.Int64
+)
+
+const (
+	furnitureMemoMax   = 1 << 14
+	furnitureMemoWidth = 128
+)
+
+// furnitureValue reports whether a class or id value names page
+// furniture (furnitureClass).
+func furnitureValue(v string) bool {
+	if f, ok := furnitureMemo.Load(v); ok {
+		return f.(bool)
+	}
+	f := furnitureClass.MatchString(v)
+	if len(v) <= furnitureMemoWidth && furnitureMemoLen.Load() < furnitureMemoMax {
+		if _, loaded := furnitureMemo.LoadOrStore(strings.Clone(v), f); !loaded {
+			furnitureMemoLen.Add(1)
+		}
+	}
+	return f
 }
 
 func isArticleBody(n *html.Node) bool {

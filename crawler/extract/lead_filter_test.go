@@ -115,3 +115,31 @@ func TestMayBeCaption(t *testing.T) {
 		t.Error("mayBeCaption true for a paragraph with none of its characters")
 	}
 }
+
+// TestFurnitureValue: the remembered answer for a class or id value is
+// furnitureClass's, the first time and every time after, for values the
+// memo keeps and values too wide for it; the memo keeps no more than
+// furnitureMemoMax values.
+func TestFurnitureValue(t *testing.T) {
+	values := []string{"", "byline", "post-byline author", "article-body", "story-body__inner", "ad", "ads-slot",
+		"header-ad", "lead", "load", "meta", "metadata", "tags", "tag-politics", "entry-content",
+		"share-tools", "Newsletter-Signup", "cmt", "comment-list", "comments", "tie-post", "tie",
+		"main-content", "related-stories", "teaser", "content", "article__content", "GDPR-notice",
+		strings.Repeat("x", furnitureMemoWidth+1), strings.Repeat("y", furnitureMemoWidth) + " related"}
+	for round := range 3 {
+		for _, v := range values {
+			if got, want := furnitureValue(v), furnitureClass.MatchString(v); got != want {
+				t.Errorf("round %d: furnitureValue(%q) = %t, the expression says %t", round, v, got, want)
+			}
+		}
+	}
+	for i := range furnitureMemoMax + 100 {
+		v := "c" + strings.Repeat("z", i%7) + string(rune('a'+i%26)) + strings.Repeat("q", i/182)
+		if got, want := furnitureValue(v), furnitureClass.MatchString(v); got != want {
+			t.Fatalf("furnitureValue(%q) = %t, the expression says %t", v, got, want)
+		}
+	}
+	if n := furnitureMemoLen.Load(); n > furnitureMemoMax {
+		t.Errorf("the memo holds %d values, more than %d", n, furnitureMemoMax)
+	}
+}
