@@ -18,16 +18,7 @@ import (
 // coverage set the demo site publishes (its first report to its last;
 // its slices were written for weeks apart) and two days more, so that
 // every report of it is stored and measured.
-var storyWindow = coverageSpan() + 48*time.Hour
-
-// coverageSpan is how long the labelled coverage set's reports span.
-func coverageSpan() time.Duration {
-	set, err := coverage.Load()
-	if err != nil {
-		panic(err)
-	}
-	return set.Span()
-}
+var storyWindow = coverage.MustLoad().Window()
 
 // TestDemoStories crawls the demo site publishing the labelled coverage
 // set (demosite.Options.Stories: every report an article of a section in

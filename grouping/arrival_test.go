@@ -69,7 +69,7 @@ func BenchmarkStoryArrival(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	window := set.Span() + 48*time.Hour
+	window := set.Window()
 	for _, split := range []string{coverage.HeldOut, coverage.Tune} {
 		b.Run(split, func(b *testing.B) {
 			s := set.Split(split)

@@ -2,7 +2,6 @@ package grouping
 
 import (
 	"testing"
-	"time"
 
 	"github.com/newsrank/newsrank/internal/coverage"
 	"github.com/newsrank/newsrank/termvec"
@@ -17,7 +16,7 @@ func BenchmarkEngineAdd(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	window := set.Span() + 48*time.Hour
+	window := set.Window()
 	order := set.ByPublished()
 	as := make([]Article, len(order))
 	for j, i := range order {

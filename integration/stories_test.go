@@ -18,16 +18,7 @@ import (
 // coverage set the demo site publishes (its first report to its last;
 // its slices were written for weeks apart) and two days more, so that
 // every report of it is stored and measured.
-var storyWindow = coverageSpan() + 48*time.Hour
-
-// coverageSpan is how long the labelled coverage set's reports span.
-func coverageSpan() time.Duration {
-	set, err := coverage.Load()
-	if err != nil {
-		panic(err)
-	}
-	return set.Span()
-}
+var storyWindow = coverage.MustLoad().Window()
 
 // storyOptions is the demo site of the story crawls: 120 ordinary
 // articles and every report of the labelled coverage set.

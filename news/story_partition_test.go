@@ -137,7 +137,7 @@ func TestStoryPartition(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	window := set.Span() + 48*time.Hour
+	window := set.Window()
 	c := redistest.Start(t)
 	got := map[string]string{}
 	for _, o := range []struct {

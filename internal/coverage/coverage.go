@@ -73,6 +73,16 @@ type Set struct {
 // testdata/lookalike-*.jsonl) and validates it.
 func Load() (*Set, error) { return LoadFS(embedded, "testdata") }
 
+// MustLoad is Load for package-level variables: it panics when the
+// embedded set does not load (the package's own tests say why).
+func MustLoad() *Set {
+	s, err := Load()
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
 // LoadFS reads a set from the files set-*.jsonl and lookalike-*.jsonl of
 // dir in fsys and validates it: an error names the file and line.
 func LoadFS(fsys fs.FS, dir string) (*Set, error) {
@@ -252,6 +262,11 @@ func (s *Set) Span() time.Duration {
 	}
 	return last.Sub(first)
 }
+
+// Window is a story window that holds all of s: its span (its slices
+// were written weeks apart) and two days more, so that every report of
+// it is stored and measured.
+func (s *Set) Window() time.Duration { return s.Span() + 48*time.Hour }
 
 // ByPublished returns the indexes of s.Articles in publication order
 // (ties in the set's order): the order a crawl would bring them in.

@@ -157,6 +157,9 @@ func TestSpan(t *testing.T) {
 	if got, want := s.Span(), 6*time.Hour; got != want {
 		t.Errorf("Span = %v, want %v", got, want)
 	}
+	if got, want := s.Window(), 54*time.Hour; got != want {
+		t.Errorf("Window = %v, want %v (the span and two days)", got, want)
+	}
 	if got := (&Set{}).Span(); got != 0 {
 		t.Errorf("an empty set's Span = %v, want 0", got)
 	}
