@@ -68,6 +68,33 @@ func Canonical(raw string) (string, error) {
 	return canonical(raw)
 }
 
+// Resolve returns ref, trimmed of white space, resolved against base
+// (when base is not nil) and written as net/url writes it, or "" when
+// ref is empty, does not parse, or does not resolve to an absolute http
+// or https URL with a host: the links a page or a feed gives, as a
+// crawler can follow them. A ref IsCanonical accepts is returned as it
+// is, which is what the parse and the resolution would give.
+func Resolve(base *url.URL, ref string) string {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return ""
+	}
+	if isCanonical(ref) {
+		return ref
+	}
+	u, err := url.Parse(ref)
+	if err != nil {
+		return ""
+	}
+	if base != nil {
+		u = base.ResolveReference(u)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return ""
+	}
+	return u.String()
+}
+
 // IsCanonical reports, without allocating, that s is a URL Canonical
 // leaves as it is, of the common simple shape isCanonical knows (an
 // absolute http or https URL with a lower-case host name: no escapes, no

@@ -262,31 +262,8 @@ func firstNonEmpty(vs ...string) string {
 	return ""
 }
 
-// absURL resolves ref against base; it returns "" for an empty or
-// unusable reference and for schemes other than http(s).
-func absURL(base *url.URL, ref string) string {
-	ref = strings.TrimSpace(ref)
-	if ref == "" {
-		return ""
-	}
-	if canonurl.IsCanonical(ref) {
-		// Absolute, http(s), no dot segment nor escape: the parse, the
-		// resolution against base and the String below give it back as
-		// it is (TestAbsURLCanonical).
-		return ref
-	}
-	u, err := url.Parse(ref)
-	if err != nil {
-		return ""
-	}
-	if base != nil {
-		u = base.ResolveReference(u)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return ""
-	}
-	return u.String()
-}
+// absURL resolves ref against base: canonurl.Resolve.
+func absURL(base *url.URL, ref string) string { return canonurl.Resolve(base, ref) }
 
 // countRe finds a count such as "1,234", "1.2万" or "3.4k" inside text.
 var countRe = regexp.MustCompile(`(\d[\d,]*(?:\.\d+)?)\s*(万|千|亿|[kKmMwW])?`)

@@ -1,7 +1,6 @@
 package extract
 
 import (
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
-	"github.com/newsrank/newsrank/canonurl"
 	"github.com/newsrank/newsrank/crawler/dates"
 	"github.com/newsrank/newsrank/internal/corpus"
 )
@@ -409,58 +407,4 @@ func benchExtract(b *testing.B, pages []benchPage) (ours, bare, calls float64) {
 	}
 	n := float64(b.N * len(pages))
 	return n / tOurs.Seconds(), n / tBare.Seconds(), float64(dates.HTMLDateRuns()-before) / n
-}
-
-// TestAbsURLCanonical: absURL gives a URL canonurl.IsCanonical takes back
-// as it is, without parsing it: what the parse, the resolution against any
-// base and net/url's String give it (the path every other URL takes), for
-// plain and odd URLs, against no base and bases of either scheme.
-func TestAbsURLCanonical(t *testing.T) {
-	slow := func(base *url.URL, ref string) string {
-		ref = strings.TrimSpace(ref)
-		if ref == "" {
-			return ""
-		}
-		u, err := url.Parse(ref)
-		if err != nil {
-			return ""
-		}
-		if base != nil {
-			u = base.ResolveReference(u)
-		}
-		if u.Scheme != "http" && u.Scheme != "https" {
-			return ""
-		}
-		return u.String()
-	}
-	var bases []*url.URL
-	for _, b := range []string{"http://x.com/list/", "https://news.163.com:8443/a/b.html?p=2", "http://127.0.0.1:41234/api/list/ch1/0-20.html"} {
-		u, err := url.Parse(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		bases = append(bases, u)
-	}
-	bases = append(bases, nil)
-	taken := 0
-	for _, s := range []string{"http://", "https://", "HTTPS://", ""} {
-		for _, h := range []string{"x.com", "a_b.c-d.org", "127.0.0.1:41234", "x.com:80", "X.com", "[::1]:8080", ""} {
-			for _, p := range []string{"/", "", "/a/b.html", "/a//b", "/a/./b", "/a/../b", "/%41", "/a'b", "/~u/!$&()*+,;=:@", "/中文", "/a#f"} {
-				for _, q := range []string{"", "?", "?a=1&b=2", "?b=1&a=1", "?q='x'", "?a=b?c", "?utm_source=x", "?k=v/w:x@y"} {
-					ref := s + h + p + q
-					if canonurl.IsCanonical(ref) {
-						taken++
-					}
-					for _, b := range bases {
-						if got, want := absURL(b, ref), slow(b, ref); got != want {
-							t.Errorf("absURL(%v, %q) = %q, want %q", b, ref, got, want)
-						}
-					}
-				}
-			}
-		}
-	}
-	if taken < 50 {
-		t.Errorf("%d URLs took the fast path, want the plain ones", taken)
-	}
 }

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/newsrank/newsrank/canonurl"
 	"golang.org/x/net/html"
 )
 
@@ -65,7 +66,7 @@ func headerLinks(h http.Header, base *url.URL) Links {
 				continue
 			}
 			for _, rel := range strings.Fields(strings.ToLower(params["rel"])) {
-				l.add(rel, resolve(base, target))
+				l.add(rel, canonurl.Resolve(base, target))
 			}
 		}
 	}
@@ -190,7 +191,7 @@ func xmlLinks(body []byte, base *url.URL) Links {
 				}
 			}
 			for _, r := range strings.Fields(strings.ToLower(rel)) {
-				l.add(r, resolve(base, strings.TrimSpace(href)))
+				l.add(r, canonurl.Resolve(base, href))
 			}
 		case xml.EndElement:
 			if len(stack) > 0 {
@@ -230,27 +231,8 @@ func htmlLinks(body []byte, base *url.URL) Links {
 				}
 			}
 			for _, r := range strings.Fields(strings.ToLower(rel)) {
-				l.add(r, resolve(base, strings.TrimSpace(href)))
+				l.add(r, canonurl.Resolve(base, href))
 			}
 		}
 	}
-}
-
-// resolve makes ref absolute against base; "" for a reference that is
-// not an http(s) URL once resolved.
-func resolve(base *url.URL, ref string) string {
-	if ref == "" {
-		return ""
-	}
-	u, err := url.Parse(ref)
-	if err != nil {
-		return ""
-	}
-	if base != nil {
-		u = base.ResolveReference(u)
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return ""
-	}
-	return u.String()
 }
