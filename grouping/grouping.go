@@ -129,6 +129,10 @@ type Params struct {
 	// other's: one maker's two launches, one carmaker's sales in two
 	// countries.
 	ObjectVeto bool
+	// KindVeto: an article and a story whose lead's title both tell a
+	// kind of event (termvec.TitleKind), not the same, are other events:
+	// one company's results and its finance chief's exit a day later.
+	KindVeto bool
 	// DatesOut: dates are left out of the vectors, as weekdays are: every
 	// report of a day may state it.
 	DatesOut bool
@@ -172,6 +176,7 @@ var DefaultParams = Params{
 	ActorVeto:            true,
 	SharedNameLiftsActor: true,
 	ObjectVeto:           true,
+	KindVeto:             true,
 	FigurePenalty:        0.5,
 }
 
@@ -266,7 +271,7 @@ type Article struct {
 // reports (before its first or after its latest) or when s with a would
 // span more than Span; -1 when a veto
 // applies (WeekdayVeto, DayVeto, TitleDayVeto, EarlierDayVeto, NameVeto, ActorVeto,
-// ObjectVeto, FigureVeto). Between
+// ObjectVeto, KindVeto, FigureVeto). Between
 // languages it is CrossScore.
 func (p Params) Score(a Article, v termvec.Vector, s *Story) float64 {
 	return p.score(a, v, s, new(articleDays))
@@ -373,6 +378,9 @@ func (p Params) score(a Article, v termvec.Vector, s *Story, days *articleDays) 
 		return -1
 	}
 	if p.ObjectVeto && a.Doc.CJK == s.CJK && otherObjects(a.Doc, v, s) {
+		return -1
+	}
+	if p.KindVeto && otherKinds(a.Doc.Facts, s.Facts) {
 		return -1
 	}
 	var sim float64

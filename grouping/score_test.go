@@ -467,3 +467,28 @@ func TestWords(t *testing.T) {
 		t.Errorf("words %q, want %q", got, want)
 	}
 }
+
+// TestKindVeto: one company's results and its finance chief's exit the
+// next day share its name and background, but their titles tell other
+// kinds of event; a copy of the results whose title tells results, or
+// none, still joins. Kinds do not count as figures for the figure veto.
+func TestKindVeto(t *testing.T) {
+	lead := [3]string{"Northwind annual sales fall 6%, sees growth returning next year",
+		"The Seattle software maker blamed weaker licence renewals.",
+		"Northwind, the Seattle software maker, said annual sales fell 6% as licence renewals slowed, " +
+			"and forecast a return to growth next year. Northwind shares fell 3% in early trading."}
+	other := [3]string{"Northwind finance chief to step down as the Seattle software maker restructures",
+		"The Seattle software maker said its chief financial officer will leave in June.",
+		"Northwind, the Seattle software maker, said its chief financial officer will leave in June as it restructures " +
+			"after annual sales fell. Northwind shares fell 3% in early trading."}
+	copies := [3]string{"Northwind results disappoint as renewals slow",
+		"",
+		"Seattle-based Northwind said annual sales fell 6% on slower licence renewals, and the software maker " +
+			"expects growth to return next year."}
+	checkVeto(t, lead, other, copies, func(p *Params) { p.KindVeto = false },
+		func(a Article, s *Story) string { return fmt.Sprintf("facts %v, %v", a.Doc.Facts, s.Facts) })
+	if !agree([]string{"#exit", "5"}, []string{"#exit", "5"}, true, false, false) ||
+		!agree([]string{"#exit"}, []string{"#results", "5"}, true, false, false) {
+		t.Error("a kind counts as a figure for the figure veto")
+	}
+}

@@ -1,0 +1,49 @@
+package termvec
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestTitleKind: a title's kind is that of the first word of action it
+// writes, in English or Chinese, in any of its forms; a background
+// clause after it does not change it.
+func TestTitleKind(t *testing.T) {
+	for _, tt := range []struct{ title, want string }{
+		{"Acme quarterly profit beats estimates on cloud demand", KindResults},
+		{"Acme Earnings: Cloud Unit Carries the Quarter", KindResults},
+		{"Acme finance chief to step down after eight years", KindExit},
+		{"Acme CFO resigns, a week after annual results", KindExit},
+		{"Acme loses its chief executive to a rival", KindExit},
+		{"Acme names Jane Roe as successor to retiring founder", KindExit},
+		{"Acme recalls 50,000 kettles over fire risk", KindRecall},
+		{"Regulator sues Acme over misleading ads", KindLegal},
+		{"Acme agrees takeover of Beta for $2bn", KindDeal},
+		{"Acme to cut 900 jobs in layoffs across Europe", KindLayoffs},
+		{"Acme shares jump as investors cheer new chip", ""},
+		{"Acme's boss says the worst is over", ""},
+		{"某科技公司一季度营收同比增长12%", KindResults},
+		{"某科技公司首席财务官辞职", KindExit},
+		{"某车企召回3万辆电动车", KindRecall},
+		{"某公司宣布裁员10%", KindLayoffs},
+		{"某科技公司CFO辞任 此前一日刚发布年报", KindExit},
+		{"某公司新品发布会在京举行", ""},
+	} {
+		if got := TitleKind(tt.title); got != tt.want {
+			t.Errorf("TitleKind(%q) = %q, want %q", tt.title, got, tt.want)
+		}
+	}
+}
+
+// TestKindFact: a title's kind is among its facts, written "#" and the
+// kind, first when sorted; a title without one has none.
+func TestKindFact(t *testing.T) {
+	d := NewDoc("Acme CFO resigns as restructuring goes on", "", "", DefaultWeights)
+	if !slices.Contains(d.Facts, "#"+KindExit) || !IsKind(d.Facts[0]) {
+		t.Errorf("facts %v, want #%s first", d.Facts, KindExit)
+	}
+	d = NewDoc("Acme shares jump 5% on Monday", "", "", DefaultWeights)
+	if slices.ContainsFunc(d.Facts, IsKind) {
+		t.Errorf("facts %v, want no kind", d.Facts)
+	}
+}
