@@ -133,6 +133,11 @@ type Params struct {
 	// kind of event (termvec.TitleKind), not the same, are other events:
 	// one company's results and its finance chief's exit a day later.
 	KindVeto bool
+	// AfterVeto: an article that writes that its event comes a day or
+	// more after another (termvec.Doc.After: "a day after the Czech
+	// central bank held") does not join a story whose lead was posted
+	// half a day or more before it: that is the event it cites.
+	AfterVeto bool
 	// DatesOut: dates are left out of the vectors, as weekdays are: every
 	// report of a day may state it.
 	DatesOut bool
@@ -177,6 +182,7 @@ var DefaultParams = Params{
 	SharedNameLiftsActor: true,
 	ObjectVeto:           true,
 	KindVeto:             true,
+	AfterVeto:            true,
 	FigurePenalty:        0.5,
 }
 
@@ -383,6 +389,9 @@ func (p Params) score(a Article, v termvec.Vector, s *Story, days *articleDays) 
 	if p.KindVeto && otherKinds(a.Doc.Facts, s.Facts) {
 		return -1
 	}
+	if p.AfterVeto && a.Doc.After && a.Time-s.First >= halfDay {
+		return -1
+	}
 	var sim float64
 	penalty := 1.0
 	cross := crossFigures(a.Doc.Facts, s.Centroid) || crossFigures(s.Facts, v)
@@ -415,6 +424,10 @@ func (p Params) score(a Article, v termvec.Vector, s *Story, days *articleDays) 
 	}
 	return sim
 }
+
+// halfDay is half a day in seconds: a report posted so long after a
+// story's first tells of the day after (AfterVeto).
+const halfDay = 12 * 60 * 60
 
 // gap is how far time t is from the span [first, last] of a story's
 // reports (Unix s): 0 within it.

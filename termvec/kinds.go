@@ -129,3 +129,29 @@ func TitleKind(title string) string {
 // IsKind tells a title fact that is a kind of event ("#exit") from a
 // figure, a weekday or a date.
 func IsKind(f string) bool { return f != "" && f[0] == '#' }
+
+// laterWords are how a text says its event comes a day or more after
+// another one it names.
+var laterWords = []string{"day after", "days after", "week after", "weeks after",
+	"前一日", "前一天", "此前一天", "次日", "一天后", "翌日"}
+
+// tellsLater tells whether text writes that its event comes a day or
+// more after another (Doc.After).
+func tellsLater(text string) bool {
+	if text == "" {
+		return false
+	}
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c >= 'A' && c <= 'Z' {
+			text = strings.ToLower(text)
+			break
+		}
+	}
+	for _, w := range laterWords {
+		if strings.Contains(text, w) {
+			return true
+		}
+	}
+	return false
+}

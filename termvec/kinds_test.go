@@ -47,3 +47,24 @@ func TestKindFact(t *testing.T) {
 		t.Errorf("facts %v, want no kind", d.Facts)
 	}
 }
+
+// TestAfter: a title or summary that writes its event comes a day or
+// more after another one is a follow-up (Doc.After), in English or
+// Chinese; "after" alone is not.
+func TestAfter(t *testing.T) {
+	for _, tt := range []struct {
+		title, summary string
+		want           bool
+	}{
+		{"Hungary's central bank holds rates", "The bank kept its rate unchanged, a day after Romania's also held.", true},
+		{"Flooding hits second town Days After Levee Breach", "", true},
+		{"某地再发4.2级地震", "系前一日5.0级地震的余震。", true},
+		{"新机发布次日，股价回落", "", true},
+		{"Shares fall after profit warning", "The stock fell 5% after the company cut its outlook.", false},
+		{"某公司发布新款手机", "售价3999元起。", false},
+	} {
+		if got := NewDoc(tt.title, tt.summary, "", DefaultWeights).After; got != tt.want {
+			t.Errorf("%q / %q: After %t, want %t", tt.title, tt.summary, got, tt.want)
+		}
+	}
+}

@@ -71,6 +71,10 @@ type Doc struct {
 	// events (another score, another day's close). The kind of event
 	// its title's word of action tells is one too ("#exit": TitleKind).
 	Facts []string
+	// After: its title or summary writes that its event comes a day or
+	// more after another ("a day after the Czech central bank held",
+	// "前一日地震的余震"): a follow-up, not a copy of that event.
+	After bool
 	// Names are the terms the article writes as names anywhere (Name:
 	// capitalised inside a sentence, Latin words in CJK text), sorted:
 	// the actors and places of its event, which a look-alike event (the
@@ -176,6 +180,7 @@ func NewDoc(title, summary, lead string, w Weights) Doc {
 			d.Actor = a
 		}
 	}
+	d.After = tellsLater(title) || tellsLater(summary)
 	if k := TitleKind(title); k != "" {
 		d.Facts = append(d.Facts, "#"+k)
 	}
