@@ -134,9 +134,12 @@ type Params struct {
 	// one company's results and its finance chief's exit a day later.
 	KindVeto bool
 	// AfterVeto: an article that writes that its event comes a day or
-	// more after another (termvec.Doc.After: "a day after the Czech
+	// more after another (termvec.LaterFact: "a day after the Czech
 	// central bank held") does not join a story whose lead was posted
-	// half a day or more before it: that is the event it cites.
+	// half a day or more before it: that is the event it cites; nor,
+	// the other way round (a crawl brings reports in no order), does an
+	// article posted half a day or more before a story's lead that
+	// writes so.
 	AfterVeto bool
 	// DatesOut: dates are left out of the vectors, as weekdays are: every
 	// report of a day may state it.
@@ -389,7 +392,8 @@ func (p Params) score(a Article, v termvec.Vector, s *Story, days *articleDays) 
 	if p.KindVeto && otherKinds(a.Doc.Facts, s.Facts) {
 		return -1
 	}
-	if p.AfterVeto && a.Doc.After && a.Time-s.First >= halfDay {
+	if p.AfterVeto && (a.Time-s.First >= halfDay && termvec.Later(a.Doc.Facts) ||
+		s.First-a.Time >= halfDay && termvec.Later(s.Facts)) {
 		return -1
 	}
 	var sim float64

@@ -513,7 +513,7 @@ func TestAfterVeto(t *testing.T) {
 	e, s := storyOf(t, p, article("lead", at(3, 13, 0), lead[0], lead[1], lead[2]))
 	o := article("other", at(4, 13, 0), other[0], other[1], other[2])
 	cp := article("copy", at(3, 15, 0), copies[0], copies[1], copies[2])
-	if !o.Doc.After {
+	if !termvec.Later(o.Doc.Facts) {
 		t.Fatal("the later report does not tell it is later")
 	}
 	if sc := score(e, p, o, s); sc != -1 {
@@ -531,5 +531,14 @@ func TestAfterVeto(t *testing.T) {
 	}
 	if sc := score(e, q, o, s); sc < 0 {
 		t.Errorf("without the veto the next day's report scores %.3f, want no veto", sc)
+	}
+	// the other way round: the later report came first and leads
+	e2, s2 := storyOf(t, p, o)
+	first := article("lead", at(3, 13, 0), lead[0], lead[1], lead[2])
+	if sc := score(e2, p, first, s2); sc != -1 {
+		t.Errorf("the day before's report scores %.3f against the later story, want the veto (-1)", sc)
+	}
+	if sc := score(e2, q, first, s2); sc < 0 {
+		t.Errorf("without the veto the day before's report scores %.3f, want no veto", sc)
 	}
 }

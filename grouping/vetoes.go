@@ -332,16 +332,17 @@ func crossFigures(facts []string, v termvec.Vector) bool {
 }
 
 // otherKinds tells whether two lists of title facts, sorted, both have
-// a kind of event (termvec.IsKind), not the same (KindVeto).
+// a kind of event (termvec.TitleKind), not the same (KindVeto).
 func otherKinds(a, b []string) bool {
 	ka, kb := kindOf(a), kindOf(b)
 	return ka != "" && kb != "" && ka != kb
 }
 
 // kindOf is the kind of event among sorted title facts, "" for none
-// (kinds sort first: '#' before digits, '-' and '@').
+// (kinds sort first: '#' before digits, '-' and '@'; LaterFact is
+// none).
 func kindOf(facts []string) string {
-	if len(facts) > 0 && termvec.IsKind(facts[0]) {
+	if len(facts) > 0 && termvec.IsKind(facts[0]) && facts[0] != termvec.LaterFact {
 		return facts[0]
 	}
 	return ""

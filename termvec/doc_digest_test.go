@@ -39,7 +39,7 @@ func docDigest(b *strings.Builder, d Doc) {
 	for _, t := range terms {
 		fmt.Fprintf(b, "%q:%x ", t, math.Float64bits(d.Counts[t]))
 	}
-	fmt.Fprintf(b, "|%q|%q|%q|%q|%q|%t|%t\n", d.Facts, d.Names, d.TitleNames, d.Actor, d.Object, d.CJK, d.After)
+	fmt.Fprintf(b, "|%q|%q|%q|%q|%q|%t\n", d.Facts, d.Names, d.TitleNames, d.Actor, d.Object, d.CJK)
 }
 
 // TestNewDocDigest holds NewDoc, on the coverage set's reports and on

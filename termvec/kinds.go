@@ -126,8 +126,8 @@ func TitleKind(title string) string {
 	return kind
 }
 
-// IsKind tells a title fact that is a kind of event ("#exit") from a
-// figure, a weekday or a date.
+// IsKind tells a title fact that is a kind of event ("#exit") or
+// LaterFact from a figure, a weekday or a date.
 func IsKind(f string) bool { return f != "" && f[0] == '#' }
 
 // laterWords are how a text says its event comes a day or more after
@@ -135,8 +135,26 @@ func IsKind(f string) bool { return f != "" && f[0] == '#' }
 var laterWords = []string{"day after", "days after", "week after", "weeks after",
 	"前一日", "前一天", "此前一天", "次日", "一天后", "翌日"}
 
+// LaterFact is the fact of a title or summary that writes its event
+// comes a day or more after another (Doc.Facts); it sorts after the
+// kinds.
+const LaterFact = "#~later"
+
+// Later tells whether facts (Doc.Facts) have LaterFact.
+func Later(facts []string) bool {
+	for _, f := range facts {
+		if f == LaterFact {
+			return true
+		}
+		if !IsKind(f) {
+			return false // kinds sort first, LaterFact last of them
+		}
+	}
+	return false
+}
+
 // tellsLater tells whether text writes that its event comes a day or
-// more after another (Doc.After).
+// more after another (LaterFact).
 func tellsLater(text string) bool {
 	if text == "" {
 		return false

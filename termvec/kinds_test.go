@@ -42,6 +42,10 @@ func TestKindFact(t *testing.T) {
 	if !slices.Contains(d.Facts, "#"+KindExit) || !IsKind(d.Facts[0]) {
 		t.Errorf("facts %v, want #%s first", d.Facts, KindExit)
 	}
+	d = NewDoc("Acme CFO resigns a day after annual results", "", "", DefaultWeights)
+	if want := []string{"#" + KindExit, LaterFact}; !slices.Equal(d.Facts, want) || !Later(d.Facts) {
+		t.Errorf("facts %v, want %v", d.Facts, want)
+	}
 	d = NewDoc("Acme shares jump 5% on Monday", "", "", DefaultWeights)
 	if slices.ContainsFunc(d.Facts, IsKind) {
 		t.Errorf("facts %v, want no kind", d.Facts)
@@ -49,7 +53,7 @@ func TestKindFact(t *testing.T) {
 }
 
 // TestAfter: a title or summary that writes its event comes a day or
-// more after another one is a follow-up (Doc.After), in English or
+// more after another one is a follow-up (LaterFact), in English or
 // Chinese; "after" alone is not.
 func TestAfter(t *testing.T) {
 	for _, tt := range []struct {
@@ -63,7 +67,7 @@ func TestAfter(t *testing.T) {
 		{"Shares fall after profit warning", "The stock fell 5% after the company cut its outlook.", false},
 		{"某公司发布新款手机", "售价3999元起。", false},
 	} {
-		if got := NewDoc(tt.title, tt.summary, "", DefaultWeights).After; got != tt.want {
+		if got := Later(NewDoc(tt.title, tt.summary, "", DefaultWeights).Facts); got != tt.want {
 			t.Errorf("%q / %q: After %t, want %t", tt.title, tt.summary, got, tt.want)
 		}
 	}

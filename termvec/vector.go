@@ -69,12 +69,11 @@ type Doc struct {
 	// Facts are the figures, weekdays and dates of the title, sorted:
 	// two titles that both have some and share none tell of other
 	// events (another score, another day's close). The kind of event
-	// its title's word of action tells is one too ("#exit": TitleKind).
+	// its title's word of action tells is one too ("#exit": TitleKind),
+	// and so is LaterFact when its title or summary writes that its
+	// event comes a day or more after another ("a day after the Czech
+	// central bank held", "前一日地震的余震": a follow-up, not a copy).
 	Facts []string
-	// After: its title or summary writes that its event comes a day or
-	// more after another ("a day after the Czech central bank held",
-	// "前一日地震的余震"): a follow-up, not a copy of that event.
-	After bool
 	// Names are the terms the article writes as names anywhere (Name:
 	// capitalised inside a sentence, Latin words in CJK text), sorted:
 	// the actors and places of its event, which a look-alike event (the
@@ -180,7 +179,9 @@ func NewDoc(title, summary, lead string, w Weights) Doc {
 			d.Actor = a
 		}
 	}
-	d.After = tellsLater(title) || tellsLater(summary)
+	if tellsLater(title) || tellsLater(summary) {
+		d.Facts = append(d.Facts, LaterFact)
+	}
 	if k := TitleKind(title); k != "" {
 		d.Facts = append(d.Facts, "#"+k)
 	}
