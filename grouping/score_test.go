@@ -491,6 +491,11 @@ func TestKindVeto(t *testing.T) {
 		!agree([]string{"#exit"}, []string{"#results", "5"}, true, false, false) {
 		t.Error("a kind counts as a figure for the figure veto")
 	}
+	// a title that cites the other event has its kind too
+	if otherKinds([]string{"#exit", "#results"}, []string{"#results", "8"}) || !otherKinds([]string{"#exit"}, []string{"#results"}) ||
+		otherKinds([]string{"#exit"}, []string{"#~later"}) {
+		t.Error("kinds: a shared kind vetoes, other kinds do not, or the later fact counts as a kind")
+	}
 }
 
 // TestAfterVeto: a report that writes its event came a day after

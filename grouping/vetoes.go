@@ -332,20 +332,30 @@ func crossFigures(facts []string, v termvec.Vector) bool {
 }
 
 // otherKinds tells whether two lists of title facts, sorted, both have
-// a kind of event (termvec.TitleKind), not the same (KindVeto).
+// kinds of event (termvec.TitleKinds), none the same (KindVeto).
 func otherKinds(a, b []string) bool {
-	ka, kb := kindOf(a), kindOf(b)
-	return ka != "" && kb != "" && ka != kb
-}
-
-// kindOf is the kind of event among sorted title facts, "" for none
-// (kinds sort first: '#' before digits, '-' and '@'; LaterFact is
-// none).
-func kindOf(facts []string) string {
-	if len(facts) > 0 && termvec.IsKind(facts[0]) && facts[0] != termvec.LaterFact {
-		return facts[0]
+	na, nb := 0, 0
+	for _, x := range a {
+		if !termvec.IsKind(x) {
+			break // kinds sort first
+		}
+		if x == termvec.LaterFact {
+			continue
+		}
+		na++
+		if slices.Contains(b, x) {
+			return false
+		}
 	}
-	return ""
+	for _, x := range b {
+		if !termvec.IsKind(x) {
+			break
+		}
+		if x != termvec.LaterFact {
+			nb++
+		}
+	}
+	return na > 0 && nb > 0
 }
 
 func isWeekday(t string) bool { return len(t) > 2 && t[0] == '@' && t[1] == 'w' }

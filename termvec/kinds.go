@@ -1,6 +1,7 @@
 package termvec
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -11,12 +12,11 @@ import (
 // by a resignation or a successor, a maker's fault by a recall. Two
 // reports that tell of one company a day apart (its results, then its
 // finance chief leaving) share its name and much of its background, but
-// their titles' words of action are of other kinds. A title's kind is
-// the kind of the first such word it writes (TitleKind): what it puts
-// first, not a background clause ("…to step down, a day after annual
-// results" is an exit). It is a title fact (Doc.Facts), written "#" and
-// the kind ("#exit"), so that it is kept and read wherever the title's
-// figures are.
+// their titles' words of action are of other kinds, none the same. A
+// title's kinds (TitleKinds) are title facts (Doc.Facts), written "#"
+// and the kind ("#exit"), so that they are kept and read wherever the
+// title's figures are. A title that also cites the other event ("…to
+// step down, a day after annual results") has both kinds.
 
 // The kinds of event a title's word of action tells.
 const (
@@ -78,24 +78,27 @@ var cjkKinds = []struct{ word, kind string }{
 	{"裁员", KindLayoffs},
 }
 
-// TitleKind returns the kind of event a title's first word of action
-// tells (KindResults, KindExit, …), "" when it writes none.
-func TitleKind(title string) string {
-	at, kind := len(title), ""
-	// the Chinese words, where a title writes CJK
+// TitleKinds returns the kinds of event a title's words of action
+// tell (KindResults, KindExit, …), each once, in no order.
+func TitleKinds(title string) []string {
+	var kinds []string
+	add := func(k string) {
+		if !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
+	}
 	for i, r := range title {
 		if r >= 0x2e80 {
 			for _, k := range cjkKinds {
-				if j := strings.Index(title[i:], k.word); j >= 0 && i+j < at {
-					at, kind = i+j, k.kind
+				if strings.Contains(title[i:], k.word) {
+					add(k.kind)
 				}
 			}
 			break
 		}
 	}
-	// the English words, in order
 	var prev [4]string // the words before, prev[0] the last
-	for i := 0; i < at; {
+	for i := 0; i < len(title); {
 		r, n := utf8.DecodeRuneInString(title[i:])
 		if !unicode.IsLetter(r) || r >= 0x2e80 {
 			i += n
@@ -110,20 +113,26 @@ func TitleKind(title string) string {
 			j += n
 		}
 		w := strings.ToLower(title[i:j])
-		if k, ok := latinKinds[w]; ok {
-			return k
+		if k, ok := latinKinds[w]; ok && !(w == "quarter" && isFinal(title[j:])) {
+			add(k)
 		}
 		if w == "down" && stepWords[prev[0]] {
-			return KindExit
+			add(KindExit)
 		}
 		if posts[w] && (loseWords[prev[0]] || loseWords[prev[1]] || loseWords[prev[2]]) {
-			return KindExit
+			add(KindExit)
 		}
 		copy(prev[1:], prev[:3])
 		prev[0] = w
 		i = j
 	}
-	return kind
+	return kinds
+}
+
+// isFinal tells whether s, what follows "quarter", begins with
+// "-final" or " final" (a quarter-final is a match, not a period).
+func isFinal(s string) bool {
+	return len(s) >= 6 && (s[0] == '-' || s[0] == ' ') && strings.EqualFold(s[1:6], "final")
 }
 
 // IsKind tells a title fact that is a kind of event ("#exit") or

@@ -182,7 +182,7 @@ func NewDoc(title, summary, lead string, w Weights) Doc {
 	if tellsLater(title) || tellsLater(summary) {
 		d.Facts = append(d.Facts, LaterFact)
 	}
-	if k := TitleKind(title); k != "" {
+	for _, k := range TitleKinds(title) {
 		d.Facts = append(d.Facts, "#"+k)
 	}
 	for _, l := range []*[]string{&d.Facts, &d.Names, &d.TitleNames} {
