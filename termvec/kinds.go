@@ -54,8 +54,8 @@ var latinKinds = map[string]string{
 	"layoffs": KindLayoffs, "layoff": KindLayoffs, "redundancies": KindLayoffs,
 }
 
-// latinExitPhrases are words of an exit of two words: "steps down",
-// "loses its CEO" (a verb, then within a few words a post).
+// stepWords, loseWords and posts make the exits of two words: "steps
+// down", "loses its CEO" (a verb, then within three words a post).
 var (
 	stepWords = map[string]bool{"step": true, "steps": true, "stepping": true, "stand": true, "stands": true}
 	loseWords = map[string]bool{"lose": true, "loses": true, "losing": true, "lost": true}
@@ -63,20 +63,31 @@ var (
 		"chairwoman": true, "chief": true, "director": true, "boss": true, "president": true}
 )
 
-// cjkKinds are the Chinese words of action and their kinds.
-var cjkKinds = []struct{ word, kind string }{
-	{"业绩", KindResults}, {"营收", KindResults}, {"净利", KindResults}, {"利润", KindResults},
-	{"财报", KindResults}, {"年报", KindResults}, {"季报", KindResults}, {"亏损", KindResults},
-	{"盈利", KindResults},
-	{"辞职", KindExit}, {"辞任", KindExit}, {"辞去", KindExit}, {"请辞", KindExit}, {"离职", KindExit},
-	{"卸任", KindExit}, {"离任", KindExit}, {"任命", KindExit}, {"出任", KindExit}, {"接任", KindExit},
-	{"履新", KindExit}, {"免职", KindExit}, {"退休", KindExit},
-	{"召回", KindRecall},
-	{"起诉", KindLegal}, {"诉讼", KindLegal}, {"判决", KindLegal}, {"罚款", KindLegal}, {"被罚", KindLegal},
-	{"立案", KindLegal},
-	{"收购", KindDeal}, {"并购", KindDeal}, {"要约", KindDeal},
-	{"裁员", KindLayoffs},
+// cjkKinds are the Chinese words of action (of two characters) and
+// their kinds.
+var cjkKinds = map[string]string{
+	"业绩": KindResults, "营收": KindResults, "净利": KindResults, "利润": KindResults,
+	"财报": KindResults, "年报": KindResults, "季报": KindResults, "亏损": KindResults,
+	"盈利": KindResults,
+	"辞职": KindExit, "辞任": KindExit, "辞去": KindExit, "请辞": KindExit, "离职": KindExit,
+	"卸任": KindExit, "离任": KindExit, "任命": KindExit, "出任": KindExit, "接任": KindExit,
+	"履新": KindExit, "免职": KindExit, "退休": KindExit,
+	"召回": KindRecall,
+	"起诉": KindLegal, "诉讼": KindLegal, "判决": KindLegal, "罚款": KindLegal, "被罚": KindLegal,
+	"立案": KindLegal,
+	"收购": KindDeal, "并购": KindDeal, "要约": KindDeal,
+	"裁员": KindLayoffs,
 }
+
+// cjkKindFirst are the first characters of cjkKinds' words.
+var cjkKindFirst = func() map[rune]bool {
+	m := make(map[rune]bool, len(cjkKinds))
+	for w := range cjkKinds {
+		r, _ := utf8.DecodeRuneInString(w)
+		m[r] = true
+	}
+	return m
+}()
 
 // TitleKinds returns the kinds of event a title's words of action
 // tell (KindResults, KindExit, …), each once, in no order.
@@ -87,43 +98,52 @@ func TitleKinds(title string) []string {
 			kinds = append(kinds, k)
 		}
 	}
-	for i, r := range title {
-		if r >= 0x2e80 {
-			for _, k := range cjkKinds {
-				if strings.Contains(title[i:], k.word) {
-					add(k.kind)
-				}
-			}
-			break
-		}
-	}
-	var prev [4]string // the words before, prev[0] the last
+	var buf [24]byte       // a word in lower case
+	step, lose := false, 9 // the last word was a step word; words since a lose word
 	for i := 0; i < len(title); {
 		r, n := utf8.DecodeRuneInString(title[i:])
-		if !unicode.IsLetter(r) || r >= 0x2e80 {
+		if r >= 0x2e80 {
+			if cjkKindFirst[r] {
+				if _, m := utf8.DecodeRuneInString(title[i+n:]); m > 0 {
+					if k, ok := cjkKinds[title[i:i+n+m]]; ok {
+						add(k)
+					}
+				}
+			}
 			i += n
 			continue
 		}
-		j := i
+		if !unicode.IsLetter(r) {
+			i += n
+			continue
+		}
+		j, b := i, 0
 		for j < len(title) {
 			r, n := utf8.DecodeRuneInString(title[j:])
 			if !unicode.IsLetter(r) || r >= 0x2e80 {
 				break
 			}
+			if b+n <= len(buf) {
+				b += utf8.EncodeRune(buf[b:], unicode.ToLower(r))
+			} else {
+				b = len(buf) + 1 // longer than any word of action
+			}
 			j += n
 		}
-		w := strings.ToLower(title[i:j])
-		if k, ok := latinKinds[w]; ok && !(w == "quarter" && isFinal(title[j:])) {
+		var w []byte
+		if b <= len(buf) {
+			w = buf[:b]
+		}
+		if k, ok := latinKinds[string(w)]; ok && !(string(w) == "quarter" && isFinal(title[j:])) {
 			add(k)
 		}
-		if w == "down" && stepWords[prev[0]] {
+		if step && string(w) == "down" || lose < 3 && posts[string(w)] {
 			add(KindExit)
 		}
-		if posts[w] && (loseWords[prev[0]] || loseWords[prev[1]] || loseWords[prev[2]]) {
-			add(KindExit)
+		step, lose = stepWords[string(w)], lose+1
+		if loseWords[string(w)] {
+			lose = 0
 		}
-		copy(prev[1:], prev[:3])
-		prev[0] = w
 		i = j
 	}
 	return kinds
@@ -139,10 +159,10 @@ func isFinal(s string) bool {
 // LaterFact from a figure, a weekday or a date.
 func IsKind(f string) bool { return f != "" && f[0] == '#' }
 
-// laterWords are how a text says its event comes a day or more after
-// another one it names.
-var laterWords = []string{"day after", "days after", "week after", "weeks after",
-	"前一日", "前一天", "此前一天", "次日", "一天后", "翌日"}
+// laterWords are how a Chinese text says its event comes a day or more
+// after another one it names; an English one writes "day(s) after",
+// "week(s) after".
+var laterWords = []string{"前一日", "前一天", "次日", "一天后", "翌日"}
 
 // LaterFact is the fact of a title or summary that writes its event
 // comes a day or more after another (Doc.Facts); it sorts after the
@@ -165,20 +185,44 @@ func Later(facts []string) bool {
 // tellsLater tells whether text writes that its event comes a day or
 // more after another (LaterFact).
 func tellsLater(text string) bool {
-	if text == "" {
-		return false
+	for i := 0; i < len(text); {
+		j := indexAfter(text[i:])
+		if j < 0 {
+			break
+		}
+		before := strings.TrimRight(text[:i+j], " ")
+		k := strings.LastIndexByte(before, ' ') + 1
+		switch w := before[k:]; {
+		case strings.EqualFold(w, "day"), strings.EqualFold(w, "days"), strings.EqualFold(w, "week"), strings.EqualFold(w, "weeks"):
+			return true
+		}
+		i += j + 5
 	}
 	for i := 0; i < len(text); i++ {
-		c := text[i]
-		if c >= 'A' && c <= 'Z' {
-			text = strings.ToLower(text)
+		if text[i] >= 0x80 { // CJK, perhaps
+			for _, w := range laterWords {
+				if strings.Contains(text[i:], w) {
+					return true
+				}
+			}
 			break
 		}
 	}
-	for _, w := range laterWords {
-		if strings.Contains(text, w) {
-			return true
+	return false
+}
+
+// indexAfter is the index of the word "after" in s in any case ("After",
+// "AFTER"), -1 when s has none.
+func indexAfter(s string) int {
+	for i := 0; i+5 <= len(s); i++ {
+		j := strings.IndexAny(s[i:], "aA")
+		if j < 0 {
+			return -1
+		}
+		i += j
+		if i+5 <= len(s) && strings.EqualFold(s[i:i+5], "after") && (i == 0 || s[i-1] == ' ') {
+			return i
 		}
 	}
-	return false
+	return -1
 }

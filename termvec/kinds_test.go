@@ -72,6 +72,8 @@ func TestAfter(t *testing.T) {
 		{"某地再发4.2级地震", "系前一日5.0级地震的余震。", true},
 		{"新机发布次日，股价回落", "", true},
 		{"Shares fall after profit warning", "The stock fell 5% after the company cut its outlook.", false},
+		{"Shares drop Tuesday after profit warning", "Two weeks after its launch, the phone sells well.", true},
+		{"Shares drop Tuesday after profit warning", "The stock fell on Tuesday after the warning.", false},
 		{"某公司发布新款手机", "售价3999元起。", false},
 	} {
 		if got := Later(NewDoc(tt.title, tt.summary, "", DefaultWeights).Facts); got != tt.want {
