@@ -165,8 +165,9 @@ func IsKind(f string) bool { return f != "" && f[0] == '#' }
 var laterWords = []string{"前一日", "前一天", "次日", "一天后", "翌日"}
 
 // LaterFact is the fact of a title or summary that writes its event
-// comes a day or more after another (Doc.Facts); it sorts after the
-// kinds.
+// comes a day or more after another, or of a title that names its
+// event as one that follows another ("aftershock", followsTitle)
+// (Doc.Facts); it sorts after the kinds.
 const LaterFact = "#~later"
 
 // Later tells whether facts (Doc.Facts) have LaterFact.
@@ -186,7 +187,7 @@ func Later(facts []string) bool {
 // more after another (LaterFact).
 func tellsLater(text string) bool {
 	for i := 0; i < len(text); {
-		j := indexAfter(text[i:])
+		j := indexWord(text[i:], "after")
 		if j < 0 {
 			break
 		}
@@ -211,18 +212,26 @@ func tellsLater(text string) bool {
 	return false
 }
 
-// indexAfter is the index of the word "after" in s in any case ("After",
-// "AFTER"), -1 when s has none.
-func indexAfter(s string) int {
-	for i := 0; i+5 <= len(s); i++ {
-		j := strings.IndexAny(s[i:], "aA")
+// indexWord is the index in s of a word beginning with w (in lower
+// case, of ASCII letters) in any case ("After", "AFTER"), -1 when s has
+// none.
+func indexWord(s, w string) int {
+	lo, up := w[0], w[0]-'a'+'A'
+	for i := 0; i+len(w) <= len(s); i++ {
+		j := strings.IndexFunc(s[i:], func(r rune) bool { return r == rune(lo) || r == rune(up) })
 		if j < 0 {
 			return -1
 		}
 		i += j
-		if i+5 <= len(s) && strings.EqualFold(s[i:i+5], "after") && (i == 0 || s[i-1] == ' ') {
+		if i+len(w) <= len(s) && strings.EqualFold(s[i:i+len(w)], w) && (i == 0 || s[i-1] == ' ') {
 			return i
 		}
 	}
 	return -1
+}
+
+// followsTitle tells whether a title names its event as one that follows
+// another of its kind: an aftershock follows the quake its reports cite.
+func followsTitle(title string) bool {
+	return indexWord(title, "aftershock") >= 0 || strings.Contains(title, "余震")
 }

@@ -74,6 +74,9 @@ func TestAfter(t *testing.T) {
 		{"Shares fall after profit warning", "The stock fell 5% after the company cut its outlook.", false},
 		{"Shares drop Tuesday after profit warning", "Two weeks after its launch, the phone sells well.", true},
 		{"Shares drop Tuesday after profit warning", "The stock fell on Tuesday after the warning.", false},
+		{"Strong Aftershock jolts coastal towns", "", true},
+		{"某县凌晨发生4.1级余震", "", true},
+		{"Quake jolts coastal towns", "Residents slept outside. Aftershocks are expected for days.", false},
 		{"某公司发布新款手机", "售价3999元起。", false},
 	} {
 		if got := Later(NewDoc(tt.title, tt.summary, "", DefaultWeights).Facts); got != tt.want {

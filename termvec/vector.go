@@ -72,7 +72,8 @@ type Doc struct {
 	// its title's word of action tells is one too ("#exit": TitleKind),
 	// and so is LaterFact when its title or summary writes that its
 	// event comes a day or more after another ("a day after the Czech
-	// central bank held", "前一日地震的余震": a follow-up, not a copy).
+	// central bank held", "前一日地震的余震") or its title names it as
+	// one that follows another ("aftershock"): a follow-up, not a copy.
 	Facts []string
 	// Names are the terms the article writes as names anywhere (Name:
 	// capitalised inside a sentence, Latin words in CJK text), sorted:
@@ -179,7 +180,7 @@ func NewDoc(title, summary, lead string, w Weights) Doc {
 			d.Actor = a
 		}
 	}
-	if tellsLater(title) || tellsLater(summary) {
+	if tellsLater(title) || tellsLater(summary) || followsTitle(title) {
 		d.Facts = append(d.Facts, LaterFact)
 	}
 	for _, k := range TitleKinds(title) {
