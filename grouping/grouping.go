@@ -129,6 +129,18 @@ type Params struct {
 	// other's: one maker's two launches, one carmaker's sales in two
 	// countries.
 	ObjectVeto bool
+	// KindVeto: an article and a story whose lead's title both tell a
+	// kind of event (termvec.TitleKind), not the same, are other events:
+	// one company's results and its finance chief's exit a day later.
+	KindVeto bool
+	// AfterVeto: an article that writes that its event comes a day or
+	// more after another (termvec.LaterFact: "a day after the Czech
+	// central bank held") does not join a story whose lead was posted
+	// half a day or more before it: that is the event it cites; nor,
+	// the other way round (a crawl brings reports in no order), does an
+	// article posted half a day or more before a story's lead that
+	// writes so.
+	AfterVeto bool
 	// DatesOut: dates are left out of the vectors, as weekdays are: every
 	// report of a day may state it.
 	DatesOut bool
@@ -172,6 +184,8 @@ var DefaultParams = Params{
 	ActorVeto:            true,
 	SharedNameLiftsActor: true,
 	ObjectVeto:           true,
+	KindVeto:             true,
+	AfterVeto:            true,
 	FigurePenalty:        0.5,
 }
 
@@ -266,7 +280,7 @@ type Article struct {
 // reports (before its first or after its latest) or when s with a would
 // span more than Span; -1 when a veto
 // applies (WeekdayVeto, DayVeto, TitleDayVeto, EarlierDayVeto, NameVeto, ActorVeto,
-// ObjectVeto, FigureVeto). Between
+// ObjectVeto, KindVeto, FigureVeto). Between
 // languages it is CrossScore.
 func (p Params) Score(a Article, v termvec.Vector, s *Story) float64 {
 	return p.score(a, v, s, new(articleDays))
@@ -375,6 +389,13 @@ func (p Params) score(a Article, v termvec.Vector, s *Story, days *articleDays) 
 	if p.ObjectVeto && a.Doc.CJK == s.CJK && otherObjects(a.Doc, v, s) {
 		return -1
 	}
+	if p.KindVeto && otherKinds(a.Doc.Facts, s.Facts) {
+		return -1
+	}
+	if p.AfterVeto && (a.Time-s.First >= halfDay && termvec.Later(a.Doc.Facts) ||
+		s.First-a.Time >= halfDay && termvec.Later(s.Facts)) {
+		return -1
+	}
 	var sim float64
 	penalty := 1.0
 	cross := crossFigures(a.Doc.Facts, s.Centroid) || crossFigures(s.Facts, v)
@@ -407,6 +428,10 @@ func (p Params) score(a Article, v termvec.Vector, s *Story, days *articleDays) 
 	}
 	return sim
 }
+
+// halfDay is half a day in seconds: a report posted so long after a
+// story's first tells of the day after (AfterVeto).
+const halfDay = 12 * 60 * 60
 
 // gap is how far time t is from the span [first, last] of a story's
 // reports (Unix s): 0 within it.

@@ -467,3 +467,83 @@ func TestWords(t *testing.T) {
 		t.Errorf("words %q, want %q", got, want)
 	}
 }
+
+// TestKindVeto: one company's results and its finance chief's exit the
+// next day share its name and background, but their titles tell other
+// kinds of event; a copy of the results whose title tells results, or
+// none, still joins. Kinds do not count as figures for the figure veto.
+func TestKindVeto(t *testing.T) {
+	lead := [3]string{"Northwind annual sales fall 6%, sees growth returning next year",
+		"The Seattle software maker blamed weaker licence renewals.",
+		"Northwind, the Seattle software maker, said annual sales fell 6% as licence renewals slowed, " +
+			"and forecast a return to growth next year. Northwind shares fell 3% in early trading."}
+	other := [3]string{"Northwind finance chief to step down as the Seattle software maker restructures",
+		"The Seattle software maker said its chief financial officer will leave in June.",
+		"Northwind, the Seattle software maker, said its chief financial officer will leave in June as it restructures " +
+			"after annual sales fell. Northwind shares fell 3% in early trading."}
+	copies := [3]string{"Northwind results disappoint as renewals slow",
+		"",
+		"Seattle-based Northwind said annual sales fell 6% on slower licence renewals, and the software maker " +
+			"expects growth to return next year."}
+	checkVeto(t, lead, other, copies, func(p *Params) { p.KindVeto = false },
+		func(a Article, s *Story) string { return fmt.Sprintf("facts %v, %v", a.Doc.Facts, s.Facts) })
+	if !agree([]string{"#exit", "5"}, []string{"#exit", "5"}, true, false, false) ||
+		!agree([]string{"#exit"}, []string{"#results", "5"}, true, false, false) {
+		t.Error("a kind counts as a figure for the figure veto")
+	}
+	// a title that cites the other event has its kind too
+	if otherKinds([]string{"#exit", "#results"}, []string{"#results", "8"}) || !otherKinds([]string{"#exit"}, []string{"#results"}) ||
+		otherKinds([]string{"#exit"}, []string{"#~later"}) {
+		t.Error("kinds: a shared kind vetoes, other kinds do not, or the later fact counts as a kind")
+	}
+}
+
+// TestAfterVeto: a report that writes its event came a day after
+// another does not join the story of that other event, begun the day
+// before; the same report joins a story begun within half a day, and a
+// copy of the first event still joins it.
+func TestAfterVeto(t *testing.T) {
+	lead := [3]string{"Hungary's central bank holds base rate at 6.25% as inflation stays sticky",
+		"The National Bank of Hungary kept its base rate unchanged for a fourth meeting.",
+		"The National Bank of Hungary held its base rate at 6.25% on Tuesday, citing sticky services inflation " +
+			"and a weak forint. Romania's central bank meets on Wednesday."}
+	other := [3]string{"Romania's central bank holds key rate at 6.25%",
+		"The National Bank of Romania left its key rate unchanged, a day after Hungary's central bank also held at 6.25%.",
+		"The National Bank of Romania held its key rate at 6.25%, citing sticky inflation and the budget deficit. " +
+			"Hungary's central bank held its base rate at 6.25% on Tuesday."}
+	copies := [3]string{"Hungary keeps base rate at 6.25%, flags sticky services inflation",
+		"", "Hungary's central bank held its base rate at 6.25% for a fourth meeting, pointing to sticky services inflation " +
+			"and the weak forint."}
+	p := DefaultParams
+	e, s := storyOf(t, p, article("lead", at(3, 13, 0), lead[0], lead[1], lead[2]))
+	o := article("other", at(4, 13, 0), other[0], other[1], other[2])
+	cp := article("copy", at(3, 15, 0), copies[0], copies[1], copies[2])
+	if !termvec.Later(o.Doc.Facts) {
+		t.Fatal("the later report does not tell it is later")
+	}
+	if sc := score(e, p, o, s); sc != -1 {
+		t.Errorf("the next day's report scores %.3f, want the veto (-1)", sc)
+	}
+	if sc := score(e, p, cp, s); sc < p.MinSimilarity {
+		t.Errorf("a copy scores %.3f, want at least %.2f", sc, p.MinSimilarity)
+	}
+	soon := o
+	soon.Time = at(3, 20, 0)
+	q := p
+	q.AfterVeto = false
+	if sc := score(e, p, soon, s); sc != score(e, q, soon, s) {
+		t.Errorf("posted 7 h after the story's first, the report scores %.3f, want as without the veto", sc)
+	}
+	if sc := score(e, q, o, s); sc < 0 {
+		t.Errorf("without the veto the next day's report scores %.3f, want no veto", sc)
+	}
+	// the other way round: the later report came first and leads
+	e2, s2 := storyOf(t, p, o)
+	first := article("lead", at(3, 13, 0), lead[0], lead[1], lead[2])
+	if sc := score(e2, p, first, s2); sc != -1 {
+		t.Errorf("the day before's report scores %.3f against the later story, want the veto (-1)", sc)
+	}
+	if sc := score(e2, q, first, s2); sc < 0 {
+		t.Errorf("without the veto the day before's report scores %.3f, want no veto", sc)
+	}
+}

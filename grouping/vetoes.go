@@ -152,7 +152,7 @@ func agree(a, b []string, figures, weekdays, noYears bool) bool {
 		}
 		na, nb, both := 0, 0, 0
 		for _, x := range a {
-			if !weekday && noYears && IsYears(x) {
+			if termvec.IsKind(x) || !weekday && noYears && IsYears(x) {
 				continue
 			}
 			if isWeekday(x) == weekday {
@@ -163,7 +163,7 @@ func agree(a, b []string, figures, weekdays, noYears bool) bool {
 			}
 		}
 		for _, x := range b {
-			if !weekday && noYears && IsYears(x) {
+			if termvec.IsKind(x) || !weekday && noYears && IsYears(x) {
 				continue
 			}
 			if isWeekday(x) == weekday {
@@ -321,7 +321,7 @@ func anyIn(terms []string, v termvec.Vector) bool {
 // term of v.
 func crossFigures(facts []string, v termvec.Vector) bool {
 	for _, f := range facts {
-		if isWeekday(f) {
+		if isWeekday(f) || termvec.IsKind(f) {
 			continue
 		}
 		if _, ok := slices.BinarySearchFunc(v, f, func(e termvec.Entry, t string) int { return strings.Compare(e.Term, t) }); ok {
@@ -329,6 +329,33 @@ func crossFigures(facts []string, v termvec.Vector) bool {
 		}
 	}
 	return false
+}
+
+// otherKinds tells whether two lists of title facts, sorted, both have
+// kinds of event (termvec.TitleKinds), none the same (KindVeto).
+func otherKinds(a, b []string) bool {
+	na, nb := 0, 0
+	for _, x := range a {
+		if !termvec.IsKind(x) {
+			break // kinds sort first
+		}
+		if x == termvec.LaterFact {
+			continue
+		}
+		na++
+		if slices.Contains(b, x) {
+			return false
+		}
+	}
+	for _, x := range b {
+		if !termvec.IsKind(x) {
+			break
+		}
+		if x != termvec.LaterFact {
+			nb++
+		}
+	}
+	return na > 0 && nb > 0
 }
 
 func isWeekday(t string) bool { return len(t) > 2 && t[0] == '@' && t[1] == 'w' }

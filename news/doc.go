@@ -41,7 +41,8 @@
 // posted it; empty for crawled articles), time (post time, Unix seconds),
 // crawled (crawl time, Unix seconds), comments, up, down and votes; with
 // rank_by story also tv, tk, tf, cjk, tn, ta and to (its term vector, its
-// index terms, its title's figures and weekdays, "1" when it is in CJK,
+// index terms, its title's figures and weekdays with its kinds of event
+// and its later mark (termvec.Doc.Facts), "1" when it is in CJK,
 // its title's names, the name its title puts first and the one after),
 // on an article that started a story td (when the day it tells of
 // begins, Unix seconds, when it states one: grouping.TellsOf), on a

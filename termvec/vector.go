@@ -68,7 +68,12 @@ type Doc struct {
 	Counts map[string]float64
 	// Facts are the figures, weekdays and dates of the title, sorted:
 	// two titles that both have some and share none tell of other
-	// events (another score, another day's close).
+	// events (another score, another day's close). The kind of event
+	// its title's word of action tells is one too ("#exit": TitleKind),
+	// and so is LaterFact when its title or summary writes that its
+	// event comes a day or more after another ("a day after the Czech
+	// central bank held", "前一日地震的余震") or its title names it as
+	// one that follows another ("aftershock"): a follow-up, not a copy.
 	Facts []string
 	// Names are the terms the article writes as names anywhere (Name:
 	// capitalised inside a sentence, Latin words in CJK text), sorted:
@@ -174,6 +179,12 @@ func NewDoc(title, summary, lead string, w Weights) Doc {
 		if a := cjkActor(title, summary, lead, w); a != "" {
 			d.Actor = a
 		}
+	}
+	if tellsLater(title) || tellsLater(summary) || followsTitle(title) {
+		d.Facts = append(d.Facts, LaterFact)
+	}
+	for _, k := range TitleKinds(title) {
+		d.Facts = append(d.Facts, "#"+k)
 	}
 	for _, l := range []*[]string{&d.Facts, &d.Names, &d.TitleNames} {
 		slices.Sort(*l)
