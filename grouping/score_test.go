@@ -501,7 +501,8 @@ func TestKindVeto(t *testing.T) {
 // TestAfterVeto: a report that writes its event came a day after
 // another does not join the story of that other event, begun the day
 // before; the same report joins a story begun within half a day, and a
-// copy of the first event still joins it.
+// copy of the first event still joins it (the veto is off by default:
+// Params.AfterVeto).
 func TestAfterVeto(t *testing.T) {
 	lead := [3]string{"Hungary's central bank holds base rate at 6.25% as inflation stays sticky",
 		"The National Bank of Hungary kept its base rate unchanged for a fourth meeting.",
@@ -515,6 +516,7 @@ func TestAfterVeto(t *testing.T) {
 		"", "Hungary's central bank held its base rate at 6.25% for a fourth meeting, pointing to sticky services inflation " +
 			"and the weak forint."}
 	p := DefaultParams
+	p.AfterVeto = true
 	e, s := storyOf(t, p, article("lead", at(3, 13, 0), lead[0], lead[1], lead[2]))
 	o := article("other", at(4, 13, 0), other[0], other[1], other[2])
 	cp := article("copy", at(3, 15, 0), copies[0], copies[1], copies[2])
