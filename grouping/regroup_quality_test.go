@@ -17,11 +17,17 @@ const regroupWindow = 7 * 24 * time.Hour
 // order, as the store ingests them, and returns each article's story
 // and the clusters the stories make (members as Regroup reads them).
 func onlinePass(s *coverage.Set, p Params) ([]string, []Cluster) {
-	e := NewEngine(p, regroupWindow, NewMemFreq(regroupWindow))
+	return onlinePassIn(s, p, s.ByPublished(), regroupWindow)
+}
+
+// onlinePassIn is onlinePass with the articles coming in order (indexes
+// of s.Articles) and the Engine's window.
+func onlinePassIn(s *coverage.Set, p Params, order []int, window time.Duration) ([]string, []Cluster) {
+	e := NewEngine(p, window, NewMemFreq(window))
 	story := make([]string, len(s.Articles))
 	members := make(map[string][]Member)
 	var leads []string
-	for _, i := range s.ByPublished() {
+	for _, i := range order {
 		a := s.Articles[i]
 		id := fmt.Sprintf("a%04d", i)
 		doc := termvec.NewDoc(a.Title, a.Summary, a.Lead, p.Weights)
@@ -31,7 +37,7 @@ func onlinePass(s *coverage.Set, p Params) ([]string, []Cluster) {
 			leads = append(leads, d.Story)
 		}
 		m := Member{ID: id, Time: a.Published.Unix(),
-			Vector: d.Vector, Facts: doc.Facts, CJK: doc.CJK, Actor: doc.Actor, Object: doc.Object}
+			Vector: d.Vector, Facts: doc.Facts, CJK: doc.CJK, Actor: doc.Actor, Object: doc.Object, TitleNames: doc.TitleNames, Counts: doc.Counts}
 		if !d.Joined(id) {
 			m.Day = e.Story(id).Day // as the store keeps it (td)
 		}
