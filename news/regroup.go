@@ -179,7 +179,7 @@ type regroupArt struct {
 }
 
 // regroupFields are the hash fields Regroup reads of an article.
-var regroupFields = []string{"time", "tv", "tf", "cjk", "story", "title", "source", "votes", "svotes", "ta", "to", "td"}
+var regroupFields = []string{"time", "tv", "tf", "cjk", "story", "title", "source", "votes", "svotes", "ta", "to", "td", "tn", "tc"}
 
 // Regroup revisits the stories whose lead was posted within o.Span
 // (Regrouping above): it merges the stories the ingest split, moves the
@@ -196,7 +196,7 @@ func (s *Store) Regroup(ctx context.Context, o RegroupOptions) (RegroupResult, e
 	}
 	span := min(o.Span, s.opts.Window)
 	p := s.opts.grouping()
-	ro := grouping.RegroupOptions{Margin: o.Margin, MergeMargin: o.MergeMargin, Window: s.opts.Window}
+	ro := grouping.RegroupOptions{Margin: o.Margin, MergeMargin: o.MergeMargin, Window: s.opts.Window, Replay: true}
 	for res.Plans < regroupPlans {
 		res.Plans++
 		res.From = s.clock.Now().Add(-span)
@@ -359,6 +359,8 @@ func (s *Store) regroupArt(id string, v []any, rd *regroupRead) (grouping.Member
 	}
 	m := grouping.Member{ID: id, Time: t, Facts: strings.Fields(str(v[2])), CJK: str(v[3]) == "1", Actor: str(v[9]), Object: str(v[10])}
 	m.Day, _ = strconv.ParseInt(str(v[11]), 10, 64) // none: 0
+	m.TitleNames = strings.Fields(str(v[12]))
+	m.Counts = parseCounts(str(v[13]))
 	if m.Vector, err = termvec.Parse(str(v[1])); err != nil {
 		s.log.Warn("regroup: unreadable term vector: the article is compared with nothing", "id", id, "err", err)
 		m.Vector = nil

@@ -309,8 +309,9 @@ func TestRegroupMovesMisfiledArticle(t *testing.T) {
 	s1 := e.ingest(t, report(quake[0], 1, "Alpha", post))
 	s2 := e.ingest(t, report(quake[1], 2, "Beta", post.Add(10*time.Minute)))
 	// x, about the rate hike, joins the quake story (the loose store
-	// takes any candidate): the rates story is not there yet
-	x := e.ingestOn(t, e.loose, report(misfit, 3, "Gamma", post.Add(time.Hour)))
+	// takes any candidate): the rates story is not there yet, though
+	// posted before x (a crawl read x first)
+	x := e.ingestOn(t, e.loose, report(misfit, 3, "Gamma", post.Add(4*time.Hour)))
 	t1 := e.ingestOn(t, e.apart, report(rates[0], 4, "Delta", post.Add(2*time.Hour)))
 	t2 := e.ingest(t, report(rates[0], 5, "Epsilon", post.Add(3*time.Hour)))
 	if s2.Story != s1.ID || x.Story != s1.ID || t1.Story != "" || t2.Story != t1.ID {
@@ -339,7 +340,7 @@ func TestRegroupMoveDissolves(t *testing.T) {
 	e := newRegroupEnv(t)
 	post := t0.Add(-6 * time.Hour)
 	s1 := e.ingest(t, report(quake[0], 1, "Alpha", post))
-	x := e.ingestOn(t, e.loose, report(misfit, 2, "Beta", post.Add(time.Hour)))
+	x := e.ingestOn(t, e.loose, report(misfit, 2, "Beta", post.Add(4*time.Hour)))
 	t1 := e.ingestOn(t, e.apart, report(rates[0], 3, "Gamma", post.Add(2*time.Hour)))
 	t2 := e.ingest(t, report(rates[0], 4, "Delta", post.Add(3*time.Hour)))
 	if x.Story != s1.ID || t2.Story != t1.ID {
