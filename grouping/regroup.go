@@ -168,6 +168,12 @@ type RegroupOptions struct {
 	// centroid (MergeMargin) unless NoMerges and with articles moved
 	// (Margin) unless NoMoves.
 	Replay, NoMerges, NoMoves bool
+	// DF, for Replay, holds the document frequencies of the articles
+	// before the span's; the replay weighs each article that has its
+	// Counts against them and the span's articles before it, as the
+	// Engine did in publication order, and counts it in (nil: a MemFreq
+	// over Window, the span's articles alone).
+	DF Freq
 }
 
 // DefaultMargin and DefaultMergeMargin are RegroupOptions.Margin and

@@ -44,6 +44,15 @@ import (
 // Engine gives in publication order (Replay above), and applies them to
 // r's clusters.
 func (r *regrouper) replay() []Step {
+	ms, story := r.partition()
+	return r.mapTo(ms, story)
+}
+
+// partition returns the articles of r's clusters that have a vector, in
+// publication order, and the partition the replay gives them (each
+// article's story, named by its lead), the centroid merges and moves
+// run on it unless NoMerges.
+func (r *regrouper) partition() ([]Member, map[string]string) {
 	var ms []Member
 	for _, c := range r.cs {
 		for _, m := range c.members {
@@ -53,15 +62,34 @@ func (r *regrouper) replay() []Step {
 		}
 	}
 	slices.SortFunc(ms, byTime)
-	e := NewEngine(r.p, r.o.Window, nopFreq{})
+	df := r.o.DF
+	if df == nil {
+		df = NewMemFreq(r.o.Window)
+	}
+	e := NewEngine(r.p, r.o.Window, df)
 	story := make(map[string]string, len(ms)) // article → its replayed story's lead
-	for _, m := range ms {
+	replayed := slices.Clone(ms)              // the articles as the replay weighs them
+	for i := range replayed {
+		m := &replayed[i]
 		a := m.fullArticle()
-		story[m.ID] = e.AddTerms(a, e.TermsOf(a, m.Vector)).Story
+		var d Decision
+		if m.Counts != nil {
+			d = e.Add(a)
+			m.Vector = d.Vector
+		} else {
+			d = e.AddTerms(a, e.TermsOf(a, m.Vector))
+		}
+		story[m.ID] = d.Story
 	}
 	if !r.o.NoMerges {
-		story = r.settle(ms, story)
+		story = r.settle(replayed, story)
 	}
+	return ms, story
+}
+
+// mapTo plans the steps that turn r's clusters into partition story of
+// articles ms (Replay above) and applies them to r's clusters.
+func (r *regrouper) mapTo(ms []Member, story map[string]string) []Step {
 	held := make(map[string]int) // replayed story → the oldest current cluster whose lead it holds
 	for _, m := range ms {
 		ci := r.where[m.ID]

@@ -89,6 +89,18 @@ func TestReplayTable(t *testing.T) {
 			}
 			line += fmt.Sprintf(" | %s %.3f / %d (%d steps)", v.name, after.F1, after.LookAlikesMerged, len(plan.Steps))
 		}
+		po := jobVariants(window)[3].o
+		po.MaxKeyStories = DefaultMaxKeyStories
+		r, _ := DefaultParams.regrouper(cs, po)
+		_, part := r.partition()
+		ideal := slices.Clone(story)
+		for i := range ideal {
+			if l, ok := part[fmt.Sprintf("a%04d", i)]; ok {
+				ideal[i] = l
+			}
+		}
+		iq, _ := s.Measure(ideal)
+		line += fmt.Sprintf(" | partition %.3f / %d", iq.F1, iq.LookAlikesMerged)
 		t.Log(line)
 	}
 }

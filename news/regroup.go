@@ -199,9 +199,16 @@ func (s *Store) Regroup(ctx context.Context, o RegroupOptions) (RegroupResult, e
 	ro := grouping.RegroupOptions{Margin: o.Margin, MergeMargin: o.MergeMargin, Window: s.opts.Window, Replay: true}
 	for res.Plans < regroupPlans {
 		res.Plans++
-		res.From = s.clock.Now().Add(-span)
-		rd, err := s.readRegroup(ctx, res.From.Unix())
+		from, err := s.regroupFrom(ctx, s.clock.Now().Add(-span).Unix())
 		if err != nil {
+			return res, err
+		}
+		res.From = time.Unix(from, 0)
+		rd, err := s.readRegroup(ctx, from)
+		if err != nil {
+			return res, err
+		}
+		if ro.DF, err = s.replayDF(ctx, res.From.Unix(), rd.clusters); err != nil {
 			return res, err
 		}
 		plan := p.Regroup(rd.clusters, ro)
@@ -239,6 +246,34 @@ func (s *Store) Regroup(ctx context.Context, o RegroupOptions) (RegroupResult, e
 		s.log.Debug("regroup: stories changed since the read; reading the span again")
 	}
 	return res, nil
+}
+
+// RegroupMaxStories is how many stories (an article alone included) one
+// regroup run examines at most: a span that holds more is shortened to
+// its newest RegroupMaxStories, so that a run's reads, its memory and the
+// replay stay bounded (about 20 s of CPU at most; see Replay).
+const RegroupMaxStories = 20000
+
+// regroupFrom returns the start of the span that begins at from,
+// shortened when it holds more than RegroupMaxStories ranked ids.
+func (s *Store) regroupFrom(ctx context.Context, from int64) (int64, error) {
+	min := strconv.FormatInt(from, 10)
+	n, err := s.c.ZCount(ctx, s.keys.Time(), min, "+inf").Result()
+	if err != nil {
+		return 0, fmt.Errorf("regroup: count the span: %w", err)
+	}
+	if n <= RegroupMaxStories {
+		return from, nil
+	}
+	z, err := s.c.ZRevRangeByScoreWithScores(ctx, s.keys.Time(), &redis.ZRangeBy{Min: min, Max: "+inf", Offset: RegroupMaxStories - 1, Count: 1}).Result()
+	if err != nil {
+		return 0, fmt.Errorf("regroup: shorten the span: %w", err)
+	}
+	if len(z) == 0 {
+		return from, nil // removed since the count
+	}
+	s.log.Warn("regroup: the span holds too many stories: its newest examined", "stories", n, "examined", RegroupMaxStories)
+	return int64(z[0].Score), nil
 }
 
 // add records a step done.

@@ -1,10 +1,14 @@
 package news
 
 import (
+	"context"
+	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/newsrank/newsrank/grouping"
 	"github.com/newsrank/newsrank/termvec"
 )
 
@@ -43,4 +47,54 @@ func parseCounts(s string) map[string]float64 {
 		out[e.Term] = e.W
 	}
 	return out
+}
+
+// regroupDFChunk is how many terms one HMGET of a day's frequencies
+// asks for at most.
+const regroupDFChunk = 2000
+
+// replayDF returns the document frequencies the replay starts from: the
+// stored counts (TermDF) of the window's days before the day of from
+// (the span's start), of the terms the span's articles cs have. The
+// replay adds the span's articles to them one by one in publication
+// order, so that each is weighed as the ingest weighed it had the
+// articles come in that order. Bounded: one HMGET a day for every
+// regroupDFChunk terms.
+func (s *Store) replayDF(ctx context.Context, from int64, cs []grouping.Cluster) (*grouping.MemFreq, error) {
+	f := grouping.NewMemFreq(s.opts.Window)
+	set := map[string]bool{"*": true}
+	for _, c := range cs {
+		for _, m := range c.Members {
+			for t := range m.Counts {
+				set[t] = true
+			}
+		}
+	}
+	terms := slices.Sorted(maps.Keys(set))
+	first := grouping.Day(from)
+	for d := first - grouping.WindowDays(s.opts.Window) + 1; d < first; d++ {
+		counts := make(map[string]int)
+		docs := 0
+		for lo := 0; lo < len(terms); lo += regroupDFChunk {
+			part := terms[lo:min(len(terms), lo+regroupDFChunk)]
+			v, err := s.c.HMGet(ctx, s.keys.TermDF(d), part...).Result()
+			if err != nil {
+				return nil, fmt.Errorf("regroup: read the frequencies of day %d: %w", d, err)
+			}
+			for i, x := range v {
+				n, _ := strconv.Atoi(str(x))
+				switch {
+				case n == 0:
+				case part[i] == "*":
+					docs = n
+				default:
+					counts[part[i]] = n
+				}
+			}
+		}
+		if docs > 0 {
+			f.AddDay(d, docs, counts)
+		}
+	}
+	return f, nil
 }
