@@ -29,7 +29,7 @@ type RegroupJob struct {
 
 func defaultRegroup() RegroupJob {
 	o := news.DefaultRegroupOptions()
-	return RegroupJob{Schedule: "30 */6 * * *", Enabled: true, Span: Duration(o.Span),
+	return RegroupJob{Schedule: "30 * * * *", Enabled: true, Span: Duration(o.Span),
 		Margin: o.Margin, MergeMargin: o.MergeMargin}
 }
 

@@ -14,14 +14,21 @@ import (
 func runStories(ctx context.Context, std *stdio, args []string) error {
 	fs := newFlags(std, "stories", "stories [-config FILE] [-set KEY=VALUE] [-dry-run]", `
 Revisit the stories of the last jobs.regroup.span (48h) with news.rank_by:
-story, as the scheduled "regroup" job does: the ingest decides an
-article's story once, as it arrives, so it splits a story when a copy
-comes before the words that link it, and files an article in the story of
-its moment. This merges the split stories into the older one, lets an
-article alone join the story it belongs to, and moves an article that is
-more similar to another story than to the rest of its own by
-jobs.regroup.margin. It prints each step: the stories (their first
-article's id and title, their outlets) and the similarity.
+story, as the scheduled "regroup" job does (hourly, and at the end of a
+crawl -once): the ingest decides an article's story once, as it arrives,
+so the order a crawl brings the articles in (a feed's newest first, a
+site's back pages in any order) splits stories and files reports in the
+wrong one. This replays the span's articles in publication order, as the
+ingest would have grouped them had they come so, then merges the stories
+whose first articles match by jobs.regroup.merge_margin and moves an
+article that is jobs.regroup.margin more similar to another story, and
+turns the stories into that: stories whose first articles fall in one
+replayed story merge into the one whose first article is the oldest (a
+story's first article is never moved: its id, votes and rank stay), and
+the other articles move to their story. A replayed story holding no
+story's first article stays where it is. It prints each step: the
+stories (their first article's id and title, their outlets) and the
+similarity.
 
 Votes stay exact: a merged story's votes are both stories' minus the votes
 of users who voted on both, each of whom keeps their vote on the older
