@@ -96,6 +96,10 @@ const (
 	Join
 	// Move: Article leaves story From for story Into.
 	Move
+	// Split: Article leaves story From and stands alone, the lead of a
+	// story of its own (Into is its id): a replayed story that holds no
+	// current lead starts so, and its other articles move to it.
+	Split
 )
 
 func (k StepKind) String() string {
@@ -106,6 +110,8 @@ func (k StepKind) String() string {
 		return "join"
 	case Move:
 		return "move"
+	case Split:
+		return "split"
 	}
 	return "unknown"
 }
@@ -621,6 +627,30 @@ func (r *regrouper) moves() []Step {
 		steps = append(steps, r.move(i, mi, best, sc, own))
 	}
 	return steps
+}
+
+// split takes member mi (not the lead) out of cluster ci into a cluster
+// of its own, which it leads, and returns the step and that cluster.
+func (r *regrouper) split(ci, mi int) (Step, int) {
+	c := r.cs[ci]
+	m := c.members[mi]
+	st := Step{Kind: Split, Into: m.ID, From: c.lead().ID, Article: m.ID, IntoMembers: []string{m.ID}, FromMembers: c.ids()}
+	st.Own = r.p.Score(m.fullArticle(), m.Vector, r.rest(c, &c.members[mi]))
+	c.members = slices.Delete(c.members, mi, mi+1)
+	c.ver++
+	r.setSum(c, less(c.sum, m.Vector))
+	st.FromLast = c.last
+	if len(c.members) > 1 {
+		st.FromCentroid = c.cent
+	}
+	n := &rcluster{members: []Member{m}, alive: true, first: m.Time}
+	r.setSum(n, termvec.Add(nil, m.Vector, 0))
+	r.cs = append(r.cs, n)
+	ni := len(r.cs) - 1
+	r.where[m.ID] = ni
+	r.file(ni, terms(n.cent))
+	st.IntoCentroid, st.IntoLast = n.cent, n.last
+	return st, ni
 }
 
 // move moves member mi (not the lead) of cluster ci to cluster ti and

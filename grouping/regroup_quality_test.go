@@ -68,7 +68,7 @@ func applyPlan(story []string, plan Plan) []string {
 					out[i] = st.Into
 				}
 			}
-		case Move:
+		case Move, Split:
 			out[index(st.Article)] = st.Into
 		}
 	}

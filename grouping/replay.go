@@ -29,13 +29,13 @@ import (
 //   - then each article that is no current lead moves to the story its
 //     replayed story maps to, when it is elsewhere (Move);
 //   - a replayed story that holds no current lead (its articles all
-//     members of other stories) is left where it is: no step makes a new
-//     story of articles taken out of others.
+//     members of other stories) starts with its oldest article, which
+//     leaves its story and leads one of its own (Split), and the others
+//     move to it.
 //
 // The replay is a function of the articles alone, not of their stories:
 // run again on the result it gives the same partition, which the stories
-// then are, but for the replayed stories left where they were, which
-// map to nothing and so plan nothing. An article without a vector (gone,
+// then are: it plans nothing. An article without a vector (gone,
 // or posted by a user) is not replayed and stays in its story. Its cost
 // is the Engine's over the span's articles: a few candidates an article
 // (Params.Candidates), linear in the articles.
@@ -113,6 +113,18 @@ func (r *regrouper) mapTo(ms []Member, story map[string]string) []Step {
 			into := r.cs[t]
 			steps = append(steps, r.merge(t, ci, r.p.Score(c.lead().fullArticle(), c.lead().Vector, into.story())))
 		}
+	}
+	// a replayed story that holds no current lead: its oldest article
+	// leaves its story and leads one of its own
+	for _, m := range ms {
+		if _, ok := held[story[m.ID]]; ok {
+			continue
+		}
+		ci := r.where[m.ID]
+		mi := slices.IndexFunc(r.cs[ci].members, func(x Member) bool { return x.ID == m.ID })
+		st, ni := r.split(ci, mi)
+		steps = append(steps, st)
+		held[story[m.ID]] = ni
 	}
 	// moves, in publication order
 	for _, m := range ms {

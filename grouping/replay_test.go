@@ -57,8 +57,8 @@ func TestReplayMovesALookAlikeOut(t *testing.T) {
 // TestReplayNeverMovesALead: the rates report that leads a story of
 // quake reports (read first, it started one, and they joined it through
 // a word) stays the lead of its story; the quake reports move to the
-// quake story. A replayed story holding no current lead (here none) is
-// left where it is.
+// quake story. With no quake story, the oldest quake report leaves to
+// lead one of its own (Split), and the other joins it.
 func TestReplayNeverMovesALead(t *testing.T) {
 	p := testParams()
 	q0 := m("q0", 1*hour, "quake:3 chile:3 magnitude:2 tsunami:2")
@@ -69,11 +69,12 @@ func TestReplayNeverMovesALead(t *testing.T) {
 	if got, want := kinds(plan), []string{"move q0<-r q1", "move q0<-r q2"}; !slices.Equal(got, want) {
 		t.Fatalf("steps %q, want %q", got, want)
 	}
-	// the quake reports alone as members of the rates story, no quake
-	// lead: they stay
 	plan = p.Regroup([]Cluster{cluster(r, q1, q2)}, replayOpts)
-	if len(plan.Steps) != 0 {
-		t.Errorf("steps %q, want none (no story to move to)", kinds(plan))
+	if got, want := kinds(plan), []string{"split q1<-r q1", "move q1<-r q2"}; !slices.Equal(got, want) {
+		t.Fatalf("steps %q, want %q", got, want)
+	}
+	if again := p.Regroup([]Cluster{cluster(r), cluster(q1, q2)}, replayOpts); len(again.Steps) != 0 {
+		t.Errorf("second run: %q", kinds(again))
 	}
 }
 

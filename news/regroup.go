@@ -122,8 +122,9 @@ type StoryRef struct {
 // RegroupStep is one step of a regroup run, done or (a dry run) planned.
 type RegroupStep struct {
 	// Kind is "merge" (two stories of two or more), "join" (an article
-	// alone and a story) or "move" (an article leaves its story for
-	// another).
+	// alone and a story), "move" (an article leaves its story for
+	// another) or "split" (an article leaves its story to lead one of its
+	// own).
 	Kind string `json:"kind"`
 	// Into is the story that takes the articles, From the one they leave
 	// (merge, join: From's lead leads no more); Article the article moved.
@@ -153,6 +154,9 @@ type RegroupResult struct {
 	// Merged, Joined and Moved count the steps done (planned, for a dry
 	// run) by kind.
 	Merged, Joined, Moved int
+	// Split counts the articles that left their story to lead one of
+	// their own (the first of a story the replay found among others').
+	Split int
 	// Retried counts the scripts that refused a step because its stories
 	// changed since they were read (the step was read and tried again);
 	// Plans how many times the span was read and planned; Skipped the
@@ -285,6 +289,8 @@ func (r *RegroupResult) add(st RegroupStep) {
 		r.Joined++
 	case grouping.Move.String():
 		r.Moved++
+	case grouping.Split.String():
+		r.Split++
 	}
 	r.Steps = append(r.Steps, st)
 }
@@ -436,7 +442,7 @@ func (rd *regroupRead) ref(lead string, ids []string) StoryRef {
 // describe returns the report of step st.
 func (rd *regroupRead) describe(st grouping.Step) RegroupStep {
 	out := RegroupStep{Kind: st.Kind.String(), Into: rd.ref(st.Into, st.IntoMembers), From: rd.ref(st.From, st.FromMembers), Score: st.Score}
-	if st.Kind == grouping.Move {
+	if st.Kind == grouping.Move || st.Kind == grouping.Split {
 		a := rd.ref(st.Article, []string{st.Article})
 		a.Votes = 0
 		out.Article, out.Own = &a, st.Own
@@ -450,7 +456,7 @@ func (s *Store) dryRegroup(ctx context.Context, plan grouping.Plan, rd *regroupR
 	pipe := s.c.Pipeline()
 	voters := make([][2]*redis.StringSliceCmd, len(plan.Steps))
 	for i, st := range plan.Steps {
-		if st.Kind != grouping.Move {
+		if st.Kind == grouping.Merge || st.Kind == grouping.Join {
 			voters[i] = [2]*redis.StringSliceCmd{pipe.HKeys(ctx, s.keys.Voted(st.Into)), pipe.HKeys(ctx, s.keys.Voted(st.From))}
 		}
 	}
@@ -509,6 +515,9 @@ func (s *Store) regroupStates(ctx context.Context, leads ...string) ([]string, [
 // their members against the plan's, and runs the step's script, reading
 // and trying again while the script finds the stories changed.
 func (s *Store) regroupStep(ctx context.Context, st grouping.Step, rd *regroupRead, o RegroupOptions, res *RegroupResult) (RegroupStep, error) {
+	if st.Kind == grouping.Split {
+		return s.regroupSplit(ctx, st, rd, o, res)
+	}
 	out := rd.describe(st)
 	name, param := s.formula.scriptArgs()
 	for range regroupStepAttempts {
@@ -564,6 +573,48 @@ func (s *Store) regroupStep(ctx context.Context, st grouping.Step, rd *regroupRe
 			return out, nil
 		}
 		return out, fmt.Errorf("regroup: %s %s into %s: unexpected reply %q", st.Kind, st.From, st.Into, r)
+	}
+	return out, errRegroupStale
+}
+
+// regroupSplit applies split step st (regroupSplitCmd), as regroupStep
+// applies the others.
+func (s *Store) regroupSplit(ctx context.Context, st grouping.Step, rd *regroupRead, o RegroupOptions, res *RegroupResult) (RegroupStep, error) {
+	out := rd.describe(st)
+	name, param := s.formula.scriptArgs()
+	for range regroupStepAttempts {
+		fps, members, groups, err := s.regroupStates(ctx, st.From)
+		if err != nil {
+			return out, err
+		}
+		if fps[0] == "" || !slices.Equal(members[0], st.FromMembers) {
+			return out, errRegroupStale
+		}
+		if o.beforeWrite != nil {
+			o.beforeWrite(st)
+		}
+		k := s.keys
+		keys := appendGroups([]string{k.Time(), k.Votes(), k.Score(), k.Touched(), k.StoryIndex(), k.StoryIndexVersion(), k.VoteSeq(),
+			k.Article(st.From), k.Article(st.Article)}, k, groups)
+		args := []any{s.clock.Now().Unix(), int64(s.opts.Window / time.Second), int64((s.opts.Window + Grace) / time.Second),
+			name, param, s.opts.CommentWeight, st.From, st.Article, fps[0], st.FromCentroid.String(), st.FromLast, s.opts.grouping().PerKey}
+		r, err := parseScriptReply(regroupSplitCmd.Run(ctx, s.c, keys, args...))
+		if err != nil {
+			return out, fmt.Errorf("regroup: split %s from %s: %w", st.Article, st.From, err)
+		}
+		switch {
+		case r[0] == "changed":
+			res.Retried++
+			continue
+		case r[0] == "closed":
+			return out, errRegroupClosed
+		case r[0] == "ok" && len(r) == 5:
+			out.Votes, _ = strconv.ParseFloat(r[1], 64)
+			out.RankScore, _ = strconv.ParseFloat(r[2], 64)
+			s.log.Info("regroup: an article leads a story of its own", "article", st.Article, "from", st.From, "own", st.Own)
+			return out, nil
+		}
+		return out, fmt.Errorf("regroup: split %s from %s: unexpected reply %q", st.Article, st.From, r)
 	}
 	return out, errRegroupStale
 }

@@ -139,8 +139,8 @@ func TestRegroupOrders(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%-12s ingest %.3f / %d | regroup %.3f / %d (%d merged, %d joined, %d moved, %d skipped)",
-			o.name, qb.F1, qb.LookAlikesMerged, qa.F1, qa.LookAlikesMerged, run.Merged, run.Joined, run.Moved, run.Skipped)
+		t.Logf("%-12s ingest %.3f / %d | regroup %.3f / %d (%d merged, %d joined, %d moved, %d split, %d skipped)",
+			o.name, qb.F1, qb.LookAlikesMerged, qa.F1, qa.LookAlikesMerged, run.Merged, run.Joined, run.Moved, run.Split, run.Skipped)
 	}
 }
 

@@ -99,8 +99,8 @@ func (a *app) regroupAfterCrawl(ctx context.Context, w io.Writer, rep crawler.Re
 	case err != nil:
 		return fmt.Errorf("regroup after the crawl: %w", err)
 	}
-	fmt.Fprintf(w, "regroup: %d stories (%d articles) posted since %s: %d merged, %d joined, %d moved in %s\n",
-		res.Stories, res.Articles, res.From.Format(time.RFC3339), res.Merged, res.Joined, res.Moved, run.Duration().Round(time.Millisecond))
+	fmt.Fprintf(w, "regroup: %d stories (%d articles) posted since %s: %d merged, %d joined, %d moved, %d split in %s\n",
+		res.Stories, res.Articles, res.From.Format(time.RFC3339), res.Merged, res.Joined, res.Moved, res.Split, run.Duration().Round(time.Millisecond))
 	return nil
 }
 
