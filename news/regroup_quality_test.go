@@ -16,9 +16,8 @@ import (
 )
 
 // regroupEvery is how often the regroup job runs in the measurement:
-// every 6 hours (its default schedule runs it hourly; the replay gives
-// the same stories whenever it runs, and fewer runs keep the benchmark
-// short).
+// every 6 hours (its default schedule runs it hourly; fewer runs keep
+// the benchmark short).
 const regroupEvery = 6 * time.Hour
 
 // groupAndRegroup ingests the articles of s into a fresh store ranking
