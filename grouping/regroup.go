@@ -12,6 +12,10 @@ import (
 
 // Regrouping.
 //
+// (With RegroupOptions.Replay, what the regroup job runs, the steps
+// below run on the partition the Engine gives in publication order, and
+// the plan turns the stories into the result: replay.go.)
+//
 // The Engine decides an article's story once, when it arrives, against
 // what the index lists then: a copy that arrives before the terms that
 // link it to its story are filed starts a story of its own (the story is

@@ -17,20 +17,22 @@ import (
 
 // Regrouping (the "regroup" job).
 //
-// An ingest decides an article's story once, as it arrives (story.go):
-// a copy that comes before the terms that link it to its story are filed
+// An ingest decides an article's story once, as it arrives (story.go),
+// so the stories depend on the order a crawl brings the articles in: a
+// copy that comes before the terms that link it to its story are filed
 // starts a story of its own, and an article may fit a story that formed
 // after it better than the one it joined. [Store.Regroup] looks at the
 // stories whose lead was posted in the last span (48 hours by default)
 // again: it reads them (their leads from time:, their members from
-// story:<lead>, every article's vector, title facts and language from its
-// hash), plans with grouping's Regroup (the same Score the ingest uses:
-// split stories are merged into the older one, an article alone joins
-// the story it belongs to, an article that fits another story better than
-// its own by a margin moves there) and applies each step with one script
-// call (regroupMergeCmd, regroupMoveCmd), which keeps the votes, the
-// rankings, the groups, the index and the expiries as the ingest and the
-// vote script keep them.
+// story:<lead>, every article's vector, term counts, title facts, names
+// and language from its hash), and the frequencies of the days before
+// the span (replayDF), plans with grouping's Regroup in its Replay mode
+// (the span's articles grouped again in publication order as the ingest
+// groups them, then merged and moved by centroid; the steps that turn
+// the stories into that partition: merge, join, move, split) and applies
+// each step with one script call (regroupMergeCmd, regroupMoveCmd,
+// regroupSplitCmd), which keeps the votes, the rankings, the groups, the
+// index and the expiries as the ingest and the vote script keep them.
 //
 // A step is planned on a read, and stories change while the job runs:
 // users vote, ingests add members, the prune removes stories. So before
@@ -186,8 +188,10 @@ type regroupArt struct {
 var regroupFields = []string{"time", "tv", "tf", "cjk", "story", "title", "source", "votes", "svotes", "ta", "to", "td", "tn", "tc"}
 
 // Regroup revisits the stories whose lead was posted within o.Span
-// (Regrouping above): it merges the stories the ingest split, moves the
-// articles it filed in the wrong story, and reports what it did (with
+// (Regrouping above): it turns them into the stories the ingest gives
+// their articles in publication order, merged and moved by centroid
+// (merging the stories the ingest split, moving or splitting out the
+// articles it filed in the wrong story), and reports what it did (with
 // o.DryRun, what it would do, writing nothing). Errors: ErrBadInput for
 // bad options or a store that does not rank by story.
 func (s *Store) Regroup(ctx context.Context, o RegroupOptions) (RegroupResult, error) {
