@@ -105,7 +105,7 @@ func (a *app) regroupAfterCrawl(ctx context.Context, w io.Writer, rep crawler.Re
 }
 
 func runCrawl(ctx context.Context, std *stdio, args []string) error {
-	fs := newFlags(std, "crawl", "crawl [-once [-wait-retries [-wait 5m]]] [-source NAME] [-cpuprofile FILE] [-memprofile FILE] [-trace FILE] [-config FILE] [flags]", crawlAbout)
+	fs := newFlags(std, "crawl", "crawl [-once [-wait-retries [-wait 5m]] [-regroup=false]] [-source NAME] [-cpuprofile FILE] [-memprofile FILE] [-trace FILE] [-config FILE] [flags]", crawlAbout)
 	common := addCommon(fs)
 	once := fs.Bool("once", false, "produce, consume until done, print a summary and exit")
 	var sources sourceList
