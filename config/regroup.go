@@ -8,9 +8,11 @@ import (
 )
 
 // RegroupJob is the "regroup" job (jobs.regroup): it revisits the
-// stories of the last Span with news.rank_by: story, merging the stories
-// the ingest split and moving the articles it filed in the wrong story
-// (news.Store.Regroup).
+// stories of the last Span with news.rank_by: story, turning them into
+// those the ingest gives their articles in publication order (merging
+// the stories it split, moving or splitting out the articles it filed in
+// the wrong story; news.Store.Regroup). Hourly by default; crawl -once
+// runs it at its end.
 type RegroupJob struct {
 	// Schedule and Enabled are those of every job (Job).
 	Schedule string `yaml:"schedule"`
@@ -29,7 +31,7 @@ type RegroupJob struct {
 
 func defaultRegroup() RegroupJob {
 	o := news.DefaultRegroupOptions()
-	return RegroupJob{Schedule: "30 */6 * * *", Enabled: true, Span: Duration(o.Span),
+	return RegroupJob{Schedule: "30 * * * *", Enabled: true, Span: Duration(o.Span),
 		Margin: o.Margin, MergeMargin: o.MergeMargin}
 }
 

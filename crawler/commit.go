@@ -127,6 +127,7 @@ func (c *committer) commit(ctx context.Context, batch []readPage) {
 		}
 		if outs[i].res.Status == news.Created {
 			r.rhythm.note(x.j.s, x.a.PostTime, now)
+			r.counts[x.j.s].noteCreated(x.a.PostTime)
 		}
 		k, ok := setOf[x.j.s]
 		if !ok {

@@ -85,8 +85,22 @@ type job struct {
 // counters are one source's counts in a run.
 type counters struct {
 	fetched, created, updated, tooOld, dead atomic.Int64
-	mu                                      sync.Mutex
-	failed                                  map[string]int64
+	// oldest: the earliest post time (Unix s) of the articles created, 0
+	// none
+	oldest atomic.Int64
+	mu     sync.Mutex
+	failed map[string]int64
+}
+
+// noteCreated notes the post time of an article created.
+func (k *counters) noteCreated(post time.Time) {
+	t := post.Unix()
+	for {
+		o := k.oldest.Load()
+		if o != 0 && o <= t || k.oldest.CompareAndSwap(o, t) {
+			return
+		}
+	}
 }
 
 // consumeRun is one Consume or RunOnce: a dispatcher claiming URLs for

@@ -31,6 +31,10 @@ type SourceReport struct {
 	// the dead letters in this run.
 	Failed map[string]int64
 	Dead   int64
+	// Oldest is the earliest post time of the articles created (zero:
+	// none): how far back the run's new articles reach, which the regroup
+	// after a crawl -once looks at.
+	Oldest time.Time
 	// Left is the source's queue at the end (Delayed: retries not yet
 	// due, left for a later run).
 	Left queue.Stats
@@ -89,6 +93,9 @@ func (r Report) Totals() SourceReport {
 		t.Updated += s.Updated
 		t.TooOld += s.TooOld
 		t.Dead += s.Dead
+		if !s.Oldest.IsZero() && (t.Oldest.IsZero() || s.Oldest.Before(t.Oldest)) {
+			t.Oldest = s.Oldest
+		}
 		for k, v := range s.Failed {
 			t.Failed[k] += v
 		}
@@ -195,6 +202,9 @@ func (r *consumeRun) report(ctx context.Context) []SourceReport {
 		k := r.counts[s]
 		sr := SourceReport{Name: s.cfg.Name, Fetched: k.fetched.Load(), Created: k.created.Load(),
 			Updated: k.updated.Load(), TooOld: k.tooOld.Load(), Dead: k.dead.Load()}
+		if o := k.oldest.Load(); o != 0 {
+			sr.Oldest = time.Unix(o, 0)
+		}
 		k.mu.Lock()
 		sr.Failed = maps.Clone(k.failed)
 		k.mu.Unlock()

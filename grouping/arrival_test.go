@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"math/rand/v2"
 	"slices"
-	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,38 +60,71 @@ func TestArrivalOrder(t *testing.T) {
 
 // BenchmarkStoryArrival groups each half of the labelled coverage set
 // in memory (DefaultParams) in arrival orders whose delays reach 1, 6
-// and 24 hours (arrivalOrder, orders 1-5), and reports per delay the
-// median pair F1 and look-alike pairs merged over the orders (f1-1h,
-// lookalikes-1h, ...), each order's figures in the log. The window is
-// the set's span and two days, so that no report falls out of it.
+// and 24 hours (arrivalOrder, orders 1-5), reversed (a site's back pages
+// newest first) and shuffled (crawlOrders' shuffles 1-3), and reports
+// per kind of order the median pair F1 and look-alike pairs merged over
+// its orders, after the online pass (f1-1h, lookalikes-1h, ...) and after
+// one run of the regroup job, the replay (f1-1h-job, lookalikes-1h-job,
+// ...), each order's figures in the log. The window is the set's span and
+// two days, so that no report falls out of it.
 func BenchmarkStoryArrival(b *testing.B) {
 	set, err := coverage.Load()
 	if err != nil {
 		b.Fatal(err)
 	}
 	window := set.Window()
+	job := RegroupOptions{Margin: DefaultMargin, MergeMargin: DefaultMergeMargin, Window: window, Replay: true}
 	for _, split := range []string{coverage.HeldOut, coverage.Tune} {
 		b.Run(split, func(b *testing.B) {
 			s := set.Split(split)
+			kinds := []struct {
+				name   string
+				orders [][]int
+			}{{name: "1h"}, {name: "6h"}, {name: "24h"}, {name: "reversed"}, {name: "shuffled"}}
+			for k, jitter := range []time.Duration{time.Hour, 6 * time.Hour, 24 * time.Hour} {
+				for n := uint64(1); n <= 5; n++ {
+					kinds[k].orders = append(kinds[k].orders, arrivalOrder(s, jitter, n))
+				}
+			}
+			for _, o := range crawlOrders(s, 3) {
+				switch {
+				case o.name == "reversed":
+					kinds[3].orders = append(kinds[3].orders, o.order)
+				case strings.HasPrefix(o.name, "shuffled"):
+					kinds[4].orders = append(kinds[4].orders, o.order)
+				}
+			}
 			for range b.N {
-				for _, jitter := range []time.Duration{time.Hour, 6 * time.Hour, 24 * time.Hour} {
-					var f1, merged []float64
-					for n := uint64(1); n <= 5; n++ {
-						q, err := s.Measure(groupIn(s, DefaultParams, arrivalOrder(s, jitter, n), window))
+				for _, kind := range kinds {
+					var f1, merged, f1Job, mergedJob []float64
+					for n, order := range kind.orders {
+						story, cs := onlinePassIn(s, DefaultParams, order, window)
+						q, err := s.Measure(story)
 						if err != nil {
 							b.Fatal(err)
 						}
-						f1 = append(f1, q.F1)
-						merged = append(merged, float64(q.LookAlikesMerged))
-						b.Logf("%s, delays up to %v, order %d: %s", split, jitter, n, q)
+						qj, err := s.Measure(applyPlan(story, DefaultParams.Regroup(cs, job)))
+						if err != nil {
+							b.Fatal(err)
+						}
+						f1, merged = append(f1, q.F1), append(merged, float64(q.LookAlikesMerged))
+						f1Job, mergedJob = append(f1Job, qj.F1), append(mergedJob, float64(qj.LookAlikesMerged))
+						b.Logf("%s, %s, order %d: %s", split, kind.name, n+1, q)
+						b.Logf("%s, %s, order %d, after the regroup job: %s", split, kind.name, n+1, qj)
 					}
-					slices.Sort(f1)
-					slices.Sort(merged)
-					h := strconv.Itoa(int(jitter.Hours())) + "h"
-					b.ReportMetric(f1[len(f1)/2], "f1-"+h)
-					b.ReportMetric(merged[len(merged)/2], "lookalikes-"+h)
+					b.ReportMetric(median(f1), "f1-"+kind.name)
+					b.ReportMetric(median(merged), "lookalikes-"+kind.name)
+					b.ReportMetric(median(f1Job), "f1-"+kind.name+"-job")
+					b.ReportMetric(median(mergedJob), "lookalikes-"+kind.name+"-job")
 				}
 			}
 		})
 	}
+}
+
+// median returns the median of xs (the upper one of an even count).
+func median(xs []float64) float64 {
+	xs = slices.Clone(xs)
+	slices.Sort(xs)
+	return xs[len(xs)/2]
 }

@@ -434,6 +434,22 @@ func (f *MemFreq) Docs() int {
 // article posted later than the latest).
 func (f *MemFreq) At(t int64) { f.setNow(Day(t)) }
 
+// AddDay counts on day d (Day) docs articles more and, for each term of
+// terms, so many more articles that have it: the counts of a day read
+// from elsewhere (the store's).
+func (f *MemFreq) AddDay(d int64, docs int, terms map[string]int) {
+	x := f.days[d]
+	if x == nil {
+		x = &day{terms: make(map[string]int, len(terms))}
+		f.days[d] = x
+		f.stale = true
+	}
+	x.docs += docs
+	for t, n := range terms {
+		x.terms[t] += n
+	}
+}
+
 // Add counts an article posted at t.
 func (f *MemFreq) Add(terms map[string]float64, t int64) {
 	d := Day(t)

@@ -12,6 +12,10 @@ import (
 
 // Regrouping.
 //
+// (With RegroupOptions.Replay, what the regroup job runs, the steps
+// below run on the partition the Engine gives in publication order, and
+// the plan turns the stories into the result: replay.go.)
+//
 // The Engine decides an article's story once, when it arrives, against
 // what the index lists then: a copy that arrives before the terms that
 // link it to its story are filed starts a story of its own (the story is
@@ -63,6 +67,13 @@ type Member struct {
 	Facts         []string
 	CJK           bool
 	Actor, Object string
+	// TitleNames are its title's names and Counts its terms' weighted
+	// occurrences (termvec.Doc), which the replay reads as the Engine
+	// does (the vetoes: the days its text states, the names it writes);
+	// the centroid merges read neither. Counts nil: the vetoes read the
+	// vector instead.
+	TitleNames []string
+	Counts     map[string]float64
 	// Day is when the day it tells of begins (TellsOf; 0: none), kept
 	// for an article that started a story.
 	Day int64
@@ -89,6 +100,10 @@ const (
 	Join
 	// Move: Article leaves story From for story Into.
 	Move
+	// Split: Article leaves story From and stands alone, the lead of a
+	// story of its own (Into is its id): a replayed story that holds no
+	// current lead starts so, and its other articles move to it.
+	Split
 )
 
 func (k StepKind) String() string {
@@ -99,6 +114,8 @@ func (k StepKind) String() string {
 		return "join"
 	case Move:
 		return "move"
+	case Split:
+		return "split"
 	}
 	return "unknown"
 }
@@ -156,6 +173,17 @@ type RegroupOptions struct {
 	// weight, would make every pair a candidate); 0 means
 	// DefaultMaxKeyStories.
 	MaxKeyStories int
+	// Replay: the plan turns the stories into those the Engine gives
+	// over their articles in publication order (Replay), those merged by
+	// centroid (MergeMargin) unless NoMerges and with articles moved
+	// (Margin) unless NoMoves.
+	Replay, NoMerges, NoMoves bool
+	// DF, for Replay, holds the document frequencies of the articles
+	// before the span's; the replay weighs each article that has its
+	// Counts against them and the span's articles before it, as the
+	// Engine did in publication order, and counts it in (nil: a MemFreq
+	// over Window, the span's articles alone).
+	DF Freq
 }
 
 // DefaultMargin and DefaultMergeMargin are RegroupOptions.Margin and
@@ -333,6 +361,18 @@ func (p Params) Regroup(cs []Cluster, o RegroupOptions) Plan {
 	if o.MaxKeyStories <= 0 {
 		o.MaxKeyStories = DefaultMaxKeyStories
 	}
+	r, plan := p.regrouper(cs, o)
+	if o.Replay {
+		plan.Steps = r.replay()
+	} else {
+		plan.Steps = r.rounds(true)
+	}
+	return plan
+}
+
+// regrouper returns the regrouper of clusters cs, and a Plan of no step
+// that counts them.
+func (p Params) regrouper(cs []Cluster, o RegroupOptions) (*regrouper, Plan) {
 	r := &regrouper{p: p, o: o, headTerms: p.MaxTerms, byKey: make(map[string][]int), where: make(map[string]int)}
 	plan := Plan{}
 	for _, c := range cs {
@@ -367,18 +407,26 @@ func (p Params) Regroup(cs []Cluster, o RegroupOptions) Plan {
 			r.byKey[k] = append(r.byKey[k], i)
 		}
 	}
-	// a move can leave an article alone or change a story's centroid so
-	// that a merge or join now holds: plan again on the result until a
-	// round finds nothing (bounded), so that the next run has nothing left
+	return r, plan
+}
+
+// rounds plans merges, and moves when moves is true, on r's clusters:
+// a move can leave an article alone or change a story's centroid so
+// that a merge or join now holds, so it plans again on the result until
+// a round finds nothing (bounded), so that the next run has nothing left.
+func (r *regrouper) rounds(moves bool) []Step {
+	var steps []Step
 	for range regroupRounds {
-		n := len(plan.Steps)
-		plan.Steps = append(plan.Steps, r.merges()...)
-		plan.Steps = append(plan.Steps, r.moves()...)
-		if len(plan.Steps) == n {
+		n := len(steps)
+		steps = append(steps, r.merges()...)
+		if moves {
+			steps = append(steps, r.moves()...)
+		}
+		if len(steps) == n {
 			break
 		}
 	}
-	return plan
+	return steps
 }
 
 // neighbours returns the alive clusters other than i filed under terms,
@@ -473,27 +521,34 @@ func (r *regrouper) merges() []Step {
 		if !a.alive || !b.alive || a.ver != e.va || b.ver != e.vb {
 			continue
 		}
-		st := Step{Kind: Merge, Into: a.lead().ID, From: b.lead().ID, Score: e.score,
-			IntoMembers: a.ids(), FromMembers: b.ids()}
-		if len(a.members) == 1 || len(b.members) == 1 {
-			st.Kind = Join
-		}
-		a.members = append(a.members, b.members...)
-		sortMembers(a.members)
-		r.setSum(a, termvec.Add(a.sum, b.sum, 0))
-		a.ver++
-		b.alive = false
-		for _, m := range b.members {
-			r.where[m.ID] = e.a
-		}
-		r.file(e.a, terms(a.cent))
-		st.IntoCentroid, st.IntoLast = a.cent, a.last
-		steps = append(steps, st)
+		steps = append(steps, r.merge(e.a, e.b, e.score))
 		for _, j := range r.neighbours(e.a, a.keys) {
 			r.push(h, e.a, j)
 		}
 	}
 	return steps
+}
+
+// merge merges cluster bi into cluster ai, whose lead is the older, and
+// returns the step, of Score score.
+func (r *regrouper) merge(ai, bi int, score float64) Step {
+	a, b := r.cs[ai], r.cs[bi]
+	st := Step{Kind: Merge, Into: a.lead().ID, From: b.lead().ID, Score: score,
+		IntoMembers: a.ids(), FromMembers: b.ids()}
+	if len(a.members) == 1 || len(b.members) == 1 {
+		st.Kind = Join
+	}
+	a.members = append(a.members, b.members...)
+	sortMembers(a.members)
+	r.setSum(a, termvec.Add(a.sum, b.sum, 0))
+	a.ver++
+	b.alive = false
+	for _, m := range b.members {
+		r.where[m.ID] = ai
+	}
+	r.file(ai, terms(a.cent))
+	st.IntoCentroid, st.IntoLast = a.cent, a.last
+	return st
 }
 
 // file files cluster i under terms too (a cluster stays filed under
@@ -573,24 +628,55 @@ func (r *regrouper) moves() []Step {
 		if best < 0 || sc < own+r.o.Margin {
 			continue
 		}
-		t := r.cs[best]
-		st := Step{Kind: Move, Into: t.lead().ID, From: c.lead().ID, Article: m.ID, Score: sc, Own: own,
-			IntoMembers: t.ids(), FromMembers: c.ids()}
-		c.members = slices.Delete(c.members, mi, mi+1)
-		c.ver++
-		r.setSum(c, less(c.sum, m.Vector))
-		st.FromLast = c.last
-		if len(c.members) > 1 {
-			st.FromCentroid = c.cent
-		}
-		t.members = append(t.members, m)
-		sortMembers(t.members)
-		r.setSum(t, termvec.Add(t.sum, m.Vector, 0))
-		t.ver++
-		r.where[m.ID] = best
-		r.file(best, terms(t.cent))
-		st.IntoCentroid, st.IntoLast = t.cent, t.last
-		steps = append(steps, st)
+		steps = append(steps, r.move(i, mi, best, sc, own))
 	}
 	return steps
+}
+
+// split takes member mi (not the lead) out of cluster ci into a cluster
+// of its own, which it leads, and returns the step and that cluster.
+func (r *regrouper) split(ci, mi int) (Step, int) {
+	c := r.cs[ci]
+	m := c.members[mi]
+	st := Step{Kind: Split, Into: m.ID, From: c.lead().ID, Article: m.ID, IntoMembers: []string{m.ID}, FromMembers: c.ids()}
+	st.Own = r.p.Score(m.fullArticle(), m.Vector, r.rest(c, &c.members[mi]))
+	c.members = slices.Delete(c.members, mi, mi+1)
+	c.ver++
+	r.setSum(c, less(c.sum, m.Vector))
+	st.FromLast = c.last
+	if len(c.members) > 1 {
+		st.FromCentroid = c.cent
+	}
+	n := &rcluster{members: []Member{m}, alive: true, first: m.Time}
+	r.setSum(n, termvec.Add(nil, m.Vector, 0))
+	r.cs = append(r.cs, n)
+	ni := len(r.cs) - 1
+	r.where[m.ID] = ni
+	r.file(ni, terms(n.cent))
+	st.IntoCentroid, st.IntoLast = n.cent, n.last
+	return st, ni
+}
+
+// move moves member mi (not the lead) of cluster ci to cluster ti and
+// returns the step, of Score score and Own own.
+func (r *regrouper) move(ci, mi, ti int, score, own float64) Step {
+	c, t := r.cs[ci], r.cs[ti]
+	m := c.members[mi]
+	st := Step{Kind: Move, Into: t.lead().ID, From: c.lead().ID, Article: m.ID, Score: score, Own: own,
+		IntoMembers: t.ids(), FromMembers: c.ids()}
+	c.members = slices.Delete(c.members, mi, mi+1)
+	c.ver++
+	r.setSum(c, less(c.sum, m.Vector))
+	st.FromLast = c.last
+	if len(c.members) > 1 {
+		st.FromCentroid = c.cent
+	}
+	t.members = append(t.members, m)
+	sortMembers(t.members)
+	r.setSum(t, termvec.Add(t.sum, m.Vector, 0))
+	t.ver++
+	r.where[m.ID] = ti
+	r.file(ti, terms(t.cent))
+	st.IntoCentroid, st.IntoLast = t.cent, t.last
+	return st
 }

@@ -60,7 +60,7 @@ func kinds(p Plan) []string {
 	var out []string
 	for _, st := range p.Steps {
 		s := st.Kind.String() + " " + st.Into + "<-" + st.From
-		if st.Kind == Move {
+		if st.Kind == Move || st.Kind == Split {
 			s += " " + st.Article
 		}
 		out = append(out, s)

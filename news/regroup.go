@@ -17,20 +17,22 @@ import (
 
 // Regrouping (the "regroup" job).
 //
-// An ingest decides an article's story once, as it arrives (story.go):
-// a copy that comes before the terms that link it to its story are filed
+// An ingest decides an article's story once, as it arrives (story.go),
+// so the stories depend on the order a crawl brings the articles in: a
+// copy that comes before the terms that link it to its story are filed
 // starts a story of its own, and an article may fit a story that formed
 // after it better than the one it joined. [Store.Regroup] looks at the
 // stories whose lead was posted in the last span (48 hours by default)
 // again: it reads them (their leads from time:, their members from
-// story:<lead>, every article's vector, title facts and language from its
-// hash), plans with grouping's Regroup (the same Score the ingest uses:
-// split stories are merged into the older one, an article alone joins
-// the story it belongs to, an article that fits another story better than
-// its own by a margin moves there) and applies each step with one script
-// call (regroupMergeCmd, regroupMoveCmd), which keeps the votes, the
-// rankings, the groups, the index and the expiries as the ingest and the
-// vote script keep them.
+// story:<lead>, every article's vector, term counts, title facts, names
+// and language from its hash), and the frequencies of the days before
+// the span (replayDF), plans with grouping's Regroup in its Replay mode
+// (the span's articles grouped again in publication order as the ingest
+// groups them, then merged and moved by centroid; the steps that turn
+// the stories into that partition: merge, join, move, split) and applies
+// each step with one script call (regroupMergeCmd, regroupMoveCmd,
+// regroupSplitCmd), which keeps the votes, the rankings, the groups, the
+// index and the expiries as the ingest and the vote script keep them.
 //
 // A step is planned on a read, and stories change while the job runs:
 // users vote, ingests add members, the prune removes stories. So before
@@ -122,8 +124,9 @@ type StoryRef struct {
 // RegroupStep is one step of a regroup run, done or (a dry run) planned.
 type RegroupStep struct {
 	// Kind is "merge" (two stories of two or more), "join" (an article
-	// alone and a story) or "move" (an article leaves its story for
-	// another).
+	// alone and a story), "move" (an article leaves its story for
+	// another) or "split" (an article leaves its story to lead one of its
+	// own).
 	Kind string `json:"kind"`
 	// Into is the story that takes the articles, From the one they leave
 	// (merge, join: From's lead leads no more); Article the article moved.
@@ -153,6 +156,9 @@ type RegroupResult struct {
 	// Merged, Joined and Moved count the steps done (planned, for a dry
 	// run) by kind.
 	Merged, Joined, Moved int
+	// Split counts the articles that left their story to lead one of
+	// their own (the first of a story the replay found among others').
+	Split int
 	// Retried counts the scripts that refused a step because its stories
 	// changed since they were read (the step was read and tried again);
 	// Plans how many times the span was read and planned; Skipped the
@@ -179,11 +185,13 @@ type regroupArt struct {
 }
 
 // regroupFields are the hash fields Regroup reads of an article.
-var regroupFields = []string{"time", "tv", "tf", "cjk", "story", "title", "source", "votes", "svotes", "ta", "to", "td"}
+var regroupFields = []string{"time", "tv", "tf", "cjk", "story", "title", "source", "votes", "svotes", "ta", "to", "td", "tn", "tc"}
 
 // Regroup revisits the stories whose lead was posted within o.Span
-// (Regrouping above): it merges the stories the ingest split, moves the
-// articles it filed in the wrong story, and reports what it did (with
+// (Regrouping above): it turns them into the stories the ingest gives
+// their articles in publication order, merged and moved by centroid
+// (merging the stories the ingest split, moving or splitting out the
+// articles it filed in the wrong story), and reports what it did (with
 // o.DryRun, what it would do, writing nothing). Errors: ErrBadInput for
 // bad options or a store that does not rank by story.
 func (s *Store) Regroup(ctx context.Context, o RegroupOptions) (RegroupResult, error) {
@@ -196,12 +204,19 @@ func (s *Store) Regroup(ctx context.Context, o RegroupOptions) (RegroupResult, e
 	}
 	span := min(o.Span, s.opts.Window)
 	p := s.opts.grouping()
-	ro := grouping.RegroupOptions{Margin: o.Margin, MergeMargin: o.MergeMargin, Window: s.opts.Window}
+	ro := grouping.RegroupOptions{Margin: o.Margin, MergeMargin: o.MergeMargin, Window: s.opts.Window, Replay: true}
 	for res.Plans < regroupPlans {
 		res.Plans++
-		res.From = s.clock.Now().Add(-span)
-		rd, err := s.readRegroup(ctx, res.From.Unix())
+		from, err := s.regroupFrom(ctx, s.clock.Now().Add(-span).Unix())
 		if err != nil {
+			return res, err
+		}
+		res.From = time.Unix(from, 0)
+		rd, err := s.readRegroup(ctx, from)
+		if err != nil {
+			return res, err
+		}
+		if ro.DF, err = s.replayDF(ctx, res.From.Unix(), rd.clusters); err != nil {
 			return res, err
 		}
 		plan := p.Regroup(rd.clusters, ro)
@@ -241,6 +256,34 @@ func (s *Store) Regroup(ctx context.Context, o RegroupOptions) (RegroupResult, e
 	return res, nil
 }
 
+// RegroupMaxStories is how many stories (an article alone included) one
+// regroup run examines at most: a span that holds more is shortened to
+// its newest RegroupMaxStories, so that a run's reads, its memory and the
+// replay stay bounded (about 20 s of CPU at most; see Replay).
+const RegroupMaxStories = 20000
+
+// regroupFrom returns the start of the span that begins at from,
+// shortened when it holds more than RegroupMaxStories ranked ids.
+func (s *Store) regroupFrom(ctx context.Context, from int64) (int64, error) {
+	min := strconv.FormatInt(from, 10)
+	n, err := s.c.ZCount(ctx, s.keys.Time(), min, "+inf").Result()
+	if err != nil {
+		return 0, fmt.Errorf("regroup: count the span: %w", err)
+	}
+	if n <= RegroupMaxStories {
+		return from, nil
+	}
+	z, err := s.c.ZRevRangeByScoreWithScores(ctx, s.keys.Time(), &redis.ZRangeBy{Min: min, Max: "+inf", Offset: RegroupMaxStories - 1, Count: 1}).Result()
+	if err != nil {
+		return 0, fmt.Errorf("regroup: shorten the span: %w", err)
+	}
+	if len(z) == 0 {
+		return from, nil // removed since the count
+	}
+	s.log.Warn("regroup: the span holds too many stories: its newest examined", "stories", n, "examined", RegroupMaxStories)
+	return int64(z[0].Score), nil
+}
+
 // add records a step done.
 func (r *RegroupResult) add(st RegroupStep) {
 	switch st.Kind {
@@ -250,6 +293,8 @@ func (r *RegroupResult) add(st RegroupStep) {
 		r.Joined++
 	case grouping.Move.String():
 		r.Moved++
+	case grouping.Split.String():
+		r.Split++
 	}
 	r.Steps = append(r.Steps, st)
 }
@@ -359,6 +404,8 @@ func (s *Store) regroupArt(id string, v []any, rd *regroupRead) (grouping.Member
 	}
 	m := grouping.Member{ID: id, Time: t, Facts: strings.Fields(str(v[2])), CJK: str(v[3]) == "1", Actor: str(v[9]), Object: str(v[10])}
 	m.Day, _ = strconv.ParseInt(str(v[11]), 10, 64) // none: 0
+	m.TitleNames = strings.Fields(str(v[12]))
+	m.Counts = parseCounts(str(v[13]))
 	if m.Vector, err = termvec.Parse(str(v[1])); err != nil {
 		s.log.Warn("regroup: unreadable term vector: the article is compared with nothing", "id", id, "err", err)
 		m.Vector = nil
@@ -399,7 +446,7 @@ func (rd *regroupRead) ref(lead string, ids []string) StoryRef {
 // describe returns the report of step st.
 func (rd *regroupRead) describe(st grouping.Step) RegroupStep {
 	out := RegroupStep{Kind: st.Kind.String(), Into: rd.ref(st.Into, st.IntoMembers), From: rd.ref(st.From, st.FromMembers), Score: st.Score}
-	if st.Kind == grouping.Move {
+	if st.Kind == grouping.Move || st.Kind == grouping.Split {
 		a := rd.ref(st.Article, []string{st.Article})
 		a.Votes = 0
 		out.Article, out.Own = &a, st.Own
@@ -413,7 +460,7 @@ func (s *Store) dryRegroup(ctx context.Context, plan grouping.Plan, rd *regroupR
 	pipe := s.c.Pipeline()
 	voters := make([][2]*redis.StringSliceCmd, len(plan.Steps))
 	for i, st := range plan.Steps {
-		if st.Kind != grouping.Move {
+		if st.Kind == grouping.Merge || st.Kind == grouping.Join {
 			voters[i] = [2]*redis.StringSliceCmd{pipe.HKeys(ctx, s.keys.Voted(st.Into)), pipe.HKeys(ctx, s.keys.Voted(st.From))}
 		}
 	}
@@ -472,6 +519,9 @@ func (s *Store) regroupStates(ctx context.Context, leads ...string) ([]string, [
 // their members against the plan's, and runs the step's script, reading
 // and trying again while the script finds the stories changed.
 func (s *Store) regroupStep(ctx context.Context, st grouping.Step, rd *regroupRead, o RegroupOptions, res *RegroupResult) (RegroupStep, error) {
+	if st.Kind == grouping.Split {
+		return s.regroupSplit(ctx, st, rd, o, res)
+	}
 	out := rd.describe(st)
 	name, param := s.formula.scriptArgs()
 	for range regroupStepAttempts {
@@ -527,6 +577,48 @@ func (s *Store) regroupStep(ctx context.Context, st grouping.Step, rd *regroupRe
 			return out, nil
 		}
 		return out, fmt.Errorf("regroup: %s %s into %s: unexpected reply %q", st.Kind, st.From, st.Into, r)
+	}
+	return out, errRegroupStale
+}
+
+// regroupSplit applies split step st (regroupSplitCmd), as regroupStep
+// applies the others.
+func (s *Store) regroupSplit(ctx context.Context, st grouping.Step, rd *regroupRead, o RegroupOptions, res *RegroupResult) (RegroupStep, error) {
+	out := rd.describe(st)
+	name, param := s.formula.scriptArgs()
+	for range regroupStepAttempts {
+		fps, members, groups, err := s.regroupStates(ctx, st.From)
+		if err != nil {
+			return out, err
+		}
+		if fps[0] == "" || !slices.Equal(members[0], st.FromMembers) {
+			return out, errRegroupStale
+		}
+		if o.beforeWrite != nil {
+			o.beforeWrite(st)
+		}
+		k := s.keys
+		keys := appendGroups([]string{k.Time(), k.Votes(), k.Score(), k.Touched(), k.StoryIndex(), k.StoryIndexVersion(), k.VoteSeq(),
+			k.Article(st.From), k.Article(st.Article)}, k, groups)
+		args := []any{s.clock.Now().Unix(), int64(s.opts.Window / time.Second), int64((s.opts.Window + Grace) / time.Second),
+			name, param, s.opts.CommentWeight, st.From, st.Article, fps[0], st.FromCentroid.String(), st.FromLast, s.opts.grouping().PerKey}
+		r, err := parseScriptReply(regroupSplitCmd.Run(ctx, s.c, keys, args...))
+		if err != nil {
+			return out, fmt.Errorf("regroup: split %s from %s: %w", st.Article, st.From, err)
+		}
+		switch {
+		case r[0] == "changed":
+			res.Retried++
+			continue
+		case r[0] == "closed":
+			return out, errRegroupClosed
+		case r[0] == "ok" && len(r) == 5:
+			out.Votes, _ = strconv.ParseFloat(r[1], 64)
+			out.RankScore, _ = strconv.ParseFloat(r[2], 64)
+			s.log.Info("regroup: an article leads a story of its own", "article", st.Article, "from", st.From, "own", st.Own)
+			return out, nil
+		}
+		return out, fmt.Errorf("regroup: split %s from %s: unexpected reply %q", st.Article, st.From, r)
 	}
 	return out, errRegroupStale
 }

@@ -15,8 +15,9 @@ import (
 	"github.com/newsrank/newsrank/news"
 )
 
-// regroupEvery is how often the regroup job runs in the measurement, as
-// its default schedule runs it (every 6 hours).
+// regroupEvery is how often the regroup job runs in the measurement:
+// every 6 hours (its default schedule runs it hourly; fewer runs keep
+// the benchmark short).
 const regroupEvery = 6 * time.Hour
 
 // groupAndRegroup ingests the articles of s into a fresh store ranking
@@ -79,9 +80,8 @@ func groupAndRegroup(tb testing.TB, c *redistest.Server, prefix string, s *cover
 // BenchmarkStoryRegroup measures the pair F1 of each half of the
 // labelled coverage set (internal/coverage) grouped in a real store by
 // the ingest alone (f1-online: TestStoryQuality's figure) and by the
-// ingest with the regroup job run every 6 hours over the last 48 hours,
-// as its default schedule runs it (f1-regroup), with the steps the runs
-// took: go test -run '^$' -bench BenchmarkStoryRegroup ./news/
+// ingest with the regroup job run every 6 hours over the last 48 hours
+// (f1-regroup), with the steps the runs took: go test -run '^$' -bench BenchmarkStoryRegroup ./news/
 func BenchmarkStoryRegroup(b *testing.B) {
 	c := redistest.Start(b)
 	set, err := coverage.Load()

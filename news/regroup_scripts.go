@@ -376,3 +376,77 @@ caches(11, {into, from}, nil)
 touch(KEYS[4], into, from)
 return {'ok', iv, is, fv, fs}
 `)
+
+// regroupSplitCmd takes article id out of story from (not its lead) and
+// makes it the lead of a story of its own, in one atomic step, if from
+// did not change since the job read its fingerprint (regroupStateCmd)
+// and id is still from's: the first article of a story the replay found
+// among other stories' articles (the others then move to it).
+//
+//   - members: id leaves story:<from> and loses its story field; a story
+//     left with its lead alone is no story any more.
+//   - rankings: id is ranked alone (time: at its post time, votes: and
+//     score: with its own votes, restory), from's lead again with its
+//     story's votes; both recorded in touched: while a rebuild runs. User
+//     votes stay where they are: on the leads (a member holds none).
+//   - from's lead keeps its new centroid and latest post time (cv, slast;
+//     the job computed them; a lead left alone drops them); in the index
+//     lists of id's terms (its tk field) id is filed first (perkey
+//     stories a term at most), and from leaves the lists of the terms
+//     none of its remaining members has; the index's version counts the
+//     write.
+//   - groups: a group listing either loses its cached rankings.
+//   - expiries: id's hash lives until its post time + life; from's key
+//     and members until its latest member's post time + life (restory).
+//
+// KEYS[1] .. KEYS[7] -> those of regroupLua
+// KEYS[8] -> news:<from> HASH
+// KEYS[9] -> news:<id> HASH
+// KEYS[10], KEYS[11], KEYS[12], ... -> group:<g> SET, cache:score:<g> and
+// cache:time:<g> ZSETs, for every group of groups:
+// ARGV[1] .. ARGV[6] -> regroupArgs
+// ARGV[7] -> from, ARGV[8] -> id
+// ARGV[9] -> from's fingerprint as the job read it
+// ARGV[10], ARGV[11] -> from's centroid ("" when its lead is left alone)
+// and latest member's post time after the split
+// ARGV[12] -> perkey: how many stories an index term lists at most
+// (grouping.Params.PerKey)
+//
+// Returns {"changed"} (the fingerprint differs, from is gone, or id is
+// not from's: nothing written), {"closed"} (id is older than the window:
+// nothing written), or {"ok", id's votes, id's score, from's votes,
+// from's score}.
+var regroupSplitCmd = redis.NewScript(formulaLua + touchLua + regroupArgs + regroupLua + `
+local from, id = ARGV[7], ARGV[8]
+if id == from or state(from) ~= ARGV[9] then return {'changed'} end
+local hx = redis.call('HMGET', KEYS[9], 'story', 'time', 'tk')
+if hx[1] ~= from then return {'changed'} end
+if now > tonumber(hx[2]) + window then return {'closed'} end
+-- the members
+redis.call('HDEL', skey(from), id)
+redis.call('HDEL', KEYS[9], 'story')
+-- the rankings and the centroids
+redis.call('ZADD', KEYS[1], hx[2], id)
+local iv, is = restory(id)
+local fv, fs = restory(from)
+if ARGV[10] ~= '' then redis.call('HSET', KEYS[8], 'cv', ARGV[10], 'slast', ARGV[11]) end
+-- the index: id filed under its terms, from left under those no member
+-- of it has any more
+local kept = {}
+for _, m in ipairs(redis.call('HKEYS', skey(from))) do
+  for t in string.gmatch(redis.call('HGET', hkey(m), 'tk') or '', '%S+') do kept[t] = true end
+end
+local perkey = tonumber(ARGV[12])
+for t in string.gmatch(hx[3] or '', '%S+') do
+  local l = redis.call('HGET', KEYS[5], t)
+  local out = {id}
+  for x in string.gmatch(l or '', '[^,]+') do
+    if x ~= id and (x ~= from or kept[t]) and #out < perkey then out[#out + 1] = x end
+  end
+  redis.call('HSET', KEYS[5], t, table.concat(out, ','))
+end
+bump()
+caches(10, {from, id}, nil)
+touch(KEYS[4], id, from)
+return {'ok', iv, is, fv, fs}
+`)

@@ -309,8 +309,9 @@ func TestRegroupMovesMisfiledArticle(t *testing.T) {
 	s1 := e.ingest(t, report(quake[0], 1, "Alpha", post))
 	s2 := e.ingest(t, report(quake[1], 2, "Beta", post.Add(10*time.Minute)))
 	// x, about the rate hike, joins the quake story (the loose store
-	// takes any candidate): the rates story is not there yet
-	x := e.ingestOn(t, e.loose, report(misfit, 3, "Gamma", post.Add(time.Hour)))
+	// takes any candidate): the rates story is not there yet, though
+	// posted before x (a crawl read x first)
+	x := e.ingestOn(t, e.loose, report(misfit, 3, "Gamma", post.Add(4*time.Hour)))
 	t1 := e.ingestOn(t, e.apart, report(rates[0], 4, "Delta", post.Add(2*time.Hour)))
 	t2 := e.ingest(t, report(rates[0], 5, "Epsilon", post.Add(3*time.Hour)))
 	if s2.Story != s1.ID || x.Story != s1.ID || t1.Story != "" || t2.Story != t1.ID {
@@ -339,7 +340,7 @@ func TestRegroupMoveDissolves(t *testing.T) {
 	e := newRegroupEnv(t)
 	post := t0.Add(-6 * time.Hour)
 	s1 := e.ingest(t, report(quake[0], 1, "Alpha", post))
-	x := e.ingestOn(t, e.loose, report(misfit, 2, "Beta", post.Add(time.Hour)))
+	x := e.ingestOn(t, e.loose, report(misfit, 2, "Beta", post.Add(4*time.Hour)))
 	t1 := e.ingestOn(t, e.apart, report(rates[0], 3, "Gamma", post.Add(2*time.Hour)))
 	t2 := e.ingest(t, report(rates[0], 4, "Delta", post.Add(3*time.Hour)))
 	if x.Story != s1.ID || t2.Story != t1.ID {
@@ -491,3 +492,51 @@ func TestRegroupKeepsVotesExact(t *testing.T) {
 
 // keep the context import used by later tests of this file
 var _ = context.Background
+
+// TestRegroupSplitsAStoryOut: two quake reports read after a later
+// report of a port strike joined its story (the loose store takes any
+// candidate);
+// in publication order they are a story of their own. The regroup takes
+// the older out to lead its own story (split) and moves the other to it;
+// the strike report keeps its id, rank and votes, and a second run plans
+// nothing.
+func TestRegroupSplitsAStoryOut(t *testing.T) {
+	e := newRegroupEnv(t)
+	// the strike report, read first, posted three days after the quake:
+	// the two score far below the threshold (the span's decay), and the
+	// quake reports join it only by the loose store
+	strike := Article{Title: "Dock workers walk out over pay at San Antonio port in Chile",
+		Summary: "Workers at Chile's biggest port walked out demanding higher pay.",
+		Lead:    "The port authority said ships were diverted while talks went on."}
+	r := e.ingest(t, report(strike, 1, "Alpha", t0.Add(-6*time.Hour)))
+	q1 := e.ingestOn(t, e.loose, report(quake[0], 2, "Beta", t0.Add(-80*time.Hour)))
+	q2 := e.ingestOn(t, e.loose, report(quake[1], 3, "Gamma", t0.Add(-79*time.Hour)))
+	if q1.Story != r.ID || q2.Story != r.ID {
+		t.Fatalf("stories after the ingest: q1 %q q2 %q, want %s", q1.Story, q2.Story, r.ID)
+	}
+	e.vote(t, "u1", r.ID, Up)
+	e.vote(t, "u2", r.ID, Up)
+	res := e.regroup(t, DefaultRegroupOptions())
+	if res.Split != 1 || res.Moved != 1 || len(res.Steps) != 2 || res.Steps[0].Kind != "split" || res.Steps[0].Article.ID != q1.ID {
+		t.Fatalf("regroup: %+v, want q1 split out and q2 moved to it", res.Steps)
+	}
+	e.checkStory(t, q1.ID, q2.ID)
+	k := e.s.keys
+	if h := e.c.HMGet(e.ctx, k.Article(r.ID), "story", "svotes").Val(); h[0] != nil || h[1] != nil {
+		t.Errorf("the strike report alone keeps story %v svotes %v", h[0], h[1])
+	}
+	if got := e.zscore(t, k.Votes(), r.ID); got != 2 {
+		t.Errorf("the strike report's votes %v, want its 2", got)
+	}
+	for _, id := range []string{r.ID, q1.ID} {
+		if e.c.ZScore(e.ctx, k.Time(), id).Err() != nil {
+			t.Errorf("%s not ranked", id)
+		}
+	}
+	if e.c.ZScore(e.ctx, k.Time(), q2.ID).Err() != redis.Nil {
+		t.Errorf("the member %s is ranked", q2.ID)
+	}
+	if again := e.regroup(t, DefaultRegroupOptions()); len(again.Steps) != 0 {
+		t.Errorf("second run: %+v", again.Steps)
+	}
+}

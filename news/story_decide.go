@@ -226,6 +226,7 @@ func (s *Store) planChunks(calls []ingestCall, made [][]int, e *grouping.Engine,
 			if len(call.story.TitleNames) > 0 {
 				f = append(f, "tn", strings.Join(call.story.TitleNames, " "))
 			}
+			f = appendCounts(f, call.story)
 			if call.story.Actor != "" {
 				f = append(f, "ta", call.story.Actor)
 			}

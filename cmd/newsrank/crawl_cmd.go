@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/newsrank/newsrank/config"
 	"github.com/newsrank/newsrank/crawler"
 	"github.com/newsrank/newsrank/jobs"
+	"github.com/newsrank/newsrank/news"
 )
 
 const crawlAbout = `
@@ -39,6 +41,15 @@ prints "interrupted", the summary so far and what is kept: on a real Redis
 the URLs left stay queued for the next run or a daemon's consumers; on the
 embedded Redis they are lost with the process.
 
+With news.rank_by: story, -once then regroups the stories (the regroup
+job's run, under its lock, recorded in its history): the ingest groups the
+articles in the order the crawl brings them (a site's back pages newest
+first), and the regroup replays them in publication order, so that the
+stories are those publication order gives (newsrank stories -h). It looks
+at the stories posted since a day before the crawl's oldest new article
+(at least jobs.regroup.span, at most news.window) and prints what it did;
+-regroup=false leaves it to the scheduled job.
+
 Without -once it produces once, then keeps consuming until SIGINT or SIGTERM
 (the daemon runs the same consumers), and exits 0. A first signal stops
 claiming new URLs and lets the pages being fetched finish; a second one
@@ -61,8 +72,40 @@ func (s *sourceList) Set(v string) error {
 // defaultRetryWait is -wait's default.
 const defaultRetryWait = 5 * time.Minute
 
+// regroupAfterCrawl runs the regroup job once after crawl -once, with
+// news.rank_by: story and new articles stored: over the stories posted
+// since a day before the oldest new article (a story it joined may have
+// begun the day before), at least jobs.regroup.span (the store caps it at
+// news.window). A regroup already running elsewhere is no error.
+func (a *app) regroupAfterCrawl(ctx context.Context, w io.Writer, rep crawler.Report) error {
+	t := rep.Totals()
+	if a.cfg.News.RankBy != news.RankByStory || t.Created == 0 || ctx.Err() != nil {
+		return nil
+	}
+	o := a.cfg.Jobs.Regroup.Options()
+	if !t.Oldest.IsZero() {
+		o.Span = max(o.Span, a.clock.Now().Sub(t.Oldest)+24*time.Hour)
+	}
+	var res news.RegroupResult
+	run, err := a.jobs.RunFunc(ctx, jobs.Regroup, jobs.TriggerManual, func(ctx context.Context) (jobs.Counts, error) {
+		var err error
+		res, err = a.news.Regroup(ctx, o)
+		return regroupCounts(res), err
+	})
+	switch {
+	case errors.Is(err, jobs.ErrLocked):
+		fmt.Fprintln(w, "regroup: another regroup is running; the stories are regrouped by it or the next scheduled run")
+		return nil
+	case err != nil:
+		return fmt.Errorf("regroup after the crawl: %w", err)
+	}
+	fmt.Fprintf(w, "regroup: %d stories (%d articles) posted since %s: %d merged, %d joined, %d moved, %d split in %s\n",
+		res.Stories, res.Articles, res.From.Format(time.RFC3339), res.Merged, res.Joined, res.Moved, res.Split, run.Duration().Round(time.Millisecond))
+	return nil
+}
+
 func runCrawl(ctx context.Context, std *stdio, args []string) error {
-	fs := newFlags(std, "crawl", "crawl [-once [-wait-retries [-wait 5m]]] [-source NAME] [-cpuprofile FILE] [-memprofile FILE] [-trace FILE] [-config FILE] [flags]", crawlAbout)
+	fs := newFlags(std, "crawl", "crawl [-once [-wait-retries [-wait 5m]] [-regroup=false]] [-source NAME] [-cpuprofile FILE] [-memprofile FILE] [-trace FILE] [-config FILE] [flags]", crawlAbout)
 	common := addCommon(fs)
 	once := fs.Bool("once", false, "produce, consume until done, print a summary and exit")
 	var sources sourceList
@@ -74,6 +117,7 @@ func runCrawl(ctx context.Context, std *stdio, args []string) error {
 	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the crawl to `FILE` (for go tool pprof)")
 	memProfile := fs.String("memprofile", "", "write a Go allocations profile of the crawl to `FILE` at its end (go tool pprof -sample_index=alloc_space)")
 	tracePath := fs.String("trace", "", "write a Go execution trace of the crawl to `FILE` (for go tool trace)")
+	regroup := fs.Bool("regroup", true, "-once with news.rank_by: story: regroup the stories the crawl's new articles reach at its end (the regroup job's run)")
 	if err := parse(fs, args, false); err != nil {
 		return err
 	}
@@ -117,7 +161,7 @@ func runCrawl(ctx context.Context, std *stdio, args []string) error {
 	if !*once {
 		return crawlForever(ctx, log, a.crawler, sources)
 	}
-	opts := crawlOnceOptions{progress: *progress, asJSON: *asJSON}
+	opts := crawlOnceOptions{progress: *progress, asJSON: *asJSON, regroup: *regroup}
 	if *waitRetries {
 		opts.waitRetries = *wait
 	}
@@ -143,6 +187,7 @@ type crawlOnceOptions struct {
 	progress    string        // -progress
 	asJSON      bool          // -json
 	waitRetries time.Duration // -wait with -wait-retries; 0 without
+	regroup     bool          // -regroup
 }
 
 // crawlOnceCmd is crawl -once: the "crawl" job's run, under the same lock
@@ -167,6 +212,15 @@ func (a *app) crawlOnceCmd(ctx context.Context, std *stdio, o crawlOnceOptions, 
 		return err
 	}
 	summary(std.out, rep)
+	if o.regroup {
+		out := std.out
+		if o.asJSON {
+			out = std.err // the summary stays one JSON document
+		}
+		if err := a.regroupAfterCrawl(ctx, out, rep); err != nil {
+			return err
+		}
+	}
 	if failed := rep.FailedSources(); len(failed) > 0 {
 		return fmt.Errorf("%d of %d sources could not be read at all (no list page): %s", len(failed), len(rep.Produce.Sources), strings.Join(failed, ", "))
 	}

@@ -14,14 +14,22 @@ import (
 func runStories(ctx context.Context, std *stdio, args []string) error {
 	fs := newFlags(std, "stories", "stories [-config FILE] [-set KEY=VALUE] [-dry-run]", `
 Revisit the stories of the last jobs.regroup.span (48h) with news.rank_by:
-story, as the scheduled "regroup" job does: the ingest decides an
-article's story once, as it arrives, so it splits a story when a copy
-comes before the words that link it, and files an article in the story of
-its moment. This merges the split stories into the older one, lets an
-article alone join the story it belongs to, and moves an article that is
-more similar to another story than to the rest of its own by
-jobs.regroup.margin. It prints each step: the stories (their first
-article's id and title, their outlets) and the similarity.
+story, as the scheduled "regroup" job does (hourly, and at the end of a
+crawl -once): the ingest decides an article's story once, as it arrives,
+so the order a crawl brings the articles in (a feed's newest first, a
+site's back pages in any order) splits stories and files reports in the
+wrong one. This replays the span's articles in publication order, as the
+ingest would have grouped them had they come so, then merges the stories
+whose first articles match by jobs.regroup.merge_margin and moves an
+article that is jobs.regroup.margin more similar to another story, and
+turns the stories into that: stories whose first articles fall in one
+replayed story merge into the one whose first article is the oldest (a
+story's first article is never moved: its id, votes and rank stay), and
+the other articles move to their story. A replayed story holding no
+story's first article starts with its oldest article, which leaves its
+story to lead one of its own ("split"), and the others move to it. It prints each step: the
+stories (their first article's id and title, their outlets) and the
+similarity.
 
 Votes stay exact: a merged story's votes are both stories' minus the votes
 of users who voted on both, each of whom keeps their vote on the older
@@ -91,7 +99,7 @@ func (a *app) regroup(ctx context.Context, dry bool) (news.RegroupResult, error)
 // regroupCounts are the counts a regroup run records in its history.
 func regroupCounts(r news.RegroupResult) jobs.Counts {
 	return jobs.Counts{"examined": int64(r.Stories), "articles": int64(r.Articles), "merged": int64(r.Merged),
-		"joined": int64(r.Joined), "moved": int64(r.Moved), "retried": int64(r.Retried), "skipped": int64(r.Skipped)}
+		"joined": int64(r.Joined), "moved": int64(r.Moved), "split": int64(r.Split), "retried": int64(r.Retried), "skipped": int64(r.Skipped)}
 }
 
 // printRegroup prints what a regroup run did (or, a dry run, would do).
@@ -100,8 +108,8 @@ func printRegroup(w io.Writer, r news.RegroupResult, took time.Duration) {
 	if r.DryRun {
 		head, verb = "stories -dry-run", "would be "
 	}
-	fmt.Fprintf(w, "%s: %d stories (%d articles) posted since %s examined: %s%d merged, %d joined, %d moved",
-		head, r.Stories, r.Articles, r.From.Format(time.RFC3339), verb, r.Merged, r.Joined, r.Moved)
+	fmt.Fprintf(w, "%s: %d stories (%d articles) posted since %s examined: %s%d merged, %d joined, %d moved, %d split",
+		head, r.Stories, r.Articles, r.From.Format(time.RFC3339), verb, r.Merged, r.Joined, r.Moved, r.Split)
 	if took > 0 {
 		fmt.Fprintf(w, " in %s", took.Round(time.Millisecond))
 	}
@@ -117,6 +125,9 @@ func printRegroup(w io.Writer, r news.RegroupResult, took time.Duration) {
 	}
 	for _, st := range r.Steps {
 		switch st.Kind {
+		case "split":
+			fmt.Fprintf(w, "split  %s  leads a story of its own (%.3f with the rest of its story)\n", storyRef(*st.Article, false), st.Own)
+			fmt.Fprintf(w, "  from %s\n", storyRef(st.From, true))
 		case "move":
 			fmt.Fprintf(w, "move   %s  similarity %.3f (%.3f with the rest of its story)\n", storyRef(*st.Article, false), st.Score, st.Own)
 			fmt.Fprintf(w, "  from %s\n", storyRef(st.From, true))
