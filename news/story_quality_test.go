@@ -69,22 +69,22 @@ func measureCoverage(tb testing.TB, c *redistest.Server, split string) coverage.
 // parameters were tuned on the other half), ingested into a real store
 // in publication order. Deterministic: one order, the store's clock at
 // each article's publication. The floors are a little under what it
-// measures (bench/stories.md): pair F1 over same-language pairs 0.827,
-// look-alike events merged 4 of 33, Chinese-English pairs found 28 of 64,
-// 2 wrongly.
+// measures (bench/stories.md): pair F1 over same-language pairs 0.843,
+// look-alike events merged 8 of 50, Chinese-English pairs found 39 of 84,
+// 4 wrongly.
 func TestStoryQuality(t *testing.T) {
 	q := measureCoverage(t, redistest.Start(t), coverage.HeldOut)
 	// The figures only: which held-out pairs merged is named when a floor
 	// fails, not in every verbose run, so that nobody tunes on them.
 	t.Logf("held out: %s", q)
-	if q.F1 < 0.825 {
-		t.Errorf("held-out pair F1 %.3f, want at least 0.825", q.F1)
+	if q.F1 < 0.84 {
+		t.Errorf("held-out pair F1 %.3f, want at least 0.84", q.F1)
 	}
-	if q.LookAlikesMerged > 4 {
-		t.Errorf("held-out look-alike events merged %d of %d (%v), want 4 at most", q.LookAlikesMerged, q.LookAlikes, q.Merged)
+	if q.LookAlikesMerged > 8 {
+		t.Errorf("held-out look-alike events merged %d of %d (%v), want 8 at most", q.LookAlikesMerged, q.LookAlikes, q.Merged)
 	}
-	if q.CrossFound < 27 || q.CrossWrong > 2 {
-		t.Errorf("held-out pairs in two languages found %d of %d, %d wrong; want 27 at least, 2 wrong at most", q.CrossFound, q.CrossPairs, q.CrossWrong)
+	if q.CrossFound < 38 || q.CrossWrong > 4 {
+		t.Errorf("held-out pairs in two languages found %d of %d, %d wrong; want 38 at least, 4 wrong at most", q.CrossFound, q.CrossPairs, q.CrossWrong)
 	}
 }
 
