@@ -212,14 +212,18 @@ type rcluster struct {
 	keys    []string // its centroid's terms, sorted
 	alive   bool
 	ver     int
+	st      *Story // story's answer, until setSum changes c
 }
 
 func (c *rcluster) lead() *Member { return &c.members[0] }
 
 // story returns c as the Engine's Story.
 func (c *rcluster) story() *Story {
-	l := c.lead()
-	return &Story{Lead: l.ID, Centroid: c.cent, First: c.first, Last: c.last, Facts: l.Facts, CJK: l.CJK, Actor: l.Actor, Object: l.Object, Day: l.Day}
+	if c.st == nil {
+		l := c.lead()
+		c.st = &Story{Lead: l.ID, Centroid: c.cent, First: c.first, Last: c.last, Facts: l.Facts, CJK: l.CJK, Actor: l.Actor, Object: l.Object, Day: l.Day}
+	}
+	return c.st
 }
 
 // article returns m as the Engine's Article (its Doc holds what Score
@@ -304,6 +308,7 @@ func top(v termvec.Vector, n int) termvec.Vector { return termvec.Add(nil, v, n)
 // setSum sets c's sum and what follows from it: its centroid, its head
 // and its latest post time.
 func (r *regrouper) setSum(c *rcluster, sum termvec.Vector) {
+	c.st = nil
 	c.sum = sum
 	c.cent = top(sum, r.p.MaxCentroid)
 	c.head = top(sum, r.p.MaxCentroid+r.headTerms)
@@ -352,6 +357,10 @@ type regrouper struct {
 	cs        []*rcluster
 	byKey     map[string][]int // term → clusters filed under it, ascending
 	where     map[string]int   // article id → its cluster
+	// seen and pass: neighbours' marks, seen[j] == pass for a cluster
+	// it listed already in its current call
+	seen []int
+	pass int
 }
 
 // Regroup plans the merges and moves that mend the stories cs (see
@@ -432,6 +441,10 @@ func (r *regrouper) rounds(moves bool) []Step {
 // neighbours returns the alive clusters other than i filed under terms,
 // ascending.
 func (r *regrouper) neighbours(i int, terms []string) []int {
+	if len(r.seen) < len(r.cs) {
+		r.seen = append(r.seen, make([]int, len(r.cs)-len(r.seen))...)
+	}
+	r.pass++ // a cluster is listed once: seen[j] == pass once it is
 	var out []int
 	for _, k := range terms {
 		l := r.byKey[k]
@@ -439,13 +452,14 @@ func (r *regrouper) neighbours(i int, terms []string) []int {
 			continue
 		}
 		for _, j := range l {
-			if j != i && r.cs[j].alive {
+			if j != i && r.seen[j] != r.pass && r.cs[j].alive {
+				r.seen[j] = r.pass
 				out = append(out, j)
 			}
 		}
 	}
 	slices.Sort(out)
-	return slices.Compact(out)
+	return out
 }
 
 // pairScore is how well clusters a and b match: the lower of the Scores
@@ -572,7 +586,8 @@ func (r *regrouper) file(i int, terms []string) {
 // reaches the threshold, with that Score.
 func (r *regrouper) fit(m *Member, own int) (float64, int, float64) {
 	a := m.article()
-	ownScore := r.p.Score(a, m.Vector, r.rest(r.cs[own], m))
+	days := new(articleDays) // what the Scores read of m alone, once
+	ownScore := r.p.score(a, m.Vector, r.rest(r.cs[own], m), days)
 	best, bestScore := -1, 0.0
 	cutoff := m.Time - int64(r.o.Window/time.Second)
 	for _, j := range r.neighbours(own, terms(m.Vector)) {
@@ -580,7 +595,7 @@ func (r *regrouper) fit(m *Member, own int) (float64, int, float64) {
 		if t.first < cutoff {
 			continue
 		}
-		sc := r.p.Score(a, m.Vector, t.story())
+		sc := r.p.score(a, m.Vector, t.story(), days)
 		if sc >= r.p.least(m.CJK, t.lead().CJK) && sc > bestScore {
 			best, bestScore = j, sc
 		}
