@@ -2,6 +2,7 @@ package news
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/newsrank/newsrank/grouping"
 	"github.com/newsrank/newsrank/termvec"
+	"github.com/redis/go-redis/v9"
 )
 
 // An article's hash keeps its terms' weighted occurrences (tc: its
@@ -49,6 +51,29 @@ func parseCounts(s string) map[string]float64 {
 	return out
 }
 
+// countedDays returns the days from day `from` up to (not including)
+// day `to` whose TermDF hash counts some article ("*"), in order: the
+// only ones replayDF reads (a first crawl's span has none before it).
+// A day it cannot tell about is listed, for replayDF to read and report.
+func (s *Store) countedDays(ctx context.Context, from, to int64) []int64 {
+	if to <= from {
+		return nil
+	}
+	pipe := s.c.Pipeline()
+	cmds := make([]*redis.StringCmd, 0, to-from)
+	for d := from; d < to; d++ {
+		cmds = append(cmds, pipe.HGet(ctx, s.keys.TermDF(d), "*"))
+	}
+	_, _ = pipe.Exec(ctx) // redis.Nil for a day without a hash; any other error is each command's
+	var out []int64
+	for i, c := range cmds {
+		if n, err := c.Int(); n > 0 || err != nil && !errors.Is(err, redis.Nil) {
+			out = append(out, from+int64(i))
+		}
+	}
+	return out
+}
+
 // regroupDFChunk is how many terms one HMGET of a day's frequencies
 // asks for at most.
 const regroupDFChunk = 2000
@@ -58,8 +83,8 @@ const regroupDFChunk = 2000
 // (the span's start), of the terms the span's articles cs have. The
 // replay adds the span's articles to them one by one in publication
 // order, so that each is weighed as the ingest weighed it had the
-// articles come in that order. Bounded: one HMGET a day for every
-// regroupDFChunk terms.
+// articles come in that order. Bounded: one HMGET a day that counts some
+// article (countedDays) for every regroupDFChunk terms.
 func (s *Store) replayDF(ctx context.Context, from int64, cs []grouping.Cluster) (*grouping.MemFreq, error) {
 	f := grouping.NewMemFreq(s.opts.Window)
 	set := map[string]bool{"*": true}
@@ -72,7 +97,8 @@ func (s *Store) replayDF(ctx context.Context, from int64, cs []grouping.Cluster)
 	}
 	terms := slices.Sorted(maps.Keys(set))
 	first := grouping.Day(from)
-	for d := first - grouping.WindowDays(s.opts.Window) + 1; d < first; d++ {
+	days := s.countedDays(ctx, first-grouping.WindowDays(s.opts.Window)+1, first)
+	for _, d := range days {
 		counts := make(map[string]int)
 		docs := 0
 		for lo := 0; lo < len(terms); lo += regroupDFChunk {
