@@ -396,6 +396,9 @@ const (
 // furnitureValue reports whether a class or id value names page
 // furniture (furnitureClass).
 func furnitureValue(v string) bool {
+	if f, ok := furnitureASCII(v); ok {
+		return f
+	}
 	if f, ok := furnitureMemo.Load(v); ok {
 		return f.(bool)
 	}
