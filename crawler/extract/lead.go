@@ -78,7 +78,7 @@ var (
 )
 
 // lead is the page's lead (see the comment above).
-func lead(doc *goquery.Document, r *Rules, ld jsonLD) string {
+func lead(doc *goquery.Document, r *Rules, ld jsonLD, ab *articleBody) string {
 	for i, sel := range [...]Selector{r.sel.Lead, r.sel.Body} {
 		if sel.css == nil {
 			continue
@@ -96,7 +96,7 @@ func lead(doc *goquery.Document, r *Rules, ld jsonLD) string {
 			return l
 		}
 	}
-	if l := leadOf(blockTexts(first(doc, articleBodySel)), true); l != "" {
+	if l := leadOf(blockTexts(ab.get()), true); l != "" {
 		return l
 	}
 	if len(doc.Nodes) == 0 {
@@ -149,8 +149,11 @@ func textBlocks(root *html.Node) []textBlock {
 		var run strings.Builder
 		var all, linked collapsedCount
 		flush := func() {
-			if text := collapse(run.String()); text != "" && !furniture && 2*linked.runes <= all.runes {
-				b := textBlock{text: text, in: n, parent: n}
+			// all counts run's characters but white space: none, and
+			// collapse would leave nothing. A block passed over is not
+			// collapsed.
+			if !furniture && all.runes > 0 && 2*linked.runes <= all.runes {
+				b := textBlock{text: collapse(run.String()), in: n, parent: n}
 				if n.Data == "p" && n.Parent != nil {
 					b.parent = n.Parent
 				}
