@@ -245,9 +245,9 @@ func fallbackBodyLen(doc *goquery.Document, ab *articleBody) int {
 // for once: the lead and the body's length both read it, and the look
 // walks the whole page when there is none.
 type articleBody struct {
-	doc   *goquery.Document
+	doc    *goquery.Document
 	looked bool
-	sel   *goquery.Selection
+	sel    *goquery.Selection
 }
 
 // get returns the element, as first(doc, articleBodySel).

@@ -379,11 +379,11 @@ func furnitureAttr(n *html.Node) bool {
 	return false
 }
 
-// furnitureMemo remembers furnitureClass's answer for class and id
-// values: a site's pages repeat the same values, element after element
-// and page after page, and the expression, many alternatives under
-// (?i), costs microseconds a value where a look-up costs tens of
-// nanoseconds. It keeps about furnitureMemoMax values (a few more when
+// furnitureMemo remembers furnitureClass's answer for the class and id
+// values furnitureASCII does not answer (not ASCII, or wide): a site's
+// pages repeat the same values, element after element and page after
+// page, and the expression, many alternatives under (?i), costs
+// microseconds a value where a look-up costs tens of nanoseconds. It keeps about furnitureMemoMax values (a few more when
 // pages are read at once) of at most furnitureMemoWidth bytes: others
 // are matched each time, as before.
 var (
