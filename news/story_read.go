@@ -12,7 +12,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/newsrank/newsrank/grouping"
-	"github.com/newsrank/newsrank/internal/rdb"
 	"github.com/newsrank/newsrank/termvec"
 )
 
@@ -186,29 +185,25 @@ func (s *Store) readPlanOnce(ctx context.Context, calls []ingestCall, parts [][]
 	days := s.dfDays(now)
 	trust := c.valid && !c.foreign
 	var hitDF, lists []string // the frequencies the cache gave; the lists to read
+	pipe := s.c.Pipeline()
+	ver := pipe.HMGet(ctx, s.keys.StoryIndexVersion(), "n", "by")
+	journal := pipe.LLen(ctx, s.keys.TermDFJournal(c.df.writer))
+	urls := make(map[int]*redis.StringCmd)
+	for _, part := range parts {
+		for _, i := range part {
+			urls[i] = pipe.HGet(ctx, s.keys.Article(calls[i].id), "url")
+		}
+	}
 	ask := terms
 	if trust {
 		ask, hitDF, lists = r.fromCacheFirst(c, terms, days[0])
 	}
-	var (
-		ver, listCmd *redis.SliceCmd
-		journal      *redis.IntCmd
-		dfs          *redis.Cmd
-	)
-	urls := make(map[int]*redis.StringCmd)
-	if _, err := rdb.Pipelined(ctx, s.c, func(pipe redis.Pipeliner) {
-		ver = pipe.HMGet(ctx, s.keys.StoryIndexVersion(), "n", "by")
-		journal = pipe.LLen(ctx, s.keys.TermDFJournal(c.df.writer))
-		for _, part := range parts {
-			for _, i := range part {
-				urls[i] = pipe.HGet(ctx, s.keys.Article(calls[i].id), "url")
-			}
-		}
-		dfs = s.queueDF(ctx, pipe, days, ask)
-		if len(lists) > 0 {
-			listCmd = pipe.HMGet(ctx, s.keys.StoryIndex(), lists...)
-		}
-	}, dfReadCmd); err != nil && !errors.Is(err, redis.Nil) {
+	dfs := s.queueDF(ctx, pipe, days, ask)
+	var listCmd *redis.SliceCmd
+	if len(lists) > 0 {
+		listCmd = pipe.HMGet(ctx, s.keys.StoryIndex(), lists...)
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return nil, 0, fmt.Errorf("read the story index: %w", err)
 	}
 	if err := r.version(ver); err != nil {
@@ -229,9 +224,7 @@ func (s *Store) readPlanOnce(ctx context.Context, calls []ingestCall, parts [][]
 		c.reset()
 		c.valid, c.n, c.by = true, r.n, r.by
 	}
-	if err := r.takeDF(c, days, ask, dfs); err != nil {
-		return nil, 0, err
-	}
+	r.takeDF(c, days, ask, dfs)
 	if listCmd != nil {
 		r.takeLists(c, lists, listCmd)
 	}
@@ -299,44 +292,44 @@ func (r *planRead) version(cmd *redis.SliceCmd) error {
 	return nil
 }
 
-// queueDF queues on pipe the read of the document frequencies of terms
-// on days (dfReadCmd): nil when there are no terms.
-func (s *Store) queueDF(ctx context.Context, pipe redis.Pipeliner, days []int64, terms []string) *redis.Cmd {
+// queueDF queues on pipe the reads of the document frequencies of terms
+// on days, one HMGET a day.
+func (s *Store) queueDF(ctx context.Context, pipe redis.Pipeliner, days []int64, terms []string) []*redis.SliceCmd {
 	if len(terms) == 0 {
 		return nil
 	}
-	keys := make([]string, len(days))
-	for j, d := range days {
-		keys[j] = s.keys.TermDF(d)
-	}
-	args := make([]any, len(terms))
+	fields := make([]any, len(terms)) // each term made an interface once, not once a day
 	for i, t := range terms {
-		args[i] = t
+		fields[i] = t
 	}
-	return dfReadCmd.EvalSha(ctx, pipe, keys, args...)
+	out := make([]*redis.SliceCmd, len(days))
+	for j, d := range days {
+		args := make([]any, 0, 2+len(fields))
+		args = append(append(args, "hmget", s.keys.TermDF(d)), fields...)
+		out[j] = redis.NewSliceCmd(ctx, args...)
+		_ = pipe.Process(ctx, out[j])
+	}
+	return out
 }
 
-// takeDF puts the frequencies of terms on days, read by cmd (queueDF),
+// takeDF puts the frequencies of terms on days, read by dfs (queueDF),
 // in r and in c.
-func (r *planRead) takeDF(c *storyCache, days []int64, terms []string, cmd *redis.Cmd) error {
-	if cmd == nil {
-		return nil
-	}
-	v, err := cmd.Slice()
-	if err != nil {
-		return fmt.Errorf("read the document frequencies: %w", err)
+func (r *planRead) takeDF(c *storyCache, days []int64, terms []string, dfs []*redis.SliceCmd) {
+	if len(dfs) == 0 {
+		return
 	}
 	xs := make([]*termDF, len(terms)) // each its own: the cache keeps some
 	for i := range xs {
 		xs[i] = newTermDF(days[0], len(days), nil)
 	}
-	for k := 0; k+1 < len(v); k += 2 {
-		i, _ := v[k].(int64)
-		row, _ := v[k+1].(string)
-		if i < 1 || int(i) > len(terms) {
-			return fmt.Errorf("read the document frequencies: term %d of %d", i, len(terms))
+	for j, cmd := range dfs {
+		for i, v := range cmd.Val() {
+			if s, ok := v.(string); ok {
+				n, _ := strconv.Atoi(s)
+				xs[i].n[j] = int32(n)
+				xs[i].sum += n
+			}
 		}
-		parseDFRow(xs[i-1], row)
 	}
 	for i, t := range terms {
 		c.df.addTo(t, xs[i])
@@ -344,76 +337,18 @@ func (r *planRead) takeDF(c *storyCache, days []int64, terms []string, cmd *redi
 		x.df = xs[i]
 		c.termOf(x).df = xs[i]
 	}
-	return nil
-}
-
-// parseDFRow puts in x a term's counts as dfReadCmd gives them, one a
-// day separated by commas, "" for none; a count that is not a number
-// counts 0, as a day without one.
-func parseDFRow(x *termDF, row string) {
-	j := 0
-	for f := range strings.SplitSeq(row, ",") {
-		if j == len(x.n) {
-			return
-		}
-		if n, err := strconv.Atoi(f); err == nil {
-			x.n[j] = int32(n)
-			x.sum += n
-		}
-		j++
-	}
 }
 
 // rereadDF reads the frequencies of terms on days into r and c.
 func (s *Store) rereadDF(ctx context.Context, r *planRead, days []int64, terms []string) error {
-	var cmd *redis.Cmd
-	if _, err := rdb.Pipelined(ctx, s.c, func(pipe redis.Pipeliner) {
-		cmd = s.queueDF(ctx, pipe, days, terms)
-	}, dfReadCmd); err != nil && !errors.Is(err, redis.Nil) {
+	pipe := s.c.Pipeline()
+	dfs := s.queueDF(ctx, pipe, days, terms)
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return fmt.Errorf("read the document frequencies: %w", err)
 	}
-	return r.takeDF(s.stories, days, terms, cmd)
+	r.takeDF(s.stories, days, terms, dfs)
+	return nil
 }
-
-// dfReadCmd reads the document frequencies of terms on the window's
-// days: what an HMGET of each day's TermDF hash gives, sent once
-// instead of once a day, and answered only for the terms some day
-// counts (a batch's terms are mostly new, or rare: counted on no day or
-// on few).
-//
-// KEYS[1..n] -> TermDF HASH of each day, in the window's order
-// ARGV[1..m] -> terms
-//
-// Returns, for each term counted on some day, its index in ARGV (from 1)
-// and its counts, one a day in KEYS' order separated by commas, "" for a
-// day without one: {i, "0,,3,...", ...}. The fields are asked for a
-// thousand at a time (Lua's unpack takes no more than a few thousand).
-var dfReadCmd = redis.NewScript(`
-local n, out, rows, order = #KEYS, {}, {}, {}
-for d = 1, n do
-  for s = 1, #ARGV, 1000 do
-    local vs = redis.call('HMGET', KEYS[d], unpack(ARGV, s, math.min(s + 999, #ARGV)))
-    for j = 1, #vs do
-      if vs[j] then
-        local i = s + j - 1
-        local row = rows[i]
-        if not row then
-          row = {}
-          for k = 1, n do row[k] = '' end
-          rows[i] = row
-          order[#order + 1] = i
-        end
-        row[d] = vs[j]
-      end
-    end
-  end
-end
-for _, i in ipairs(order) do
-  out[#out + 1] = i
-  out[#out + 1] = table.concat(rows[i], ',')
-end
-return out
-`)
 
 // takeLists puts the index lists of keys, read by cmd, in r and in c.
 func (r *planRead) takeLists(c *storyCache, keys []string, cmd *redis.SliceCmd) {
