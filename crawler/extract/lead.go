@@ -162,16 +162,22 @@ func textBlocks(root *html.Node) []textBlock {
 			run.Reset()
 			all, linked = collapsedCount{}, collapsedCount{}
 		}
+		// In furniture the text is not gathered (flush passes it over);
+		// the block children are still walked, for an article inside.
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			switch {
 			case c.Type == html.TextNode:
-				run.WriteString(c.Data)
-				all.text(c.Data)
+				if !furniture {
+					run.WriteString(c.Data)
+					all.text(c.Data)
+				}
 			case c.Type != html.ElementNode:
 			case c.Data == "br":
 				flush()
 			case inline[c.Data]:
-				inlineText(c, c.Data == "a", &run, &all, &linked)
+				if !furniture {
+					inlineText(c, c.Data == "a", &run, &all, &linked)
+				}
 			default:
 				flush()
 				if f, ok := enter(c, furniture); ok {
