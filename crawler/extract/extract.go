@@ -166,8 +166,9 @@ func extract(body []byte, contentType, pageURL string, r *Rules, now time.Time, 
 		p.Canonical = absURL(base, metas.get("property=og:url", "name=og:url"))
 	}
 
+	ab := &articleBody{doc: doc}
 	if !r.noLead {
-		p.Lead = lead(doc, r, ld)
+		p.Lead = lead(doc, r, ld, ab)
 	}
 	switch {
 	case r.sel.Body.css != nil:
@@ -175,7 +176,7 @@ func extract(body []byte, contentType, pageURL string, r *Rules, now time.Time, 
 	case ld.body != "":
 		p.BodyLen = utf8.RuneCountInString(collapse(ld.body))
 	default:
-		p.BodyLen = fallbackBodyLen(doc)
+		p.BodyLen = fallbackBodyLen(doc, ab)
 	}
 	return p, ev, nil
 }
@@ -228,14 +229,33 @@ func plainTitle(s string) string {
 }
 
 // fallbackBodyLen measures the body text without a selector: the
-// articleBody element, else <article>, else the paragraphs of the page.
-func fallbackBodyLen(doc *goquery.Document) int {
-	for _, sel := range [...]cascadia.Selector{articleBodySel, articleSel} {
-		if s := first(doc, sel); s.Length() > 0 {
-			return textLen(s)
-		}
+// articleBody element (ab), else <article>, else the paragraphs of the
+// page.
+func fallbackBodyLen(doc *goquery.Document, ab *articleBody) int {
+	if s := ab.get(); s.Length() > 0 {
+		return textLen(s)
+	}
+	if s := first(doc, articleSel); s.Length() > 0 {
+		return textLen(s)
 	}
 	return textLen(doc.FindMatcher(bodyPSel))
+}
+
+// articleBody is a page's first itemprop=articleBody element, looked
+// for once: the lead and the body's length both read it, and the look
+// walks the whole page when there is none.
+type articleBody struct {
+	doc    *goquery.Document
+	looked bool
+	sel    *goquery.Selection
+}
+
+// get returns the element, as first(doc, articleBodySel).
+func (a *articleBody) get() *goquery.Selection {
+	if !a.looked {
+		a.sel, a.looked = first(a.doc, articleBodySel), true
+	}
+	return a.sel
 }
 
 // textLen is the length in characters of the selection's text with runs

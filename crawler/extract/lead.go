@@ -78,7 +78,7 @@ var (
 )
 
 // lead is the page's lead (see the comment above).
-func lead(doc *goquery.Document, r *Rules, ld jsonLD) string {
+func lead(doc *goquery.Document, r *Rules, ld jsonLD, ab *articleBody) string {
 	for i, sel := range [...]Selector{r.sel.Lead, r.sel.Body} {
 		if sel.css == nil {
 			continue
@@ -96,7 +96,7 @@ func lead(doc *goquery.Document, r *Rules, ld jsonLD) string {
 			return l
 		}
 	}
-	if l := leadOf(blockTexts(first(doc, articleBodySel)), true); l != "" {
+	if l := leadOf(blockTexts(ab.get()), true); l != "" {
 		return l
 	}
 	if len(doc.Nodes) == 0 {
@@ -149,8 +149,11 @@ func textBlocks(root *html.Node) []textBlock {
 		var run strings.Builder
 		var all, linked collapsedCount
 		flush := func() {
-			if text := collapse(run.String()); text != "" && !furniture && 2*linked.runes <= all.runes {
-				b := textBlock{text: text, in: n, parent: n}
+			// all counts run's characters but white space: none, and
+			// collapse would leave nothing. A block passed over is not
+			// collapsed.
+			if !furniture && all.runes > 0 && 2*linked.runes <= all.runes {
+				b := textBlock{text: collapse(run.String()), in: n, parent: n}
 				if n.Data == "p" && n.Parent != nil {
 					b.parent = n.Parent
 				}
@@ -159,16 +162,22 @@ func textBlocks(root *html.Node) []textBlock {
 			run.Reset()
 			all, linked = collapsedCount{}, collapsedCount{}
 		}
+		// In furniture the text is not gathered (flush passes it over);
+		// the block children are still walked, for an article inside.
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			switch {
 			case c.Type == html.TextNode:
-				run.WriteString(c.Data)
-				all.text(c.Data)
+				if !furniture {
+					run.WriteString(c.Data)
+					all.text(c.Data)
+				}
 			case c.Type != html.ElementNode:
 			case c.Data == "br":
 				flush()
 			case inline[c.Data]:
-				inlineText(c, c.Data == "a", &run, &all, &linked)
+				if !furniture {
+					inlineText(c, c.Data == "a", &run, &all, &linked)
+				}
 			default:
 				flush()
 				if f, ok := enter(c, furniture); ok {
@@ -376,11 +385,11 @@ func furnitureAttr(n *html.Node) bool {
 	return false
 }
 
-// furnitureMemo remembers furnitureClass's answer for class and id
-// values: a site's pages repeat the same values, element after element
-// and page after page, and the expression, many alternatives under
-// (?i), costs microseconds a value where a look-up costs tens of
-// nanoseconds. It keeps about furnitureMemoMax values (a few more when
+// furnitureMemo remembers furnitureClass's answer for the class and id
+// values furnitureASCII does not answer (not ASCII, or wide): a site's
+// pages repeat the same values, element after element and page after
+// page, and the expression, many alternatives under (?i), costs
+// microseconds a value where a look-up costs tens of nanoseconds. It keeps about furnitureMemoMax values (a few more when
 // pages are read at once) of at most furnitureMemoWidth bytes: others
 // are matched each time, as before.
 var (
@@ -396,6 +405,9 @@ const (
 // furnitureValue reports whether a class or id value names page
 // furniture (furnitureClass).
 func furnitureValue(v string) bool {
+	if f, ok := furnitureASCII(v); ok {
+		return f
+	}
 	if f, ok := furnitureMemo.Load(v); ok {
 		return f.(bool)
 	}

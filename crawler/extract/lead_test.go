@@ -221,7 +221,7 @@ func TestLeadsOfRealPages(t *testing.T) {
 			t.Fatalf("%s: %v", pages[i].File, err)
 		}
 		_, ldNodes := metaAndJSONLD(doc)
-		l := lead(doc, rules, findJSONLD(ldNodes))
+		l := lead(doc, rules, findJSONLD(ldNodes), &articleBody{doc: doc})
 		n++
 		if l == "" {
 			continue

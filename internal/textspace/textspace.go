@@ -5,6 +5,7 @@ package textspace
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // IsSpace is unicode.IsSpace, sooner for ASCII and for the characters
@@ -37,10 +38,34 @@ func Collapsed(s string) bool {
 }
 
 // Collapse trims s and folds runs of white space into one space:
-// strings.Join(strings.Fields(s), " "), and s itself when that is s.
+// strings.Join(strings.Fields(s), " "), and s itself when that is s. It
+// writes the words in one pass, without the list of them (bytes that
+// are not UTF-8 are kept as they are, as Fields keeps them).
 func Collapse(s string) string {
 	if Collapsed(s) {
 		return s
 	}
-	return strings.Join(strings.Fields(s), " ")
+	var b strings.Builder
+	b.Grow(len(s))
+	space := true // as after a space: a leading one is dropped
+	for i := 0; i < len(s); {
+		c, size := s[i], 1
+		var sp bool
+		if c < utf8.RuneSelf {
+			sp = c == ' ' || '\t' <= c && c <= '\r'
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(s[i:])
+			sp = IsSpace(r)
+		}
+		if !sp {
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(s[i : i+size])
+		}
+		space = sp
+		i += size
+	}
+	return b.String()
 }
