@@ -655,13 +655,7 @@ func (r *regrouper) split(ci, mi int) (Step, int) {
 	m := c.members[mi]
 	st := Step{Kind: Split, Into: m.ID, From: c.lead().ID, Article: m.ID, IntoMembers: []string{m.ID}, FromMembers: c.ids()}
 	st.Own = r.p.Score(m.fullArticle(), m.Vector, r.rest(c, &c.members[mi]))
-	c.members = slices.Delete(c.members, mi, mi+1)
-	c.ver++
-	r.setSum(c, less(c.sum, m.Vector))
-	st.FromLast = c.last
-	if len(c.members) > 1 {
-		st.FromCentroid = c.cent
-	}
+	r.leave(c, mi, &st)
 	n := &rcluster{members: []Member{m}, alive: true, first: m.Time}
 	r.setSum(n, termvec.Add(nil, m.Vector, 0))
 	r.cs = append(r.cs, n)
@@ -672,13 +666,11 @@ func (r *regrouper) split(ci, mi int) (Step, int) {
 	return st, ni
 }
 
-// move moves member mi (not the lead) of cluster ci to cluster ti and
-// returns the step, of Score score and Own own.
-func (r *regrouper) move(ci, mi, ti int, score, own float64) Step {
-	c, t := r.cs[ci], r.cs[ti]
+// leave takes member mi (not the lead) out of cluster c and writes what
+// c is after it into st (FromLast; FromCentroid unless its lead is left
+// alone).
+func (r *regrouper) leave(c *rcluster, mi int, st *Step) {
 	m := c.members[mi]
-	st := Step{Kind: Move, Into: t.lead().ID, From: c.lead().ID, Article: m.ID, Score: score, Own: own,
-		IntoMembers: t.ids(), FromMembers: c.ids()}
 	c.members = slices.Delete(c.members, mi, mi+1)
 	c.ver++
 	r.setSum(c, less(c.sum, m.Vector))
@@ -686,6 +678,16 @@ func (r *regrouper) move(ci, mi, ti int, score, own float64) Step {
 	if len(c.members) > 1 {
 		st.FromCentroid = c.cent
 	}
+}
+
+// move moves member mi (not the lead) of cluster ci to cluster ti and
+// returns the step, of Score score and Own own.
+func (r *regrouper) move(ci, mi, ti int, score, own float64) Step {
+	c, t := r.cs[ci], r.cs[ti]
+	m := c.members[mi]
+	st := Step{Kind: Move, Into: t.lead().ID, From: c.lead().ID, Article: m.ID, Score: score, Own: own,
+		IntoMembers: t.ids(), FromMembers: c.ids()}
+	r.leave(c, mi, &st)
 	t.members = append(t.members, m)
 	sortMembers(t.members)
 	r.setSum(t, termvec.Add(t.sum, m.Vector, 0))
