@@ -34,6 +34,9 @@ import "github.com/redis/go-redis/v9"
 // lead is ranked (votes:, score:) with those votes at its own post time;
 // it returns them and the score.
 //
+// filedTerms(lead): the set of the index terms (tk fields) of story
+// lead's members: the terms a story stays filed under when one leaves.
+//
 // refile(terms, old, new): in the index lists of terms (space-separated),
 // new takes old's place (old just leaves when new is listed already).
 //
@@ -46,6 +49,14 @@ local base = string.sub(KEYS[1], 1, #KEYS[1] - #'time:')
 local function hkey(id) return base .. 'news:' .. id end
 local function skey(id) return base .. 'story:' .. id end
 local function vkey(id) return base .. 'voted:' .. id end
+-- filedTerms: the set of the index terms (tk) of story lead's members
+local function filedTerms(lead)
+  local kept = {}
+  for _, m in ipairs(redis.call('HKEYS', skey(lead))) do
+    for t in string.gmatch(redis.call('HGET', hkey(m), 'tk') or '', '%S+') do kept[t] = true end
+  end
+  return kept
+end
 local function state(lead)
   local h = redis.call('HMGET', hkey(lead), 'time', 'story', 'up', 'down', 'comments', 'votes', 'svotes')
   if not h[1] then return nil end
@@ -354,10 +365,7 @@ redis.call('HSET', KEYS[8], 'cv', ARGV[12], 'slast', ARGV[13])
 if ARGV[14] ~= '' then redis.call('HSET', KEYS[9], 'cv', ARGV[14], 'slast', ARGV[15]) end
 -- the index: into filed under id's terms, from left under those no
 -- member of it has any more
-local kept = {}
-for _, m in ipairs(redis.call('HKEYS', skey(from))) do
-  for t in string.gmatch(redis.call('HGET', hkey(m), 'tk') or '', '%S+') do kept[t] = true end
-end
+local kept = filedTerms(from)
 local perkey = tonumber(ARGV[16])
 for t in string.gmatch(hx[3] or '', '%S+') do
   local l = redis.call('HGET', KEYS[5], t)
@@ -432,10 +440,7 @@ local fv, fs = restory(from)
 if ARGV[10] ~= '' then redis.call('HSET', KEYS[8], 'cv', ARGV[10], 'slast', ARGV[11]) end
 -- the index: id filed under its terms, from left under those no member
 -- of it has any more
-local kept = {}
-for _, m in ipairs(redis.call('HKEYS', skey(from))) do
-  for t in string.gmatch(redis.call('HGET', hkey(m), 'tk') or '', '%S+') do kept[t] = true end
-end
+local kept = filedTerms(from)
 local perkey = tonumber(ARGV[12])
 for t in string.gmatch(hx[3] or '', '%S+') do
   local l = redis.call('HGET', KEYS[5], t)
