@@ -152,9 +152,11 @@ func (r *planRead) batchTerms(calls []ingestCall, parts [][]int) []string {
 // their terms. When the cache is trusted (the last plan found no other
 // writer), the frequencies it holds are not read, and the index lists of
 // the terms it holds no list of are read too (an article's keys are
-// among its terms, and are known only once the frequencies are); when
-// the version read then shows another writer, the cache is dropped and
-// the frequencies it gave are read.
+// among its terms, and are known only once the frequencies are), and
+// the frequencies it lacks are read only on the days it counts some
+// article on (batchTerm.counted); when the version read then shows
+// another writer, the cache is dropped and the frequencies it gave, or
+// passed over, are read.
 //
 // The frequencies read count the store's pending counts too (dfPending):
 // when its journal is not as it wrote it (the prune added it, or a
