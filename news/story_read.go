@@ -152,9 +152,11 @@ func (r *planRead) batchTerms(calls []ingestCall, parts [][]int) []string {
 // their terms. When the cache is trusted (the last plan found no other
 // writer), the frequencies it holds are not read, and the index lists of
 // the terms it holds no list of are read too (an article's keys are
-// among its terms, and are known only once the frequencies are); when
-// the version read then shows another writer, the cache is dropped and
-// the frequencies it gave are read.
+// among its terms, and are known only once the frequencies are), and
+// the frequencies it lacks are read only on the days it counts some
+// article on (batchTerm.counted); when the version read then shows
+// another writer, the cache is dropped and the frequencies it gave, or
+// passed over, are read.
 //
 // The frequencies read count the store's pending counts too (dfPending):
 // when its journal is not as it wrote it (the prune added it, or a
@@ -194,11 +196,12 @@ func (s *Store) readPlanOnce(ctx context.Context, calls []ingestCall, parts [][]
 			urls[i] = pipe.HGet(ctx, s.keys.Article(calls[i].id), "url")
 		}
 	}
-	ask := terms
+	ask, asked := terms, days
 	if trust {
 		ask, hitDF, lists = r.fromCacheFirst(c, terms, days[0])
+		asked = r.articles.counted(days)
 	}
-	dfs := s.queueDF(ctx, pipe, days, ask)
+	dfs := s.queueDF(ctx, pipe, asked, ask)
 	var listCmd *redis.SliceCmd
 	if len(lists) > 0 {
 		listCmd = pipe.HMGet(ctx, s.keys.StoryIndex(), lists...)
@@ -224,14 +227,36 @@ func (s *Store) readPlanOnce(ctx context.Context, calls []ingestCall, parts [][]
 		c.reset()
 		c.valid, c.n, c.by = true, r.n, r.by
 	}
-	r.takeDF(c, days, ask, dfs)
+	r.takeDF(c, days, asked, ask, dfs)
 	if listCmd != nil {
 		r.takeLists(c, lists, listCmd)
+	}
+	if !same && len(asked) < len(days) {
+		hitDF = append(hitDF, ask...) // the days passed over were the cache's word too
 	}
 	if !same && len(hitDF) > 0 {
 		return r, c.df.entries, s.rereadDF(ctx, r, days, hitDF)
 	}
 	return r, c.df.entries, nil
+}
+
+// counted returns the days of days (a window's, dfDays) on which x, the
+// articles' entry ("*"), counts some article, as the cache gave it: on
+// the others no term counts any (every article counted under a term on
+// its day is counted under "*" on it), so their frequencies need no
+// read. All of days when the cache gave no count of the articles (x.df
+// nil) or of another window.
+func (x *batchTerm) counted(days []int64) []int64 {
+	if x.df == nil || x.df.from != days[0] || len(x.df.n) != len(days) {
+		return days
+	}
+	out := make([]int64, 0, len(days))
+	for j, d := range days {
+		if x.df.n[j] != 0 {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // fromCacheFirst puts in r the document frequencies of terms on the
@@ -312,10 +337,10 @@ func (s *Store) queueDF(ctx context.Context, pipe redis.Pipeliner, days []int64,
 	return out
 }
 
-// takeDF puts the frequencies of terms on days, read by dfs (queueDF),
-// in r and in c.
-func (r *planRead) takeDF(c *storyCache, days []int64, terms []string, dfs []*redis.SliceCmd) {
-	if len(dfs) == 0 {
+// takeDF puts the frequencies of terms on days, read by dfs (queueDF)
+// on the days asked (counted: the others count none), in r and in c.
+func (r *planRead) takeDF(c *storyCache, days, asked []int64, terms []string, dfs []*redis.SliceCmd) {
+	if len(terms) == 0 {
 		return
 	}
 	xs := make([]*termDF, len(terms)) // each its own: the cache keeps some
@@ -323,10 +348,11 @@ func (r *planRead) takeDF(c *storyCache, days []int64, terms []string, dfs []*re
 		xs[i] = newTermDF(days[0], len(days), nil)
 	}
 	for j, cmd := range dfs {
+		at := asked[j] - days[0]
 		for i, v := range cmd.Val() {
 			if s, ok := v.(string); ok {
 				n, _ := strconv.Atoi(s)
-				xs[i].n[j] = int32(n)
+				xs[i].n[at] = int32(n)
 				xs[i].sum += n
 			}
 		}
@@ -346,7 +372,7 @@ func (s *Store) rereadDF(ctx context.Context, r *planRead, days []int64, terms [
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return fmt.Errorf("read the document frequencies: %w", err)
 	}
-	r.takeDF(s.stories, days, terms, dfs)
+	r.takeDF(s.stories, days, days, terms, dfs)
 	return nil
 }
 
