@@ -37,6 +37,10 @@ import "github.com/redis/go-redis/v9"
 // refile(terms, old, new): in the index lists of terms (space-separated),
 // new takes old's place (old just leaves when new is listed already).
 //
+// remaining(lead): the articles of story lead, its lead included ({lead}
+// when it is alone, its story: key gone): those whose terms keep it in
+// the index after an article left it.
+//
 // caches(g, ids, add): the group SETs KEYS[g], KEYS[g+3], ... to the last
 // key, each followed by its cached rankings (cache:score:, cache:time:):
 // a group that lists one of ids loses its cached rankings; with add, it
@@ -130,6 +134,11 @@ local function caches(g, ids, add)
       end
     end
   end
+end
+local function remaining(lead)
+  local ms = redis.call('HKEYS', skey(lead))
+  if #ms == 0 then ms = {lead} end
+  return ms
 end
 local function bump()
   redis.call('HINCRBY', KEYS[6], 'n', 1)
@@ -304,8 +313,8 @@ return out
 //     slast; the job computed them; a lead left alone drops them); in the
 //     index lists of id's terms (its tk field) into is filed (first, when
 //     it was not listed: perkey stories a term at most), and from leaves
-//     the lists of the terms none of its remaining members has; the
-//     index's version counts the write.
+//     the lists of the terms none of its remaining articles has (its lead
+//     included, alone or not); the index's version counts the write.
 //   - groups: a group listing either lead loses its cached rankings.
 //   - expiries: each story's key and members live until its latest
 //     member's post time + life (restory).
@@ -355,7 +364,7 @@ if ARGV[14] ~= '' then redis.call('HSET', KEYS[9], 'cv', ARGV[14], 'slast', ARGV
 -- the index: into filed under id's terms, from left under those no
 -- member of it has any more
 local kept = {}
-for _, m in ipairs(redis.call('HKEYS', skey(from))) do
+for _, m in ipairs(remaining(from)) do
   for t in string.gmatch(redis.call('HGET', hkey(m), 'tk') or '', '%S+') do kept[t] = true end
 end
 local perkey = tonumber(ARGV[16])
@@ -393,8 +402,8 @@ return {'ok', iv, is, fv, fs}
 //     the job computed them; a lead left alone drops them); in the index
 //     lists of id's terms (its tk field) id is filed first (perkey
 //     stories a term at most), and from leaves the lists of the terms
-//     none of its remaining members has; the index's version counts the
-//     write.
+//     none of its remaining articles has (its lead included, alone or
+//     not); the index's version counts the write.
 //   - groups: a group listing either loses its cached rankings.
 //   - expiries: id's hash lives until its post time + life; from's key
 //     and members until its latest member's post time + life (restory).
@@ -433,7 +442,7 @@ if ARGV[10] ~= '' then redis.call('HSET', KEYS[8], 'cv', ARGV[10], 'slast', ARGV
 -- the index: id filed under its terms, from left under those no member
 -- of it has any more
 local kept = {}
-for _, m in ipairs(redis.call('HKEYS', skey(from))) do
+for _, m in ipairs(remaining(from)) do
   for t in string.gmatch(redis.call('HGET', hkey(m), 'tk') or '', '%S+') do kept[t] = true end
 end
 local perkey = tonumber(ARGV[12])
