@@ -373,8 +373,12 @@ func (s *Store) readRegroupBatch(ctx context.Context, ids []string, rd *regroupR
 		if _, err := pipe.Exec(ctx); err != nil {
 			return fmt.Errorf("regroup: read %d story members: %w", len(others), err)
 		}
+		// a member posted before the window stays in its story (Closed):
+		// a story it started would be closed to votes and articles
+		closed := s.clock.Now().Add(-s.opts.Window).Unix()
 		for i, id := range others {
 			if m, ok := s.regroupArt(id, cmds[i].Val(), rd); ok {
+				m.Closed = m.Time < closed
 				members[id] = m
 			}
 		}

@@ -24,7 +24,12 @@ import (
 // story key is left without its lead ranked; and the index lists only
 // ranked ids, every story filed under its members' terms unless the
 // term's list is full.
-func (e *env) audit(t *testing.T) {
+func (e *env) audit(t *testing.T) { t.Helper(); e.auditIndexed(t, true) }
+
+// auditIndexed is audit; with full false, a story need not be filed under
+// every term of its members: after a prune, a list the cap had filled
+// holds fewer stories than the cap and still lacks those it dropped.
+func (e *env) auditIndexed(t *testing.T, full bool) {
 	t.Helper()
 	c, err := e.s.Check(e.ctx)
 	if err != nil {
@@ -54,7 +59,7 @@ func (e *env) audit(t *testing.T) {
 	for id := range ranked {
 		e.auditStory(t, id, arts, cw)
 	}
-	e.auditIndex(t, ranked, arts)
+	e.auditIndex(t, ranked, arts, full)
 }
 
 // auditArticles reads every article hash (SCAN news:*), id → fields.
@@ -163,7 +168,7 @@ func (e *env) auditStory(t *testing.T, id string, arts map[string]map[string]str
 }
 
 // auditIndex checks the story index against the stories (audit).
-func (e *env) auditIndex(t *testing.T, ranked map[string]bool, arts map[string]map[string]string) {
+func (e *env) auditIndex(t *testing.T, ranked map[string]bool, arts map[string]map[string]string, full bool) {
 	t.Helper()
 	idx := e.c.HGetAll(e.ctx, e.s.keys.StoryIndex()).Val()
 	perkey := e.s.opts.grouping().PerKey
@@ -179,7 +184,7 @@ func (e *env) auditIndex(t *testing.T, ranked map[string]bool, arts map[string]m
 		if story == "" {
 			story = id
 		}
-		if !ranked[story] {
+		if !ranked[story] || !full {
 			continue
 		}
 		for _, term := range strings.Fields(h["tk"]) {
@@ -193,13 +198,18 @@ func (e *env) auditIndex(t *testing.T, ranked map[string]bool, arts map[string]m
 
 // settled runs the job again: it plans nothing, and the store passes
 // the audit.
-func (e *regroupEnv) settled(t *testing.T) {
+func (e *regroupEnv) settled(t *testing.T) { t.Helper(); e.settledOver(t, DefaultRegroupSpan) }
+
+// settledOver is settled with the job's span.
+func (e *regroupEnv) settledOver(t *testing.T, span time.Duration) {
 	t.Helper()
-	e.audit(t)
-	if again := e.regroup(t, DefaultRegroupOptions()); len(again.Steps) != 0 || again.Skipped != 0 {
+	e.auditIndexed(t, !e.pruned)
+	o := DefaultRegroupOptions()
+	o.Span = span
+	if again := e.regroup(t, o); len(again.Steps) != 0 || again.Skipped != 0 {
 		t.Errorf("run after: %d steps %+v, %d skipped", len(again.Steps), again.Steps, again.Skipped)
 	}
-	e.audit(t)
+	e.auditIndexed(t, !e.pruned)
 }
 
 // strikeStory ingests a port strike report and, through the loose store,
@@ -418,14 +428,13 @@ func (e *env) votedRecords(t *testing.T) int64 {
 	return n
 }
 
-// TestRegroupAuditCoverage ingests the tuning half of the coverage set
-// newest first (the ingest splits and mis-files many stories), with
-// comments and users' votes on many of its articles, then runs the job
-// while a user votes on a story of every third step between the step's
-// read and its script: the store passes the audit, the vote records are
-// those cast less exactly the doubles the merges report, and a second
-// run plans nothing.
-func TestRegroupAuditCoverage(t *testing.T) {
+// coverageStore ingests the tuning half of the coverage set newest first
+// (the ingest splits and mis-files many stories) into a store ranking by
+// story over the set's window, the clock at the newest post time, with
+// comments and three users' votes on many of its articles; it returns
+// the store, the set, the articles' ids and how many votes were cast.
+func coverageStore(t *testing.T) (*regroupEnv, *coverage.Set, []string, int) {
+	t.Helper()
 	set := coverage.MustLoad().Split(coverage.Tune)
 	e := regroupEnvOn(t, newEnv(t, func(o *Options) { storyOptions(o); o.Window = set.Window() }), "test:")
 	order := set.ByPublished()
@@ -455,6 +464,18 @@ func TestRegroupAuditCoverage(t *testing.T) {
 		}
 	}
 	e.audit(t)
+	return e, set, ids, cast
+}
+
+// TestRegroupAuditCoverage ingests the tuning half of the coverage set
+// newest first (the ingest splits and mis-files many stories), with
+// comments and users' votes on many of its articles, then runs the job
+// while a user votes on a story of every third step between the step's
+// read and its script: the store passes the audit, the vote records are
+// those cast less exactly the doubles the merges report, and a second
+// run plans nothing.
+func TestRegroupAuditCoverage(t *testing.T) {
+	e, set, _, cast := coverageStore(t)
 	before := e.votedRecords(t)
 	o := DefaultRegroupOptions()
 	o.Span = set.Window()
@@ -482,5 +503,134 @@ func TestRegroupAuditCoverage(t *testing.T) {
 	}
 	t.Logf("%d votes cast; regroup %d merged, %d joined, %d moved, %d split, %d retried, %d plans, %d skipped, %d doubles",
 		cast, res.Merged, res.Joined, res.Moved, res.Split, res.Retried, res.Plans, res.Skipped, doubles)
-	e.settled(t)
+	e.settledOver(t, set.Window())
+}
+
+// doubles sums the doubles the merges of res report.
+func doubles(res RegroupResult) int64 {
+	var n int64
+	for _, st := range res.Steps {
+		n += int64(st.Doubles)
+	}
+	return n
+}
+
+// TestRegroupAuditRunDuringRun: a second run of the job (no lock: two
+// processes that called the store directly) runs whole between the read
+// and the script of the first run's fifth step: the first finds its
+// stories changed, reads the span again and finds nothing left to do;
+// every vote record is kept but the doubles, and the audit holds.
+func TestRegroupAuditRunDuringRun(t *testing.T) {
+	e, set, _, _ := coverageStore(t)
+	before := e.votedRecords(t)
+	o := DefaultRegroupOptions()
+	o.Span = set.Window()
+	var inner RegroupResult
+	writes := 0
+	o.beforeWrite = func(grouping.Step) {
+		if writes++; writes == 5 {
+			inner = e.regroup(t, RegroupOptions{Span: o.Span, Margin: o.Margin, MergeMargin: o.MergeMargin})
+		}
+	}
+	res := e.regroup(t, o)
+	if len(inner.Steps) == 0 || res.Plans != 2 || len(res.Steps) != 4 {
+		t.Errorf("the inner run did %d steps; the outer %d steps in %d plans, want 4 in 2", len(inner.Steps), len(res.Steps), res.Plans)
+	}
+	if got, want := e.votedRecords(t), before-doubles(res)-doubles(inner); got != want {
+		t.Errorf("%d vote records after the runs, want %d", got, want)
+	}
+	e.settledOver(t, set.Window())
+}
+
+// TestRegroupAuditCopiesDuringRun: copies of the articles a step moves
+// are ingested between the read and the script of every tenth step (they
+// join stories the job is changing): the job reads and plans again (up
+// to its limit, then leaves the rest to the next run); the audit holds
+// after it, the next run takes the copies in, and the one after plans
+// nothing.
+func TestRegroupAuditCopiesDuringRun(t *testing.T) {
+	e, set, ids, _ := coverageStore(t)
+	at := make(map[string]int, len(ids))
+	for i, id := range ids {
+		at[id] = i
+	}
+	o := DefaultRegroupOptions()
+	o.Span = set.Window()
+	writes, copies := 0, 0
+	o.beforeWrite = func(st grouping.Step) {
+		if writes++; writes%10 != 0 {
+			return
+		}
+		a := set.Articles[at[st.From]]
+		copies++
+		e.ingest(t, Article{URL: fmt.Sprintf("https://copy.example.com/%d", copies), Title: a.Title, Summary: a.Summary,
+			Lead: a.Lead, Source: "Copy", PostTime: a.Published.Add(time.Minute), CrawlTime: e.clock.Now()})
+	}
+	res := e.regroup(t, o)
+	t.Logf("%d copies: %d steps, %d retried, %d plans, %d skipped", copies, len(res.Steps), res.Retried, res.Plans, res.Skipped)
+	if copies == 0 || res.Plans < 2 {
+		t.Errorf("%d copies, %d plans: want the span planned again", copies, res.Plans)
+	}
+	e.audit(t)
+	o.beforeWrite = nil
+	e.regroup(t, o)
+	e.settledOver(t, set.Window())
+}
+
+// TestRegroupAuditWindowMoves: the clock passes three days between the
+// read and the script of the tenth step, so that the oldest stories
+// leave the window while the job runs: the steps into them are given up
+// (closed), the job plans the shorter span again; the audit holds, after
+// the prune too, and after one more run a run plans nothing.
+func TestRegroupAuditWindowMoves(t *testing.T) {
+	e, set, _, _ := coverageStore(t)
+	o := DefaultRegroupOptions()
+	o.Span = set.Window()
+	writes := 0
+	o.beforeWrite = func(grouping.Step) {
+		if writes++; writes == 10 {
+			e.clock.Advance(72 * time.Hour)
+		}
+	}
+	res := e.regroup(t, o)
+	t.Logf("%d steps, %d retried, %d plans, %d skipped", len(res.Steps), res.Retried, res.Plans, res.Skipped)
+	e.audit(t)
+	if _, err := e.s.Prune(e.ctx, e.clock.Now(), PruneOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.pruned = true
+	e.auditIndexed(t, false)
+	o.beforeWrite = nil
+	e.regroup(t, o)
+	e.settledOver(t, set.Window())
+}
+
+// TestRegroupAuditClosedMember: a story led within the window has two
+// members that, in publication order, are a story of their own, the
+// older posted before the window: it stays in its story (a story it
+// started would take no vote; the split would be refused, and the move
+// to it with it, in every run), the newer is split out, and a second run
+// plans nothing.
+func TestRegroupAuditClosedMember(t *testing.T) {
+	e := newRegroupEnv(t)
+	strike := Article{Title: "Dock workers walk out over pay at San Antonio port in Chile",
+		Summary: "Workers at Chile's biggest port walked out demanding higher pay.",
+		Lead:    "The port authority said ships were diverted while talks went on."}
+	start := t0.Add(-week)
+	r := e.ingest(t, report(strike, 1, "Alpha", start.Add(80*time.Hour)))
+	q2 := e.ingestOn(t, e.loose, report(quake[1], 3, "Gamma", start.Add(3*time.Hour)))
+	q1 := e.ingestOn(t, e.loose, report(quake[0], 2, "Beta", start.Add(time.Hour)))
+	if q1.Story != r.ID || q2.Story != r.ID {
+		t.Fatalf("stories after the ingest: q1 %q q2 %q, want %s", q1.Story, q2.Story, r.ID)
+	}
+	// 90 minutes on, q1 was posted before the window, r and q2 within it
+	e.clock.Advance(90 * time.Minute)
+	o := DefaultRegroupOptions()
+	o.Span = week
+	res := e.regroup(t, o)
+	if res.Skipped != 0 || res.Split != 1 || len(res.Steps) != 1 || res.Steps[0].Article.ID != q2.ID {
+		t.Fatalf("regroup: %d skipped, steps %+v; want q2 split out", res.Skipped, res.Steps)
+	}
+	e.checkStory(t, r.ID, q1.ID)
+	e.settledOver(t, week)
 }

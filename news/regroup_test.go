@@ -69,6 +69,9 @@ type regroupEnv struct {
 	*env
 	act          *board.Activity
 	apart, loose *Store
+	// pruned: a prune ran (the audit then tolerates index lists the cap
+	// emptied of stories)
+	pruned bool
 }
 
 // storyOptions is how the regroup tests' stores rank: by story, a
