@@ -51,6 +51,9 @@ func (e *env) auditIndexed(t *testing.T, full bool) {
 		if s := h["story"]; s != "" && arts[s]["story"] != s {
 			t.Errorf("article %s names story %s, whose lead names %q", id, s, arts[s]["story"])
 		}
+		if s := h["story"]; s != "" && !e.c.HExists(e.ctx, k.Story(s), id).Val() {
+			t.Errorf("article %s names story %s, which does not list it", id, s)
+		}
 		if s := h["story"]; s != "" && s != id && ranked[id] {
 			t.Errorf("member %s of %s is ranked", id, s)
 		}
@@ -489,7 +492,26 @@ func TestRegroupAuditCoverage(t *testing.T) {
 		late++
 		e.vote(t, fmt.Sprintf("late%d", late), st.From, Up)
 	}
+	leads := e.ranked(t, e.s.keys.Time())
 	res := e.regroup(t, o)
+	// a lead is never moved: a lead of before leads still, or led a story
+	// a merge or join took in
+	after := e.ranked(t, e.s.keys.Time())
+	for _, id := range leads {
+		if slices.Contains(after, id) {
+			continue
+		}
+		if !slices.ContainsFunc(res.Steps, func(st RegroupStep) bool {
+			return st.From.ID == id && (st.Kind == "merge" || st.Kind == "join")
+		}) {
+			t.Errorf("lead %s is no longer ranked, and no merge took its story", id)
+		}
+	}
+	for _, st := range res.Steps {
+		if st.Article != nil && slices.Contains(leads, st.Article.ID) {
+			t.Errorf("step %s moved lead %s", st.Kind, st.Article.ID)
+		}
+	}
 	if res.Merged+res.Joined+res.Moved+res.Split == 0 || res.Retried == 0 {
 		t.Fatalf("regroup: %d merged, %d joined, %d moved, %d split, %d retried; want steps and retries",
 			res.Merged, res.Joined, res.Moved, res.Split, res.Retried)
