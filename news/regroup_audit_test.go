@@ -520,6 +520,9 @@ func TestRegroupAuditCoverage(t *testing.T) {
 	for _, st := range res.Steps {
 		doubles += st.Doubles
 	}
+	if res.Unreported != 0 {
+		t.Errorf("%d like reports failed", res.Unreported)
+	}
 	if got, want := e.votedRecords(t), before+late-int64(doubles); got != want {
 		t.Errorf("%d vote records after the run, want %d (%d before, %d cast during, %d doubles)", got, want, before, late, doubles)
 	}
