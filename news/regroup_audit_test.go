@@ -659,3 +659,37 @@ func TestRegroupAuditClosedMember(t *testing.T) {
 	e.checkStory(t, r.ID, q1.ID)
 	e.settledOver(t, week)
 }
+
+// TestRegroupMoveIntoMemberRefused runs the move script with a story's
+// member as the story that takes the article (a plan whose split of it
+// was not done): the state read finds no story there, and the script,
+// given the fingerprints a member had before, refuses and writes
+// nothing.
+func TestRegroupMoveIntoMemberRefused(t *testing.T) {
+	e := newRegroupEnv(t)
+	r, q1, q2 := e.strikeStory(t)
+	fps, members, groups, err := e.s.regroupStates(e.ctx, q1.ID, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fps[0] != "" || len(members[0]) != 0 || fps[1] == "" {
+		t.Fatalf("states %q, members %v: want none for the member %s", fps, members, q1.ID)
+	}
+	before := e.snapshot(t)
+	k := e.s.keys
+	name, param := e.s.formula.scriptArgs()
+	keys := appendGroups([]string{k.Time(), k.Votes(), k.Score(), k.Touched(), k.StoryIndex(), k.StoryIndexVersion(), k.VoteSeq(),
+		k.Article(q1.ID), k.Article(r.ID), k.Article(q2.ID)}, k, groups)
+	r2, err := parseScriptReply(regroupMoveCmd.Run(e.ctx, e.c, keys, e.clock.Now().Unix(), int64(week/time.Second),
+		int64((week+Grace)/time.Second), name, param, 1.0, q1.ID, r.ID, q2.ID, "", fps[1], "x 1", 0, "", 0, 8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(r2, []string{"changed"}) {
+		t.Fatalf("reply %q, want changed", r2)
+	}
+	if after := e.snapshot(t); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Errorf("the refused move wrote")
+	}
+	e.audit(t)
+}

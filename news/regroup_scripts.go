@@ -21,7 +21,8 @@ import "github.com/redis/go-redis/v9"
 // story, up, down, comments, votes and svotes fields, each member's story
 // and votes fields, and every user's vote on it (voted:<lead>), hashed
 // (SHA-1) — and its members, sorted ({lead} for an article alone); nil
-// when the lead's hash is gone. A job that read a story's fingerprint
+// when the lead's hash is gone or it is a member of another story (no
+// step takes articles into a member, or out of one). A job that read a story's fingerprint
 // and finds another one in its write script knows the story changed in
 // between: a member came or went, a comment count changed, a user voted.
 //
@@ -52,7 +53,7 @@ local function skey(id) return base .. 'story:' .. id end
 local function vkey(id) return base .. 'voted:' .. id end
 local function state(lead)
   local h = redis.call('HMGET', hkey(lead), 'time', 'story', 'up', 'down', 'comments', 'votes', 'svotes')
-  if not h[1] then return nil end
+  if not h[1] or (h[2] and h[2] ~= lead) then return nil end
   local parts = {lead}
   for i = 1, 7 do parts[#parts+1] = h[i] or '' end
   local ms = redis.call('HKEYS', skey(lead))
@@ -154,8 +155,9 @@ end
 // KEYS[2..] -> news:<lead> HASH, one per story
 // ARGV -> the leads, in the order of their keys
 //
-// Returns per lead: its fingerprint ("" when its hash is gone), the
-// number n of its members, then its n members, sorted.
+// Returns per lead: its fingerprint ("" when its hash is gone or it is
+// another story's member), the number n of its members, then its n
+// members, sorted.
 var regroupStateCmd = redis.NewScript(`
 local formula, param, now, life
 ` + regroupLua + `
