@@ -77,6 +77,12 @@ type Member struct {
 	// Day is when the day it tells of begins (TellsOf; 0: none), kept
 	// for an article that started a story.
 	Day int64
+	// Closed: a member posted before the window (a story it started
+	// would take no vote and no article). The Replay leaves it in its
+	// story, as one without a vector: it neither starts a story (a
+	// split the store would refuse, and the moves to it with it) nor
+	// moves.
+	Closed bool
 }
 
 // Cluster is a story and its articles, its lead first; an article alone

@@ -36,7 +36,7 @@ import (
 // The replay is a function of the articles alone, not of their stories:
 // run again on the result it gives the same partition, which the stories
 // then are: it plans nothing. An article without a vector (gone,
-// or posted by a user) is not replayed and stays in its story. Its cost
+// or posted by a user) or Closed is not replayed and stays in its story. Its cost
 // is the Engine's over the span's articles: a few candidates an article
 // (Params.Candidates), linear in the articles.
 
@@ -56,7 +56,7 @@ func (r *regrouper) partition() ([]Member, map[string]string) {
 	var ms []Member
 	for _, c := range r.cs {
 		for _, m := range c.members {
-			if len(m.Vector) > 0 {
+			if len(m.Vector) > 0 && !m.Closed {
 				ms = append(ms, m)
 			}
 		}

@@ -115,3 +115,22 @@ func TestReplaySettles(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayLeavesAClosedMember: the oldest quake report of the rates
+// story was posted before the window (Closed): it is not replayed and
+// stays; the newer one leaves to lead the quake story of its own, and a
+// second run plans nothing.
+func TestReplayLeavesAClosedMember(t *testing.T) {
+	p := testParams()
+	r := m("r", 2*hour, "rate:3 chile:2 bank:3 inflation:2")
+	q1 := m("q1", 3*hour, "quake:3 chile:3 magnitude:2 coast:2")
+	q2 := m("q2", 4*hour, "quake:3 chile:3 tsunami:2 coast:2")
+	q1.Closed = true
+	plan := p.Regroup([]Cluster{cluster(r, q1, q2)}, replayOpts)
+	if got, want := kinds(plan), []string{"split q2<-r q2"}; !slices.Equal(got, want) {
+		t.Fatalf("steps %q, want %q", got, want)
+	}
+	if again := p.Regroup([]Cluster{cluster(r, q1), cluster(q2)}, replayOpts); len(again.Steps) != 0 {
+		t.Errorf("second run: %q", kinds(again))
+	}
+}

@@ -41,8 +41,10 @@ import (
 // vote, hashed) and checks that their members are the ones the plan was
 // made on; the script compares the fingerprints again before it writes
 // and refuses when either changed. A refused step is read and tried
-// again (a vote in between changes nothing of the plan), and a step whose
-// stories' members changed makes the job read and plan the span again.
+// again (a vote in between changes nothing of the plan); a step whose
+// stories' members changed is passed over, with the steps that depend on
+// it (their stories are not the plan's either), the others are done, and
+// then the job reads and plans the span again.
 // Nothing is lost: what the script writes is computed from what it reads
 // in the same atomic step.
 
@@ -226,34 +228,46 @@ func (s *Store) Regroup(ctx context.Context, o RegroupOptions) (RegroupResult, e
 		if o.DryRun {
 			return res, s.dryRegroup(ctx, plan, rd, &res)
 		}
-		stale := false
-		for i, st := range plan.Steps {
-			step, err := s.regroupStep(ctx, st, rd, o, &res)
-			switch {
-			case errors.Is(err, errRegroupClosed):
-				res.Skipped++
-				continue
-			case errors.Is(err, errRegroupStale):
-				if res.Plans == regroupPlans {
-					res.Skipped += len(plan.Steps) - i
-					s.log.Warn("regroup: the stories kept changing; steps left for the next run", "steps", len(plan.Steps)-i)
-					return res, nil
-				}
-				stale = true
-			case err != nil:
-				return res, err
-			}
-			if stale {
-				break
-			}
-			res.add(step)
+		stale, err := s.applyRegroup(ctx, plan, rd, o, &res)
+		if err != nil {
+			return res, err
 		}
-		if !stale {
+		if stale == 0 {
+			return res, nil
+		}
+		if res.Plans == regroupPlans {
+			res.Skipped += stale
+			s.log.Warn("regroup: the stories kept changing; steps left for the next run", "steps", stale)
 			return res, nil
 		}
 		s.log.Debug("regroup: stories changed since the read; reading the span again")
 	}
 	return res, nil
+}
+
+// applyRegroup applies plan's steps in order and returns how many it
+// passed over because their stories changed since the read (stale). Each
+// step checks its own stories against the plan's, so a step that
+// depends on one passed over (a move to an article whose split was not
+// done, from a story whose members the plan had changed) is passed over
+// too, and the others are done: a copy that joins one story does not
+// hold back the steps of the rest of the span.
+func (s *Store) applyRegroup(ctx context.Context, plan grouping.Plan, rd *regroupRead, o RegroupOptions, res *RegroupResult) (int, error) {
+	stale := 0
+	for _, st := range plan.Steps {
+		step, err := s.regroupStep(ctx, st, rd, o, res)
+		switch {
+		case errors.Is(err, errRegroupClosed):
+			res.Skipped++
+		case errors.Is(err, errRegroupStale):
+			stale++
+		case err != nil:
+			return stale, err
+		default:
+			res.add(step)
+		}
+	}
+	return stale, nil
 }
 
 // RegroupMaxStories is how many stories (an article alone included) one
@@ -373,8 +387,12 @@ func (s *Store) readRegroupBatch(ctx context.Context, ids []string, rd *regroupR
 		if _, err := pipe.Exec(ctx); err != nil {
 			return fmt.Errorf("regroup: read %d story members: %w", len(others), err)
 		}
+		// a member posted before the window stays in its story (Closed):
+		// a story it started would be closed to votes and articles
+		closed := s.clock.Now().Add(-s.opts.Window).Unix()
 		for i, id := range others {
 			if m, ok := s.regroupArt(id, cmds[i].Val(), rd); ok {
+				m.Closed = m.Time < closed
 				members[id] = m
 			}
 		}

@@ -21,7 +21,8 @@ import "github.com/redis/go-redis/v9"
 // story, up, down, comments, votes and svotes fields, each member's story
 // and votes fields, and every user's vote on it (voted:<lead>), hashed
 // (SHA-1) — and its members, sorted ({lead} for an article alone); nil
-// when the lead's hash is gone. A job that read a story's fingerprint
+// when the lead's hash is gone or it is a member of another story (no
+// step takes articles into a member, or out of one). A job that read a story's fingerprint
 // and finds another one in its write script knows the story changed in
 // between: a member came or went, a comment count changed, a user voted.
 //
@@ -35,10 +36,15 @@ import "github.com/redis/go-redis/v9"
 // it returns them and the score.
 //
 // filedTerms(lead): the set of the index terms (tk fields) of story
-// lead's members: the terms a story stays filed under when one leaves.
+// lead's articles, its lead included (remaining): the terms a story stays
+// filed under when one leaves.
 //
 // refile(terms, old, new): in the index lists of terms (space-separated),
 // new takes old's place (old just leaves when new is listed already).
+//
+// remaining(lead): the articles of story lead, its lead included ({lead}
+// when it is alone, its story: key gone): those whose terms keep it in
+// the index after an article left it.
 //
 // caches(g, ids, add): the group SETs KEYS[g], KEYS[g+3], ... to the last
 // key, each followed by its cached rankings (cache:score:, cache:time:):
@@ -49,17 +55,9 @@ local base = string.sub(KEYS[1], 1, #KEYS[1] - #'time:')
 local function hkey(id) return base .. 'news:' .. id end
 local function skey(id) return base .. 'story:' .. id end
 local function vkey(id) return base .. 'voted:' .. id end
--- filedTerms: the set of the index terms (tk) of story lead's members
-local function filedTerms(lead)
-  local kept = {}
-  for _, m in ipairs(redis.call('HKEYS', skey(lead))) do
-    for t in string.gmatch(redis.call('HGET', hkey(m), 'tk') or '', '%S+') do kept[t] = true end
-  end
-  return kept
-end
 local function state(lead)
   local h = redis.call('HMGET', hkey(lead), 'time', 'story', 'up', 'down', 'comments', 'votes', 'svotes')
-  if not h[1] then return nil end
+  if not h[1] or (h[2] and h[2] ~= lead) then return nil end
   local parts = {lead}
   for i = 1, 7 do parts[#parts+1] = h[i] or '' end
   local ms = redis.call('HKEYS', skey(lead))
@@ -142,6 +140,19 @@ local function caches(g, ids, add)
     end
   end
 end
+local function remaining(lead)
+  local ms = redis.call('HKEYS', skey(lead))
+  if #ms == 0 then ms = {lead} end
+  return ms
+end
+-- filedTerms: the set of the index terms (tk) of story lead's articles
+local function filedTerms(lead)
+  local kept = {}
+  for _, m in ipairs(remaining(lead)) do
+    for t in string.gmatch(redis.call('HGET', hkey(m), 'tk') or '', '%S+') do kept[t] = true end
+  end
+  return kept
+end
 local function bump()
   redis.call('HINCRBY', KEYS[6], 'n', 1)
   redis.call('HSET', KEYS[6], 'by', '')
@@ -156,8 +167,9 @@ end
 // KEYS[2..] -> news:<lead> HASH, one per story
 // ARGV -> the leads, in the order of their keys
 //
-// Returns per lead: its fingerprint ("" when its hash is gone), the
-// number n of its members, then its n members, sorted.
+// Returns per lead: its fingerprint ("" when its hash is gone or it is
+// another story's member), the number n of its members, then its n
+// members, sorted.
 var regroupStateCmd = redis.NewScript(`
 local formula, param, now, life
 ` + regroupLua + `
@@ -315,8 +327,8 @@ return out
 //     slast; the job computed them; a lead left alone drops them); in the
 //     index lists of id's terms (its tk field) into is filed (first, when
 //     it was not listed: perkey stories a term at most), and from leaves
-//     the lists of the terms none of its remaining members has; the
-//     index's version counts the write.
+//     the lists of the terms none of its remaining articles has (its lead
+//     included, alone or not); the index's version counts the write.
 //   - groups: a group listing either lead loses its cached rankings.
 //   - expiries: each story's key and members live until its latest
 //     member's post time + life (restory).
@@ -401,8 +413,8 @@ return {'ok', iv, is, fv, fs}
 //     the job computed them; a lead left alone drops them); in the index
 //     lists of id's terms (its tk field) id is filed first (perkey
 //     stories a term at most), and from leaves the lists of the terms
-//     none of its remaining members has; the index's version counts the
-//     write.
+//     none of its remaining articles has (its lead included, alone or
+//     not); the index's version counts the write.
 //   - groups: a group listing either loses its cached rankings.
 //   - expiries: id's hash lives until its post time + life; from's key
 //     and members until its latest member's post time + life (restory).

@@ -69,6 +69,11 @@ type regroupEnv struct {
 	*env
 	act          *board.Activity
 	apart, loose *Store
+	// capped: the index lists may have reached their cap (perkey) and
+	// lost a story since (a prune, a merge or a move took one out), so
+	// that a list shorter than the cap may lack a story it dropped when
+	// full: the audit does not ask for every story under every term
+	capped bool
 }
 
 // storyOptions is how the regroup tests' stores rank: by story, a
