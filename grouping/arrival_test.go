@@ -1,8 +1,6 @@
 package grouping
 
 import (
-	"cmp"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -19,49 +17,10 @@ import (
 // what came first), so its figures in publication order are the best
 // case. BenchmarkStoryArrival measures the set in arrival orders.
 
-// arrivalOrder is the order in which s's articles arrive when each
-// comes a uniform delay of up to jitter after its post time: the
-// articles sorted by post time plus delay (ties in the set's order).
-// The delays are drawn from a PCG started from n, so order n is the
-// same on every run.
-func arrivalOrder(s *coverage.Set, jitter time.Duration, n uint64) []int {
-	r := rand.New(rand.NewPCG(n, 0x6e657773))
-	at := make([]int64, len(s.Articles))
-	order := make([]int, len(s.Articles))
-	for i, a := range s.Articles {
-		at[i] = a.Published.Unix() + r.Int64N(int64(jitter/time.Second)+1)
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(at[a], at[b]) })
-	return order
-}
-
-func TestArrivalOrder(t *testing.T) {
-	set, err := coverage.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := arrivalOrder(set, 0, 1), set.ByPublished(); !slices.Equal(got, want) {
-		t.Error("with no delay the arrival order is not the publication order")
-	}
-	a, b := arrivalOrder(set, time.Hour, 1), arrivalOrder(set, time.Hour, 1)
-	if !slices.Equal(a, b) {
-		t.Error("one order number gave two orders")
-	}
-	if slices.Equal(a, set.ByPublished()) {
-		t.Error("an hour's delays left the publication order as it was")
-	}
-	for i := 1; i < len(a); i++ {
-		if d := set.Articles[a[i-1]].Published.Sub(set.Articles[a[i]].Published); d > time.Hour {
-			t.Fatalf("article %d arrives before one published %v earlier, beyond the hour's delay", a[i-1], d)
-		}
-	}
-}
-
 // BenchmarkStoryArrival groups each half of the labelled coverage set
 // in memory (DefaultParams) in arrival orders whose delays reach 1, 6
-// and 24 hours (arrivalOrder, orders 1-5), reversed (a site's back pages
-// newest first) and shuffled (crawlOrders' shuffles 1-3), and reports
+// and 24 hours (coverage.Set.ArrivalOrder, orders 1-5), reversed (a site's back pages
+// newest first) and shuffled (CrawlOrders' shuffles 1-3), and reports
 // per kind of order the median pair F1 and look-alike pairs merged over
 // its orders, after the online pass (f1-1h, lookalikes-1h, ...) and after
 // one run of the regroup job, the replay (f1-1h-job, lookalikes-1h-job,
@@ -83,15 +42,15 @@ func BenchmarkStoryArrival(b *testing.B) {
 			}{{name: "1h"}, {name: "6h"}, {name: "24h"}, {name: "reversed"}, {name: "shuffled"}}
 			for k, jitter := range []time.Duration{time.Hour, 6 * time.Hour, 24 * time.Hour} {
 				for n := uint64(1); n <= 5; n++ {
-					kinds[k].orders = append(kinds[k].orders, arrivalOrder(s, jitter, n))
+					kinds[k].orders = append(kinds[k].orders, s.ArrivalOrder(jitter, n))
 				}
 			}
-			for _, o := range crawlOrders(s, 3) {
+			for _, o := range s.CrawlOrders(3) {
 				switch {
-				case o.name == "reversed":
-					kinds[3].orders = append(kinds[3].orders, o.order)
-				case strings.HasPrefix(o.name, "shuffled"):
-					kinds[4].orders = append(kinds[4].orders, o.order)
+				case o.Name == "reversed":
+					kinds[3].orders = append(kinds[3].orders, o.Order)
+				case strings.HasPrefix(o.Name, "shuffled"):
+					kinds[4].orders = append(kinds[4].orders, o.Order)
 				}
 			}
 			for range b.N {

@@ -36,7 +36,7 @@ func TestLookAlikeJoins(t *testing.T) {
 	orders := [][]int{s.ByPublished()}
 	names := []string{"publication"}
 	for n := uint64(1); n <= 5; n++ {
-		orders, names = append(orders, arrivalOrder(s, 24*time.Hour, n)), append(names, fmt.Sprintf("24h-%d", n))
+		orders, names = append(orders, s.ArrivalOrder(24*time.Hour, n)), append(names, fmt.Sprintf("24h-%d", n))
 	}
 	orders, names = append(orders, rev), append(names, "reversed")
 	p, window := DefaultParams, set.Window()

@@ -31,11 +31,11 @@ func TestRegroupPlanDigest(t *testing.T) {
 	s := coverage.MustLoad()
 	window := s.Window()
 	var lines []string
-	for _, o := range crawlOrders(s, 1) {
-		if o.name == "1h-1" || o.name == "6h-1" {
+	for _, o := range s.CrawlOrders(1) {
+		if o.Name == "1h-1" || o.Name == "6h-1" {
 			continue // a day late, reversed and shuffled move more
 		}
-		_, cs := onlinePassIn(s, DefaultParams, o.order, window)
+		_, cs := onlinePassIn(s, DefaultParams, o.Order, window)
 		for _, v := range jobVariants(window) {
 			if v.name != "centroids" && v.name != "+moves" {
 				continue
@@ -45,7 +45,7 @@ func TestRegroupPlanDigest(t *testing.T) {
 			for _, st := range plan.Steps {
 				fmt.Fprintf(h, "%s %s %s %s %.9f %.9f %d %d\n", st.Kind, st.Into, st.From, st.Article, st.Score, st.Own, st.IntoLast, st.FromLast)
 			}
-			lines = append(lines, fmt.Sprintf("%s %s %d %s", o.name, v.name, len(plan.Steps), hex.EncodeToString(h.Sum(nil))[:16]))
+			lines = append(lines, fmt.Sprintf("%s %s %d %s", o.Name, v.name, len(plan.Steps), hex.EncodeToString(h.Sum(nil))[:16]))
 		}
 	}
 	got := strings.Join(lines, "\n") + "\n"

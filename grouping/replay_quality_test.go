@@ -3,42 +3,12 @@ package grouping
 import (
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/newsrank/newsrank/internal/coverage"
 )
-
-// namedOrder is an order the articles of a set come in.
-type namedOrder struct {
-	name  string
-	order []int
-}
-
-// crawlOrders are the orders a crawl may bring s's articles in:
-// publication order, arrival orders with delays up to 1, 6 and 24 hours
-// (arrivalOrder's orders 1 to n), publication order reversed (a site's
-// back pages read newest first) and n shuffles (a PCG started from the
-// shuffle's number: the same on every run).
-func crawlOrders(s *coverage.Set, n int) []namedOrder {
-	out := []namedOrder{{"publication", s.ByPublished()}}
-	for _, jitter := range []time.Duration{time.Hour, 6 * time.Hour, 24 * time.Hour} {
-		for k := 1; k <= n; k++ {
-			out = append(out, namedOrder{fmt.Sprintf("%dh-%d", int(jitter.Hours()), k), arrivalOrder(s, jitter, uint64(k))})
-		}
-	}
-	rev := s.ByPublished()
-	slices.Reverse(rev)
-	out = append(out, namedOrder{"reversed", rev})
-	for k := 1; k <= n; k++ {
-		o := s.ByPublished()
-		rand.New(rand.NewPCG(uint64(k), 0x73687566)).Shuffle(len(o), func(i, j int) { o[i], o[j] = o[j], o[i] })
-		out = append(out, namedOrder{fmt.Sprintf("shuffled-%d", k), o})
-	}
-	return out
-}
 
 // jobVariants are the regroup jobs measured: the centroid merges and
 // moves alone (the job before the replay), the replay alone, and the
@@ -60,7 +30,7 @@ func jobVariants(window time.Duration) []struct {
 
 var replayTable = flag.Bool("grouping.replay-table", false, "log the tuning half's figures in crawl orders before and after each regroup job")
 
-// TestReplayTable logs, for the tuning half in each crawlOrders order,
+// TestReplayTable logs, for the tuning half in each of its CrawlOrders,
 // the pair F1 and look-alikes merged after the online pass and after one
 // run of each jobVariants job (go test -run TestReplayTable
 // -grouping.replay-table -v ./grouping/): how the job was chosen.
@@ -74,13 +44,13 @@ func TestReplayTable(t *testing.T) {
 	}
 	s := set.Split(coverage.Tune)
 	window := s.Window()
-	for _, o := range crawlOrders(s, 3) {
-		story, cs := onlinePassIn(s, DefaultParams, o.order, window)
+	for _, o := range s.CrawlOrders(3) {
+		story, cs := onlinePassIn(s, DefaultParams, o.Order, window)
 		q, err := s.Measure(story)
 		if err != nil {
 			t.Fatal(err)
 		}
-		line := fmt.Sprintf("%-12s online %.3f / %d", o.name, q.F1, q.LookAlikesMerged)
+		line := fmt.Sprintf("%-12s online %.3f / %d", o.Name, q.F1, q.LookAlikesMerged)
 		for _, v := range jobVariants(window) {
 			plan := DefaultParams.Regroup(cs, v.o)
 			after, err := s.Measure(applyPlan(story, plan))

@@ -89,14 +89,14 @@ func TestReplaySettles(t *testing.T) {
 	}
 	s := set.Split(coverage.Tune)
 	o := RegroupOptions{Margin: DefaultMargin, MergeMargin: DefaultMergeMargin, Window: s.Window(), Replay: true}
-	for _, ord := range crawlOrders(s, 1) {
-		if ord.name != "reversed" && ord.name != "shuffled-1" && ord.name != "24h-1" {
+	for _, ord := range s.CrawlOrders(1) {
+		if ord.Name != "reversed" && ord.Name != "shuffled-1" && ord.Name != "24h-1" {
 			continue
 		}
-		story, cs := onlinePassIn(s, DefaultParams, ord.order, s.Window())
+		story, cs := onlinePassIn(s, DefaultParams, ord.Order, s.Window())
 		plan := DefaultParams.Regroup(cs, o)
 		if len(plan.Steps) == 0 {
-			t.Fatalf("%s: no step", ord.name)
+			t.Fatalf("%s: no step", ord.Name)
 		}
 		leads := make(map[string]bool)
 		for _, c := range cs {
@@ -104,14 +104,14 @@ func TestReplaySettles(t *testing.T) {
 		}
 		for _, st := range plan.Steps {
 			if st.Kind == Move && leads[st.Article] {
-				t.Errorf("%s: lead %s moved", ord.name, st.Article)
+				t.Errorf("%s: lead %s moved", ord.Name, st.Article)
 			}
 		}
 		after := applyPlan(story, plan)
 		again := DefaultParams.Regroup(reclusters(cs, after), o)
-		t.Logf("%s: %d steps %v; second run %d", ord.name, len(plan.Steps), countKinds(plan), len(again.Steps))
+		t.Logf("%s: %d steps %v; second run %d", ord.Name, len(plan.Steps), countKinds(plan), len(again.Steps))
 		for _, st := range again.Steps {
-			t.Errorf("%s second run: %s into %s from %s (article %s)", ord.name, st.Kind, st.Into, st.From, st.Article)
+			t.Errorf("%s second run: %s into %s from %s (article %s)", ord.Name, st.Kind, st.Into, st.From, st.Article)
 		}
 	}
 }

@@ -1,13 +1,11 @@
 package news_test
 
 import (
-	"cmp"
 	"context"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -17,43 +15,6 @@ import (
 	"github.com/newsrank/newsrank/internal/redistest"
 	"github.com/newsrank/newsrank/news"
 )
-
-// crawlOrder is an order the articles of a set come in.
-type crawlOrder struct {
-	name  string
-	order []int
-}
-
-// crawlOrders are publication order, arrival orders whose delays reach
-// 1, 6 and 24 hours (each article a uniform delay after its post time,
-// drawn from a PCG started from the order's number: as the grouping's
-// arrival benchmark draws them), publication order reversed (a site's
-// back pages read newest first) and shuffles; n of each kind.
-func crawlOrders(s *coverage.Set, n int) []crawlOrder {
-	out := []crawlOrder{{"publication", s.ByPublished()}}
-	for _, jitter := range []time.Duration{time.Hour, 6 * time.Hour, 24 * time.Hour} {
-		for k := uint64(1); k <= uint64(n); k++ {
-			r := rand.New(rand.NewPCG(k, 0x6e657773))
-			at := make([]int64, len(s.Articles))
-			order := make([]int, len(s.Articles))
-			for i, a := range s.Articles {
-				at[i] = a.Published.Unix() + r.Int64N(int64(jitter/time.Second)+1)
-				order[i] = i
-			}
-			slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(at[a], at[b]) })
-			out = append(out, crawlOrder{fmt.Sprintf("%dh-%d", int(jitter.Hours()), k), order})
-		}
-	}
-	rev := s.ByPublished()
-	slices.Reverse(rev)
-	out = append(out, crawlOrder{"reversed", rev})
-	for k := uint64(1); k <= uint64(n); k++ {
-		o := s.ByPublished()
-		rand.New(rand.NewPCG(k, 0x73687566)).Shuffle(len(o), func(i, j int) { o[i], o[j] = o[j], o[i] })
-		out = append(out, crawlOrder{fmt.Sprintf("shuffled-%d", k), o})
-	}
-	return out
-}
 
 // groupInOrder ingests s's articles into a fresh store ranking by story
 // (the window: the set's span and two days) in order, the store's clock
@@ -118,7 +79,7 @@ func groupInOrder(tb testing.TB, c *redistest.Server, prefix string, s *coverage
 var regroupOrders = flag.Bool("news.regroup-orders", false, "log the tuning half's figures in crawl orders before and after Store.Regroup")
 
 // TestRegroupOrders logs, for the tuning half of the coverage set
-// ingested into a real store in each crawlOrders order, the pair F1 and
+// ingested into a real store in each of its CrawlOrders, the pair F1 and
 // look-alikes merged before and after one Store.Regroup over the window
 // (go test -run TestRegroupOrders -v ./news/ -args -news.regroup-orders):
 // the job's figures in the store.
@@ -128,9 +89,9 @@ func TestRegroupOrders(t *testing.T) {
 	}
 	c := redistest.Start(t)
 	s := coverage.MustLoad().Split(coverage.Tune)
-	for _, o := range crawlOrders(s, 3) {
+	for _, o := range s.CrawlOrders(3) {
 		c.Client().FlushAll(context.Background())
-		before, after, run := groupInOrder(t, c, "orders:", s, o.order)
+		before, after, run := groupInOrder(t, c, "orders:", s, o.Order)
 		qb, err := s.Measure(before)
 		if err != nil {
 			t.Fatal(err)
@@ -140,7 +101,7 @@ func TestRegroupOrders(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("%-12s ingest %.3f / %d | regroup %.3f / %d (%d merged, %d joined, %d moved, %d split, %d skipped)",
-			o.name, qb.F1, qb.LookAlikesMerged, qa.F1, qa.LookAlikesMerged, run.Merged, run.Joined, run.Moved, run.Split, run.Skipped)
+			o.Name, qb.F1, qb.LookAlikesMerged, qa.F1, qa.LookAlikesMerged, run.Merged, run.Joined, run.Moved, run.Split, run.Skipped)
 	}
 }
 

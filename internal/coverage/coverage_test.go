@@ -1,6 +1,7 @@
 package coverage
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -162,5 +163,29 @@ func TestSpan(t *testing.T) {
 	}
 	if got := (&Set{}).Span(); got != 0 {
 		t.Errorf("an empty set's Span = %v, want 0", got)
+	}
+}
+
+// TestArrivalOrder: no delay is publication order; one number, one order;
+// an hour's delays reorder, never by more than an hour.
+func TestArrivalOrder(t *testing.T) {
+	set, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := set.ArrivalOrder(0, 1), set.ByPublished(); !slices.Equal(got, want) {
+		t.Error("with no delay the arrival order is not the publication order")
+	}
+	a, b := set.ArrivalOrder(time.Hour, 1), set.ArrivalOrder(time.Hour, 1)
+	if !slices.Equal(a, b) {
+		t.Error("one order number gave two orders")
+	}
+	if slices.Equal(a, set.ByPublished()) {
+		t.Error("an hour's delays left the publication order as it was")
+	}
+	for i := 1; i < len(a); i++ {
+		if d := set.Articles[a[i-1]].Published.Sub(set.Articles[a[i]].Published); d > time.Hour {
+			t.Fatalf("article %d arrives before one published %v earlier, beyond the hour's delay", a[i-1], d)
+		}
 	}
 }
